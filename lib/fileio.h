@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Read a small (sysfs-like) file relative to dirfd into buf, NUL-terminated, trailing newline
+ * removed. Returns the length, -EFBIG if it does not fit, or -errno. */
+ssize_t read_small_at(int dirfd, const char *path, char *buf, size_t size);
+/* The same, as an allocated string. */
+int read_line_at(int dirfd, const char *path, char **ret);
+/* Basename of a symlink's target, allocated. */
+int readlink_basename_at(int dirfd, const char *path, char **ret);
+/* Join root and an absolute path ("/" root: the path itself). */
+char *root_path(const char *root, const char *path);

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "host.h"
+
+/* "fe80:0000:0000:0000:ba59:9fff:fed4:5a10", as sysfs prints it. Strict: 8 groups of 4 hex
+ * digits. Returns -EINVAL for anything else (a truncated file, garbage). */
+int gid_parse(const char *s, uint8_t ret[16]);
+#define GID_STRING_MAX 40
+void gid_format(const uint8_t gid[16], char buf[GID_STRING_MAX]);
+bool gid_is_zero(const uint8_t gid[16]) _pure_;
+/* ::ffff:a.b.c.d: writes the IPv4 address (INET_ADDRSTRLEN) and returns true. */
+bool gid_to_ipv4(const uint8_t gid[16], char *buf, size_t size);
+GidFamily gid_family(const uint8_t gid[16]) _pure_;
+bool gid_satisfies(const Gid *g, GidRequirement req) _pure_;
+/* Which of the requirements are unmet by the port's table (bit per GidRequirement). */
+uint32_t gids_unmet(const HostPort *p, uint32_t required) _pure_;

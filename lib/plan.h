@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The planner: (Config, HostState) -> the ordered list of changes that would bring the host to
+ * the declared state. Pure: no I/O, no clock. A converged host gives an empty plan. */
+
+#include "host.h"
+#include "profile.h"
+
+/* Order of application. */
+typedef enum ActionPhase {
+        PHASE_MODULES,
+        PHASE_SYSTEM,
+        PHASE_LINKS,
+        PHASE_NETDEV,
+        PHASE_ADDRESSES,
+        PHASE_CONFIGFS,
+        PHASE_QOS,
+        PHASE_ECN,
+        _PHASE_MAX,
+        _PHASE_INVALID = -EINVAL,
+} ActionPhase;
+DECLARE_STRING_TABLE_LOOKUP(action_phase, ActionPhase)
+
+typedef struct Action {
+        ActionPhase phase;
+        Key key;
+        char *link;    /* "mlx5_0/1", or "host" for modules, links and system */
+        char *device;  /* NULL for host actions */
+        uint32_t port;
+        char *netdev;  /* for netdev, address and ECN actions */
+        char *current; /* NULL: absent or not known */
+        char *desired;
+        char *profile; /* the profile file name that declared it */
+        /* Declared but cannot be carried out here: the reason. Such an action changes nothing
+         * and does not count as pending. */
+        char *unsupported;
+} Action;
+
+typedef struct Plan {
+        Action *actions;
+        size_t n_actions;
+        size_t n_alloc;
+} Plan;
+
+Plan *plan_free(Plan *p);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Plan *, plan_free)
+
+int plan_compute(const Config *c, const HostState *h, Plan **ret);
+/* Actions that would change something (not the unsupported ones). */
+size_t plan_pending(const Plan *p) _pure_;
+/* The "setting" column: "roce.mode", "modules", "netdev.addresses", ... */
+const char *action_setting(const Action *a) _pure_;
