@@ -567,6 +567,8 @@ int host_observe(const char *root, HostObserveFlags flags, HostState **ret) {
                 /* Not fatal: a host without rtnetlink access still has everything else. */
                 (void) host_addresses_observe(h);
         }
+        if ((flags & HOST_OBSERVE_SYSTEM) && streq(root, "/"))
+                (void) host_netns_mode_observe(h); /* unknown stays unknown: the plan says so */
         if (flags & HOST_OBSERVE_MODULES) {
                 r = host_observe_modules(h, rootfd);
                 if (r < 0)

@@ -83,7 +83,8 @@ typedef enum HostObserveFlags {
         HOST_OBSERVE_ADDRESSES = 1 << 2, /* ask rtnetlink for IP addresses (implies NETDEVS) */
         HOST_OBSERVE_MODULES = 1 << 3,   /* read /sys/module */
         HOST_OBSERVE_CONFIGFS = 1 << 4,  /* read configfs rdma_cm */
-        HOST_OBSERVE_ALL = (1 << 5) - 1,
+        HOST_OBSERVE_SYSTEM = 1 << 5,    /* RDMA netlink system settings (root "/" only) */
+        HOST_OBSERVE_ALL = (1 << 6) - 1,
 } HostObserveFlags;
 
 /* Read the RDMA devices, their netdevs and the loaded modules under root ("/" for the real
@@ -97,6 +98,8 @@ void host_port_done(HostPort *p);
 
 /* Fill netdevs' addresses from rtnetlink, in the current network namespace. */
 int host_addresses_observe(HostState *h);
+/* The RDMA netns mode, from RDMA netlink. Only for the real root: the mode is global. */
+int host_netns_mode_observe(HostState *h);
 
 const HostDevice *host_device_find(const HostState *h, const char *name);
 const HostNetdev *host_netdev_find(const HostState *h, const char *name);
