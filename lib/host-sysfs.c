@@ -60,24 +60,27 @@ static int port_read_numbered(int portfd, const char *file, int max, HostPort *p
         return 1;
 }
 
-/* Each attribute on its own: one unreadable file does not hide the others. */
-static int port_read_state(int portfd, HostPort *p) {
+/* Each attribute on its own: one unreadable file does not hide the others. The link layer is
+ * always read: it tells an IB GID from a RoCE v1 one. */
+static int port_read_state(int portfd, HostObserveFlags flags, HostPort *p) {
         char buf[64];
         ssize_t n;
         int r, v;
 
         p->state = _PORT_STATE_INVALID;
         p->phys_state = _PORT_PHYS_STATE_INVALID;
-        r = port_read_numbered(portfd, "state", _PORT_STATE_MAX, p, &v);
-        if (r < 0)
-                return r;
-        if (r > 0)
-                p->state = (PortState) v;
-        r = port_read_numbered(portfd, "phys_state", _PORT_PHYS_STATE_MAX, p, &v);
-        if (r < 0)
-                return r;
-        if (r > 0)
-                p->phys_state = (PortPhysState) v;
+        if (flags & HOST_OBSERVE_DETAILS) {
+                r = port_read_numbered(portfd, "state", _PORT_STATE_MAX, p, &v);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        p->state = (PortState) v;
+                r = port_read_numbered(portfd, "phys_state", _PORT_PHYS_STATE_MAX, p, &v);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        p->phys_state = (PortPhysState) v;
+        }
 
         n = read_small_at(portfd, "link_layer", buf, sizeof(buf));
         if (n < 0)
@@ -184,7 +187,7 @@ int host_port_observe(int devfd, uint32_t port, HostObserveFlags flags, HostPort
         if (portfd < 0)
                 r = errors_add(&p.errors, "%s: %s", path, strerror(errno));
         else {
-                r = port_read_state(portfd, &p);
+                r = port_read_state(portfd, flags, &p);
                 if (r >= 0 && (flags & HOST_OBSERVE_GIDS))
                         r = port_read_gids(portfd, &p);
         }
@@ -321,10 +324,12 @@ static int device_observe(int classfd, int cmfd, const char *name, HostObserveFl
                 *ret = d;
                 return 0;
         }
-        (void) read_line_at(devfd, "node_guid", &d.node_guid);
-        (void) read_line_at(devfd, "node_type", &d.node_type);
-        (void) read_line_at(devfd, "fw_ver", &d.fw_ver);
-        device_read_driver(devfd, &d);
+        if (flags & HOST_OBSERVE_DETAILS) {
+                (void) read_line_at(devfd, "node_guid", &d.node_guid);
+                (void) read_line_at(devfd, "node_type", &d.node_type);
+                (void) read_line_at(devfd, "fw_ver", &d.fw_ver);
+                device_read_driver(devfd, &d);
+        }
 
         portsfd = openat(devfd, "ports", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         dir = portsfd >= 0 ? fdopendir(TAKE_FD(portsfd)) : NULL;
@@ -339,7 +344,8 @@ static int device_observe(int classfd, int cmfd, const char *name, HostObserveFl
                                       &p);
                 if (r < 0)
                         break;
-                p.netdev = port_find_netdev(devfd, &d, &p);
+                if (flags & HOST_OBSERVE_DETAILS)
+                        p.netdev = port_find_netdev(devfd, &d, &p);
                 if (cmfd >= 0 && (flags & HOST_OBSERVE_CONFIGFS))
                         port_read_configfs(cmfd, name, &p);
                 r = GREEDY_REALLOC(d.ports, n_alloc, d.n_ports + 1);

@@ -84,7 +84,8 @@ typedef enum HostObserveFlags {
         HOST_OBSERVE_MODULES = 1 << 3,   /* read /sys/module */
         HOST_OBSERVE_CONFIGFS = 1 << 4,  /* read configfs rdma_cm */
         HOST_OBSERVE_SYSTEM = 1 << 5,    /* RDMA netlink system settings (root "/" only) */
-        HOST_OBSERVE_ALL = (1 << 6) - 1,
+        HOST_OBSERVE_DETAILS = 1 << 6,   /* device attributes, driver, port state and netdev */
+        HOST_OBSERVE_ALL = (1 << 7) - 1,
 } HostObserveFlags;
 
 /* Read the RDMA devices, their netdevs and the loaded modules under root ("/" for the real

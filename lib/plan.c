@@ -253,8 +253,7 @@ static int rule_ecn(Plan *p, const PlanLink *l, Key key) {
                 return plan_link_add(p, l, PHASE_ECN, key, NULL, des, netdev_missing(l));
         if (!l->netdev->ecn_supported)
                 return plan_link_add(p, l, PHASE_ECN, key, NULL, des,
-                                     "the netdev has no ecn/ sysfs directory (not an mlx5 PF, or "
-                                     "an upstream kernel without it)");
+                                     "no ecn/ in the netdev's sysfs (a VF, or no mlx5 ECN sysfs)");
         have = key == KEY_ECN_ROCE_NP ? l->netdev->ecn_roce_np : l->netdev->ecn_roce_rp;
         if (have == want || plan_has_netdev_action(p, key, l->netdev->name, des))
                 return 0;

@@ -265,7 +265,7 @@ int verb_links(const Options *o, int argc, char **argv) {
         c = config_open(o);
         if (!c)
                 return EXIT_FAILURE;
-        r = host_observe(o->root, 0, &h);
+        r = host_observe(o->root, HOST_OBSERVE_DETAILS, &h);
         if (r < 0)
                 return fail(r, "failed to read the host");
         if (!o->json)
