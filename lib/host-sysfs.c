@@ -587,13 +587,15 @@ int host_observe(const char *root, HostObserveFlags flags, HostState **ret) {
 const HostDevice *host_device_find(const HostState *h, const char *name) {
         HostDevice key = { .name = (char *) name };
 
+        if (!name || h->n_devices == 0)
+                return NULL;
         return bsearch(&key, h->devices, h->n_devices, sizeof(HostDevice), device_compare);
 }
 
 const HostNetdev *host_netdev_find(const HostState *h, const char *name) {
         HostNetdev key = { .name = (char *) name };
 
-        if (!name)
+        if (!name || h->n_netdevs == 0)
                 return NULL;
         return bsearch(&key, h->netdevs, h->n_netdevs, sizeof(HostNetdev), netdev_compare);
 }
@@ -611,7 +613,7 @@ bool host_module_loaded(const HostState *h, const char *module) {
         for (char *c = name; *c; c++)
                 if (*c == '-')
                         *c = '_';
-        return h->modules &&
+        return h->modules && h->modules[0] &&
                bsearch(&key, h->modules, strv_length(h->modules), sizeof(char *), str_compare);
 }
 
