@@ -13,61 +13,61 @@
 static long files;
 
 static void read_dir(int portfd, const char *sub) {
-        char buf[128];
-        int dfd = openat(portfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	char buf[128];
+	int dfd = openat(portfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 
-        if (!d)
-                return;
-        for (struct dirent *de; (de = readdir(d));) {
-                int fd;
+	if (!d)
+		return;
+	for (struct dirent *de; (de = readdir(d));) {
+		int fd;
 
-                if (de->d_name[0] == '.')
-                        continue;
-                fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC);
-                if (fd < 0)
-                        continue;
-                if (read(fd, buf, sizeof(buf)) >= 0)
-                        files++;
-                close(fd);
-        }
-        closedir(d);
+		if (de->d_name[0] == '.')
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (read(fd, buf, sizeof(buf)) >= 0)
+			files++;
+		close(fd);
+	}
+	closedir(d);
 }
 
 int main(int argc, char **argv) {
-        char path[4096];
-        struct rusage ru;
-        DIR *cls;
+	char path[4096];
+	struct rusage ru;
+	DIR *cls;
 
-        if (argc != 2) {
-                fprintf(stderr, "usage: %s ROOT\n", argv[0]);
-                return 1;
-        }
-        snprintf(path, sizeof(path), "%s/sys/class/infiniband", argv[1]);
-        cls = opendir(path);
-        if (!cls) {
-                perror(path);
-                return 1;
-        }
-        for (struct dirent *de; (de = readdir(cls));) {
-                int portfd;
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s ROOT\n", argv[0]);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband", argv[1]);
+	cls = opendir(path);
+	if (!cls) {
+		perror(path);
+		return 1;
+	}
+	for (struct dirent *de; (de = readdir(cls));) {
+		int portfd;
 
-                if (de->d_name[0] == '.')
-                        continue;
-                snprintf(path, sizeof(path), "%s/sys/class/infiniband/%s/ports/1", argv[1],
-                         de->d_name);
-                portfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                if (portfd < 0)
-                        continue;
-                read_dir(portfd, "gids");
-                read_dir(portfd, "gid_attrs/types");
-                read_dir(portfd, "gid_attrs/ndevs");
-                close(portfd);
-        }
-        closedir(cls);
-        getrusage(RUSAGE_SELF, &ru);
-        printf("%ld %.1f\n", files,
-               (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-                       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3);
-        return 0;
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/sys/class/infiniband/%s/ports/1", argv[1],
+			 de->d_name);
+		portfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (portfd < 0)
+			continue;
+		read_dir(portfd, "gids");
+		read_dir(portfd, "gid_attrs/types");
+		read_dir(portfd, "gid_attrs/ndevs");
+		close(portfd);
+	}
+	closedir(cls);
+	getrusage(RUSAGE_SELF, &ru);
+	printf("%ld %.1f\n", files,
+	       (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+		       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3);
+	return 0;
 }

@@ -10,16 +10,16 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        NetnsMode mode;
-        void *buf;
+	NetnsMode mode;
+	void *buf;
 
-        /* A received buffer is aligned; copy so that the parser sees one. */
-        buf = malloc(size ? size : 1);
-        if (!buf)
-                return 0;
-        memcpy(buf, data, size);
-        if (rdmanl_sys_parse(buf, size, &mode) >= 0 && (mode < 0 || mode >= _NETNS_MODE_MAX))
-                abort();
-        free(buf);
-        return 0;
+	/* A received buffer is aligned; copy so that the parser sees one. */
+	buf = malloc(size ? size : 1);
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+	if (rdmanl_sys_parse(buf, size, &mode) >= 0 && (mode < 0 || mode >= _NETNS_MODE_MAX))
+		abort();
+	free(buf);
+	return 0;
 }

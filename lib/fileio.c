@@ -7,59 +7,59 @@
 #include "macro.h"
 
 ssize_t read_small_at(int dirfd, const char *path, char *buf, size_t size) {
-        _cleanup_close_ int fd = -EBADF;
-        ssize_t n;
+	_cleanup_close_ int fd = -EBADF;
+	ssize_t n;
 
-        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        n = read(fd, buf, size);
-        if (n < 0)
-                return -errno;
-        if ((size_t) n == size)
-                return -EFBIG;
-        while (n > 0 && buf[n - 1] == '\n')
-                n--;
-        buf[n] = 0;
-        return n;
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size);
+	if (n < 0)
+		return -errno;
+	if ((size_t) n == size)
+		return -EFBIG;
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	buf[n] = 0;
+	return n;
 }
 
 int read_line_at(int dirfd, const char *path, char **ret) {
-        char buf[4096], *s;
-        ssize_t n;
+	char buf[4096], *s;
+	ssize_t n;
 
-        n = read_small_at(dirfd, path, buf, sizeof(buf));
-        if (n < 0)
-                return (int) n;
-        s = strdup(buf);
-        if (!s)
-                return -ENOMEM;
-        *ret = s;
-        return 0;
+	n = read_small_at(dirfd, path, buf, sizeof(buf));
+	if (n < 0)
+		return (int) n;
+	s = strdup(buf);
+	if (!s)
+		return -ENOMEM;
+	*ret = s;
+	return 0;
 }
 
 int readlink_basename_at(int dirfd, const char *path, char **ret) {
-        char buf[PATH_MAX], *p, *s;
-        ssize_t n;
+	char buf[PATH_MAX], *p, *s;
+	ssize_t n;
 
-        n = readlinkat(dirfd, path, buf, sizeof(buf) - 1);
-        if (n < 0)
-                return -errno;
-        buf[n] = 0;
-        p = strrchr(buf, '/');
-        s = strdup(p ? p + 1 : buf);
-        if (!s)
-                return -ENOMEM;
-        *ret = s;
-        return 0;
+	n = readlinkat(dirfd, path, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	p = strrchr(buf, '/');
+	s = strdup(p ? p + 1 : buf);
+	if (!s)
+		return -ENOMEM;
+	*ret = s;
+	return 0;
 }
 
 char *root_path(const char *root, const char *path) {
-        char *s;
+	char *s;
 
-        if (!root || streq(root, "/"))
-                return strdup(path);
-        if (asprintf(&s, "%s%s", root, path) < 0)
-                return NULL;
-        return s;
+	if (!root || streq(root, "/"))
+		return strdup(path);
+	if (asprintf(&s, "%s%s", root, path) < 0)
+		return NULL;
+	return s;
 }

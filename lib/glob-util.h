@@ -4,10 +4,10 @@
 #include <stdbool.h>
 
 typedef enum GlobError {
-        GLOB_ERROR_EMPTY = 1,
-        GLOB_ERROR_UNTERMINATED_BRACKET,
-        GLOB_ERROR_TRAILING_BACKSLASH,
-        GLOB_ERROR_EMPTY_BRACKET,
+	GLOB_ERROR_EMPTY = 1,
+	GLOB_ERROR_UNTERMINATED_BRACKET,
+	GLOB_ERROR_TRAILING_BACKSLASH,
+	GLOB_ERROR_EMPTY_BRACKET,
 } GlobError;
 
 /* fnmatch(3) accepts anything and silently treats a broken pattern as literal text: check first.

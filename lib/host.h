@@ -13,79 +13,79 @@
 #include "rdma-types.h"
 
 typedef struct Gid {
-        uint32_t index;
-        uint8_t raw[16];
-        GidType type;
-        char netdev[IF_NAMESIZE];
+	uint32_t index;
+	uint8_t raw[16];
+	GidType type;
+	char netdev[IF_NAMESIZE];
 } Gid;
 
 typedef struct HostPort {
-        uint32_t port;
-        PortState state;
-        PortPhysState phys_state;
-        LinkLayer link_layer;
-        char *netdev; /* NULL when the port has none (IB without IPoIB) */
-        Gid *gids;    /* populated slots only, by index */
-        size_t n_gids;
-        /* configfs rdma_cm: known only when the device's directory exists */
-        bool has_roce_mode, has_roce_tos;
-        RoceMode roce_mode;
-        unsigned roce_tos;
-        char **errors; /* what could not be read or made sense of */
+	uint32_t port;
+	PortState state;
+	PortPhysState phys_state;
+	LinkLayer link_layer;
+	char *netdev; /* NULL when the port has none (IB without IPoIB) */
+	Gid *gids;    /* populated slots only, by index */
+	size_t n_gids;
+	/* configfs rdma_cm: known only when the device's directory exists */
+	bool has_roce_mode, has_roce_tos;
+	RoceMode roce_mode;
+	unsigned roce_tos;
+	char **errors; /* what could not be read or made sense of */
 } HostPort;
 
 typedef struct HostDevice {
-        char *name;
-        char *node_guid;
-        char *node_type;
-        char *fw_ver;
-        char *driver; /* parent device's driver; "rdma_rxe"/"siw" for software devices */
-        char *pci;    /* PCI address of the parent device, NULL if not PCI */
-        char *parent; /* netdev a software device sits on */
-        HostPort *ports;
-        size_t n_ports;
-        bool configfs_present; /* rdma_cm/<dev> exists */
-        char **errors;
+	char *name;
+	char *node_guid;
+	char *node_type;
+	char *fw_ver;
+	char *driver; /* parent device's driver; "rdma_rxe"/"siw" for software devices */
+	char *pci;    /* PCI address of the parent device, NULL if not PCI */
+	char *parent; /* netdev a software device sits on */
+	HostPort *ports;
+	size_t n_ports;
+	bool configfs_present; /* rdma_cm/<dev> exists */
+	char **errors;
 } HostDevice;
 
 typedef struct HostNetdev {
-        char *name;
-        int ifindex;
-        unsigned mtu;
-        bool up; /* IFF_UP, administratively */
-        char *operstate;
-        Address *addresses; /* from rtnetlink; valid when addresses_known */
-        size_t n_addresses;
-        bool addresses_known;
-        /* ECN (mlx5 OFED-style sysfs): bit per priority; valid when ecn_supported */
-        bool ecn_supported;
-        uint8_t ecn_roce_np, ecn_roce_rp;
+	char *name;
+	int ifindex;
+	unsigned mtu;
+	bool up; /* IFF_UP, administratively */
+	char *operstate;
+	Address *addresses; /* from rtnetlink; valid when addresses_known */
+	size_t n_addresses;
+	bool addresses_known;
+	/* ECN (mlx5 OFED-style sysfs): bit per priority; valid when ecn_supported */
+	bool ecn_supported;
+	uint8_t ecn_roce_np, ecn_roce_rp;
 } HostNetdev;
 
 typedef struct HostState {
-        char *root;
-        HostDevice *devices; /* sorted by name */
-        size_t n_devices;
-        HostNetdev *netdevs; /* sorted by name */
-        size_t n_netdevs;
-        char **modules;     /* loaded (or built-in) modules, sorted */
-        bool configfs_mounted; /* rdma_cm's directory exists */
-        NetnsMode netns_mode;  /* valid when has_netns_mode */
-        bool has_netns_mode;
+	char *root;
+	HostDevice *devices; /* sorted by name */
+	size_t n_devices;
+	HostNetdev *netdevs; /* sorted by name */
+	size_t n_netdevs;
+	char **modules;	       /* loaded (or built-in) modules, sorted */
+	bool configfs_mounted; /* rdma_cm's directory exists */
+	NetnsMode netns_mode;  /* valid when has_netns_mode */
+	bool has_netns_mode;
 } HostState;
 
 HostState *host_state_free(HostState *h);
 DEFINE_TRIVIAL_CLEANUP_FUNC(HostState *, host_state_free)
 
 typedef enum HostObserveFlags {
-        HOST_OBSERVE_GIDS = 1 << 0,      /* read the GID tables */
-        HOST_OBSERVE_NETDEVS = 1 << 1,   /* read /sys/class/net */
-        HOST_OBSERVE_ADDRESSES = 1 << 2, /* ask rtnetlink for IP addresses (implies NETDEVS) */
-        HOST_OBSERVE_MODULES = 1 << 3,   /* read /sys/module */
-        HOST_OBSERVE_CONFIGFS = 1 << 4,  /* read configfs rdma_cm */
-        HOST_OBSERVE_SYSTEM = 1 << 5,    /* RDMA netlink system settings (root "/" only) */
-        HOST_OBSERVE_DETAILS = 1 << 6,   /* device attributes, driver, port state and netdev */
-        HOST_OBSERVE_ALL = (1 << 7) - 1,
+	HOST_OBSERVE_GIDS = 1 << 0,	 /* read the GID tables */
+	HOST_OBSERVE_NETDEVS = 1 << 1,	 /* read /sys/class/net */
+	HOST_OBSERVE_ADDRESSES = 1 << 2, /* ask rtnetlink for IP addresses (implies NETDEVS) */
+	HOST_OBSERVE_MODULES = 1 << 3,	 /* read /sys/module */
+	HOST_OBSERVE_CONFIGFS = 1 << 4,	 /* read configfs rdma_cm */
+	HOST_OBSERVE_SYSTEM = 1 << 5,	 /* RDMA netlink system settings (root "/" only) */
+	HOST_OBSERVE_DETAILS = 1 << 6,	 /* device attributes, driver, port state and netdev */
+	HOST_OBSERVE_ALL = (1 << 7) - 1,
 } HostObserveFlags;
 
 /* Read the RDMA devices, their netdevs and the loaded modules under root ("/" for the real

@@ -7,265 +7,265 @@
 #include "strv.h"
 
 static const char *const action_phase_table[_PHASE_MAX] = {
-        [PHASE_MODULES] = "modules",
-        [PHASE_SYSTEM] = "system",
-        [PHASE_LINKS] = "links",
-        [PHASE_NETDEV] = "netdev",
-        [PHASE_ADDRESSES] = "addresses",
-        [PHASE_CONFIGFS] = "configfs",
-        [PHASE_QOS] = "qos",
-        [PHASE_ECN] = "ecn",
+	[PHASE_MODULES] = "modules",
+	[PHASE_SYSTEM] = "system",
+	[PHASE_LINKS] = "links",
+	[PHASE_NETDEV] = "netdev",
+	[PHASE_ADDRESSES] = "addresses",
+	[PHASE_CONFIGFS] = "configfs",
+	[PHASE_QOS] = "qos",
+	[PHASE_ECN] = "ecn",
 };
 DEFINE_STRING_TABLE_LOOKUP(action_phase, ActionPhase)
 
 static void action_done(Action *a) {
-        free(a->link);
-        free(a->device);
-        free(a->netdev);
-        free(a->current);
-        free(a->desired);
-        free(a->profile);
-        free(a->unsupported);
+	free(a->link);
+	free(a->device);
+	free(a->netdev);
+	free(a->current);
+	free(a->desired);
+	free(a->profile);
+	free(a->unsupported);
 }
 
 Plan *plan_free(Plan *p) {
-        if (!p)
-                return NULL;
-        for (size_t i = 0; i < p->n_actions; i++)
-                action_done(&p->actions[i]);
-        free(p->actions);
-        free(p);
-        return NULL;
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < p->n_actions; i++)
+		action_done(&p->actions[i]);
+	free(p->actions);
+	free(p);
+	return NULL;
 }
 
 size_t plan_pending(const Plan *p) {
-        size_t n = 0;
+	size_t n = 0;
 
-        for (size_t i = 0; i < p->n_actions; i++)
-                if (!p->actions[i].unsupported)
-                        n++;
-        return n;
+	for (size_t i = 0; i < p->n_actions; i++)
+		if (!p->actions[i].unsupported)
+			n++;
+	return n;
 }
 
 const char *action_setting(const Action *a) {
-        return key_to_string(a->key);
+	return key_to_string(a->key);
 }
 
 /* One link as the planner rules see it. */
 typedef struct PlanLink {
-        const HostDevice *device;
-        const HostPort *port;
-        const HostNetdev *netdev; /* NULL: the port has none, or it is not in sysfs */
-        const LinkSettings *settings;
-        char name[80];
+	const HostDevice *device;
+	const HostPort *port;
+	const HostNetdev *netdev; /* NULL: the port has none, or it is not in sysfs */
+	const LinkSettings *settings;
+	char name[80];
 } PlanLink;
 
 typedef struct ActionSpec {
-        ActionPhase phase;
-        Key key;
-        const char *link;
-        const PlanLink *plink; /* NULL for host actions */
-        const char *current;
-        const char *desired;
-        const char *profile;
-        const char *unsupported;
+	ActionPhase phase;
+	Key key;
+	const char *link;
+	const PlanLink *plink; /* NULL for host actions */
+	const char *current;
+	const char *desired;
+	const char *profile;
+	const char *unsupported;
 } ActionSpec;
 
 static char *strdup_null(const char *s, bool *oom) {
-        char *c;
+	char *c;
 
-        if (!s)
-                return NULL;
-        c = strdup(s);
-        if (!c)
-                *oom = true;
-        return c;
+	if (!s)
+		return NULL;
+	c = strdup(s);
+	if (!c)
+		*oom = true;
+	return c;
 }
 
 static int plan_add(Plan *p, const ActionSpec *s) {
-        bool oom = false;
-        Action a;
-        int r;
+	bool oom = false;
+	Action a;
+	int r;
 
-        r = GREEDY_REALLOC(p->actions, p->n_alloc, p->n_actions + 1);
-        if (r < 0)
-                return r;
-        a = (Action) {
-                .phase = s->phase,
-                .key = s->key,
-                .link = strdup_null(s->link, &oom),
-                .device = s->plink ? strdup_null(s->plink->device->name, &oom) : NULL,
-                .port = s->plink ? s->plink->port->port : 0,
-                .netdev = s->plink ? strdup_null(s->plink->port->netdev, &oom) : NULL,
-                .current = strdup_null(s->current, &oom),
-                .desired = strdup_null(s->desired, &oom),
-                .profile = strdup_null(s->profile, &oom),
-                .unsupported = strdup_null(s->unsupported, &oom),
-        };
-        if (oom) {
-                action_done(&a);
-                return -ENOMEM;
-        }
-        p->actions[p->n_actions++] = a;
-        return 0;
+	r = GREEDY_REALLOC(p->actions, p->n_alloc, p->n_actions + 1);
+	if (r < 0)
+		return r;
+	a = (Action){
+		.phase = s->phase,
+		.key = s->key,
+		.link = strdup_null(s->link, &oom),
+		.device = s->plink ? strdup_null(s->plink->device->name, &oom) : NULL,
+		.port = s->plink ? s->plink->port->port : 0,
+		.netdev = s->plink ? strdup_null(s->plink->port->netdev, &oom) : NULL,
+		.current = strdup_null(s->current, &oom),
+		.desired = strdup_null(s->desired, &oom),
+		.profile = strdup_null(s->profile, &oom),
+		.unsupported = strdup_null(s->unsupported, &oom),
+	};
+	if (oom) {
+		action_done(&a);
+		return -ENOMEM;
+	}
+	p->actions[p->n_actions++] = a;
+	return 0;
 }
 
 /* A link-scoped action for key, declared by the link's settings. */
 static int plan_link_add(Plan *p, const PlanLink *l, ActionPhase phase, Key key,
-                         const char *current, const char *desired, const char *unsupported) {
-        return plan_add(p, &(ActionSpec) {
-                                   .phase = phase,
-                                   .key = key,
-                                   .link = l->name,
-                                   .plink = l,
-                                   .current = current,
-                                   .desired = desired,
-                                   .profile = l->settings->origin[key],
-                                   .unsupported = unsupported,
-                           });
+			 const char *current, const char *desired, const char *unsupported) {
+	return plan_add(p, &(ActionSpec){
+				   .phase = phase,
+				   .key = key,
+				   .link = l->name,
+				   .plink = l,
+				   .current = current,
+				   .desired = desired,
+				   .profile = l->settings->origin[key],
+				   .unsupported = unsupported,
+			   });
 }
 
 static void format_priorities(uint8_t mask, char buf[32]) {
-        char *p = buf;
+	char *p = buf;
 
-        *p++ = '[';
-        for (unsigned i = 0; i < N_PRIO; i++)
-                if (mask & (1u << i))
-                        p += sprintf(p, "%s%u", p > buf + 1 ? "," : "", i);
-        *p++ = ']';
-        *p = 0;
+	*p++ = '[';
+	for (unsigned i = 0; i < N_PRIO; i++)
+		if (mask & (1u << i))
+			p += sprintf(p, "%s%u", p > buf + 1 ? "," : "", i);
+	*p++ = ']';
+	*p = 0;
 }
 
 /* Two links can share a netdev (ports of one device on a bond, rxe next to a hardware device):
  * plan each netdev setting once. */
-static bool plan_has_netdev_action(const Plan *p, Key key, const char *netdev, const char *desired) {
-        for (size_t i = 0; i < p->n_actions; i++)
-                if (p->actions[i].key == key && streq_ptr(p->actions[i].netdev, netdev) &&
-                    streq_ptr(p->actions[i].desired, desired))
-                        return true;
-        return false;
+static bool plan_has_netdev_action(const Plan *p, Key key, const char *netdev,
+				   const char *desired) {
+	for (size_t i = 0; i < p->n_actions; i++)
+		if (p->actions[i].key == key && streq_ptr(p->actions[i].netdev, netdev) &&
+		    streq_ptr(p->actions[i].desired, desired))
+			return true;
+	return false;
 }
 
 /* The rules, one per setting: compare observed with declared, add an action on a difference. */
 
 static int rule_roce_mode(Plan *p, const PlanLink *l, Key key) {
-        const char *desired = roce_mode_to_string(l->settings->roce_mode);
-        const HostPort *port = l->port;
+	const char *desired = roce_mode_to_string(l->settings->roce_mode);
+	const HostPort *port = l->port;
 
-        if (port->link_layer != LINK_LAYER_ETHERNET)
-                return plan_link_add(p, l, PHASE_CONFIGFS, key, NULL, desired,
-                                     "not a RoCE port (link layer is not Ethernet)");
-        if (l->settings->roce_mode == ROCE_MODE_V1 && streq_ptr(l->device->driver, "rdma_rxe"))
-                return plan_link_add(p, l, PHASE_CONFIGFS, key, NULL, desired,
-                                     "Soft-RoCE (rxe) implements RoCE v2 only");
-        if (port->has_roce_mode && port->roce_mode == l->settings->roce_mode)
-                return 0;
-        return plan_link_add(p, l, PHASE_CONFIGFS, key,
-                             port->has_roce_mode ? roce_mode_to_string(port->roce_mode) : NULL,
-                             desired, NULL);
+	if (port->link_layer != LINK_LAYER_ETHERNET)
+		return plan_link_add(p, l, PHASE_CONFIGFS, key, NULL, desired,
+				     "not a RoCE port (link layer is not Ethernet)");
+	if (l->settings->roce_mode == ROCE_MODE_V1 && streq_ptr(l->device->driver, "rdma_rxe"))
+		return plan_link_add(p, l, PHASE_CONFIGFS, key, NULL, desired,
+				     "Soft-RoCE (rxe) implements RoCE v2 only");
+	if (port->has_roce_mode && port->roce_mode == l->settings->roce_mode)
+		return 0;
+	return plan_link_add(p, l, PHASE_CONFIGFS, key,
+			     port->has_roce_mode ? roce_mode_to_string(port->roce_mode) : NULL,
+			     desired, NULL);
 }
 
 static int rule_roce_tos(Plan *p, const PlanLink *l, Key key) {
-        const HostPort *port = l->port;
-        char cur[16], want[16];
+	const HostPort *port = l->port;
+	char cur[16], want[16];
 
-        snprintf(want, sizeof(want), "%u", l->settings->roce_tos);
-        if (port->link_layer != LINK_LAYER_ETHERNET)
-                return plan_link_add(p, l, PHASE_CONFIGFS, key, NULL, want,
-                                     "not a RoCE port (link layer is not Ethernet)");
-        if (port->has_roce_tos && port->roce_tos == l->settings->roce_tos)
-                return 0;
-        snprintf(cur, sizeof(cur), "%u", port->roce_tos);
-        return plan_link_add(p, l, PHASE_CONFIGFS, key, port->has_roce_tos ? cur : NULL, want,
-                             NULL);
+	snprintf(want, sizeof(want), "%u", l->settings->roce_tos);
+	if (port->link_layer != LINK_LAYER_ETHERNET)
+		return plan_link_add(p, l, PHASE_CONFIGFS, key, NULL, want,
+				     "not a RoCE port (link layer is not Ethernet)");
+	if (port->has_roce_tos && port->roce_tos == l->settings->roce_tos)
+		return 0;
+	snprintf(cur, sizeof(cur), "%u", port->roce_tos);
+	return plan_link_add(p, l, PHASE_CONFIGFS, key, port->has_roce_tos ? cur : NULL, want,
+			     NULL);
 }
 
 static const char *netdev_missing(const PlanLink *l) {
-        if (!l->port->netdev)
-                return "the link has no netdev";
-        if (!l->netdev)
-                return "the link's netdev is not in /sys/class/net";
-        return NULL;
+	if (!l->port->netdev)
+		return "the link has no netdev";
+	if (!l->netdev)
+		return "the link's netdev is not in /sys/class/net";
+	return NULL;
 }
 
 static int rule_netdev_up(Plan *p, const PlanLink *l, Key key) {
-        const char *desired = l->settings->netdev_up ? "up" : "down";
+	const char *desired = l->settings->netdev_up ? "up" : "down";
 
-        if (netdev_missing(l))
-                return plan_link_add(p, l, PHASE_NETDEV, key, NULL, desired, netdev_missing(l));
-        if (l->netdev->up == l->settings->netdev_up ||
-            plan_has_netdev_action(p, key, l->netdev->name, desired))
-                return 0;
-        return plan_link_add(p, l, PHASE_NETDEV, key, l->netdev->up ? "up" : "down", desired,
-                             NULL);
+	if (netdev_missing(l))
+		return plan_link_add(p, l, PHASE_NETDEV, key, NULL, desired, netdev_missing(l));
+	if (l->netdev->up == l->settings->netdev_up ||
+	    plan_has_netdev_action(p, key, l->netdev->name, desired))
+		return 0;
+	return plan_link_add(p, l, PHASE_NETDEV, key, l->netdev->up ? "up" : "down", desired, NULL);
 }
 
 static int rule_netdev_mtu(Plan *p, const PlanLink *l, Key key) {
-        char cur[16], want[16];
+	char cur[16], want[16];
 
-        snprintf(want, sizeof(want), "%u", l->settings->netdev_mtu);
-        if (netdev_missing(l))
-                return plan_link_add(p, l, PHASE_NETDEV, key, NULL, want, netdev_missing(l));
-        if (l->netdev->mtu == l->settings->netdev_mtu ||
-            plan_has_netdev_action(p, key, l->netdev->name, want))
-                return 0;
-        snprintf(cur, sizeof(cur), "%u", l->netdev->mtu);
-        return plan_link_add(p, l, PHASE_NETDEV, key, cur, want, NULL);
+	snprintf(want, sizeof(want), "%u", l->settings->netdev_mtu);
+	if (netdev_missing(l))
+		return plan_link_add(p, l, PHASE_NETDEV, key, NULL, want, netdev_missing(l));
+	if (l->netdev->mtu == l->settings->netdev_mtu ||
+	    plan_has_netdev_action(p, key, l->netdev->name, want))
+		return 0;
+	snprintf(cur, sizeof(cur), "%u", l->netdev->mtu);
+	return plan_link_add(p, l, PHASE_NETDEV, key, cur, want, NULL);
 }
 
 /* One action per declared address that is missing; addresses not declared are left alone. */
 static int rule_netdev_addresses(Plan *p, const PlanLink *l, Key key) {
-        const LinkSettings *s = l->settings;
-        int r;
+	const LinkSettings *s = l->settings;
+	int r;
 
-        for (size_t i = 0; i < s->n_addresses; i++) {
-                _cleanup_free_ char *want = address_to_string(&s->addresses[i]);
-                bool present = false;
+	for (size_t i = 0; i < s->n_addresses; i++) {
+		_cleanup_free_ char *want = address_to_string(&s->addresses[i]);
+		bool present = false;
 
-                if (!want)
-                        return -ENOMEM;
-                if (netdev_missing(l)) {
-                        r = plan_link_add(p, l, PHASE_ADDRESSES, key, NULL, want,
-                                          netdev_missing(l));
-                        if (r < 0)
-                                return r;
-                        continue;
-                }
-                for (size_t j = 0; j < l->netdev->n_addresses; j++)
-                        if (address_equal(&l->netdev->addresses[j], &s->addresses[i]))
-                                present = true;
-                if (present || plan_has_netdev_action(p, key, l->netdev->name, want))
-                        continue;
-                r = plan_link_add(p, l, PHASE_ADDRESSES, key, NULL, want, NULL);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+		if (!want)
+			return -ENOMEM;
+		if (netdev_missing(l)) {
+			r = plan_link_add(p, l, PHASE_ADDRESSES, key, NULL, want,
+					  netdev_missing(l));
+			if (r < 0)
+				return r;
+			continue;
+		}
+		for (size_t j = 0; j < l->netdev->n_addresses; j++)
+			if (address_equal(&l->netdev->addresses[j], &s->addresses[i]))
+				present = true;
+		if (present || plan_has_netdev_action(p, key, l->netdev->name, want))
+			continue;
+		r = plan_link_add(p, l, PHASE_ADDRESSES, key, NULL, want, NULL);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 static int rule_ecn(Plan *p, const PlanLink *l, Key key) {
-        uint8_t want = key == KEY_ECN_ROCE_NP ? l->settings->ecn_roce_np : l->settings->ecn_roce_rp;
-        char cur[32], des[32];
-        uint8_t have;
+	uint8_t want = key == KEY_ECN_ROCE_NP ? l->settings->ecn_roce_np : l->settings->ecn_roce_rp;
+	char cur[32], des[32];
+	uint8_t have;
 
-        format_priorities(want, des);
-        if (netdev_missing(l))
-                return plan_link_add(p, l, PHASE_ECN, key, NULL, des, netdev_missing(l));
-        if (!l->netdev->ecn_supported)
-                return plan_link_add(p, l, PHASE_ECN, key, NULL, des,
-                                     "no ecn/ in the netdev's sysfs (a VF, or no mlx5 ECN sysfs)");
-        have = key == KEY_ECN_ROCE_NP ? l->netdev->ecn_roce_np : l->netdev->ecn_roce_rp;
-        if (have == want || plan_has_netdev_action(p, key, l->netdev->name, des))
-                return 0;
-        format_priorities(have, cur);
-        return plan_link_add(p, l, PHASE_ECN, key, cur, des, NULL);
+	format_priorities(want, des);
+	if (netdev_missing(l))
+		return plan_link_add(p, l, PHASE_ECN, key, NULL, des, netdev_missing(l));
+	if (!l->netdev->ecn_supported)
+		return plan_link_add(p, l, PHASE_ECN, key, NULL, des,
+				     "no ecn/ in the netdev's sysfs (a VF, or no mlx5 ECN sysfs)");
+	have = key == KEY_ECN_ROCE_NP ? l->netdev->ecn_roce_np : l->netdev->ecn_roce_rp;
+	if (have == want || plan_has_netdev_action(p, key, l->netdev->name, des))
+		return 0;
+	format_priorities(have, cur);
+	return plan_link_add(p, l, PHASE_ECN, key, cur, des, NULL);
 }
 
 /* QoS is part of the profile language, but dcbnl observation and apply come with the QoS work:
  * say so in the plan instead of pretending the host is converged or not. */
 static int rule_qos(Plan *p, const PlanLink *l, Key key) {
-        return plan_link_add(p, l, PHASE_QOS, key, NULL, "(declared)",
-                             "DCB (dcbnl) is not observed or applied by this version");
+	return plan_link_add(p, l, PHASE_QOS, key, NULL, "(declared)",
+			     "DCB (dcbnl) is not observed or applied by this version");
 }
 
 typedef int (*plan_rule_t)(Plan *p, const PlanLink *l, Key key);
@@ -273,217 +273,219 @@ typedef int (*plan_rule_t)(Plan *p, const PlanLink *l, Key key);
 /* Per-link settings in the order they are applied. gids.require is not here: GIDs are not
  * written, they are a readiness condition the daemon waits for. */
 static const struct {
-        Key key;
-        plan_rule_t rule;
+	Key key;
+	plan_rule_t rule;
 } link_rules[] = {
-        { KEY_NETDEV_UP,        rule_netdev_up },
-        { KEY_NETDEV_MTU,       rule_netdev_mtu },
-        { KEY_NETDEV_ADDRESSES, rule_netdev_addresses },
-        { KEY_ROCE_MODE,        rule_roce_mode },
-        { KEY_ROCE_TOS,         rule_roce_tos },
-        { KEY_QOS_TRUST,        rule_qos },
-        { KEY_QOS_PFC,          rule_qos },
-        { KEY_QOS_DSCP_MAP,     rule_qos },
-        { KEY_QOS_ETS_PRIO_TC,  rule_qos },
-        { KEY_QOS_ETS_TC_BW,    rule_qos },
-        { KEY_QOS_ETS_TSA,      rule_qos },
-        { KEY_ECN_ROCE_NP,      rule_ecn },
-        { KEY_ECN_ROCE_RP,      rule_ecn },
+	/* clang-format off */
+	{ KEY_NETDEV_UP,        rule_netdev_up },
+	{ KEY_NETDEV_MTU,       rule_netdev_mtu },
+	{ KEY_NETDEV_ADDRESSES, rule_netdev_addresses },
+	{ KEY_ROCE_MODE,        rule_roce_mode },
+	{ KEY_ROCE_TOS,         rule_roce_tos },
+	{ KEY_QOS_TRUST,        rule_qos },
+	{ KEY_QOS_PFC,          rule_qos },
+	{ KEY_QOS_DSCP_MAP,     rule_qos },
+	{ KEY_QOS_ETS_PRIO_TC,  rule_qos },
+	{ KEY_QOS_ETS_TC_BW,    rule_qos },
+	{ KEY_QOS_ETS_TSA,      rule_qos },
+	{ KEY_ECN_ROCE_NP,      rule_ecn },
+	{ KEY_ECN_ROCE_RP,      rule_ecn },
+	/* clang-format on */
 };
 
 static int plan_host_add(Plan *p, ActionPhase phase, Key key, const char *current,
-                         const char *desired, const char *profile, const char *unsupported) {
-        return plan_add(p, &(ActionSpec) {
-                                   .phase = phase,
-                                   .key = key,
-                                   .link = "host",
-                                   .current = current,
-                                   .desired = desired,
-                                   .profile = profile,
-                                   .unsupported = unsupported,
-                           });
+			 const char *desired, const char *profile, const char *unsupported) {
+	return plan_add(p, &(ActionSpec){
+				   .phase = phase,
+				   .key = key,
+				   .link = "host",
+				   .current = current,
+				   .desired = desired,
+				   .profile = profile,
+				   .unsupported = unsupported,
+			   });
 }
 
 static bool plan_has_module(const Plan *p, const char *module) {
-        for (size_t i = 0; i < p->n_actions; i++)
-                if (p->actions[i].key == KEY_MODULES && streq(p->actions[i].desired, module))
-                        return true;
-        return false;
+	for (size_t i = 0; i < p->n_actions; i++)
+		if (p->actions[i].key == KEY_MODULES && streq(p->actions[i].desired, module))
+			return true;
+	return false;
 }
 
 static int plan_module(Plan *p, const HostState *h, const char *module, const char *profile) {
-        if (host_module_loaded(h, module) || plan_has_module(p, module))
-                return 0;
-        return plan_host_add(p, PHASE_MODULES, KEY_MODULES, NULL, module, profile, NULL);
+	if (host_module_loaded(h, module) || plan_has_module(p, module))
+		return 0;
+	return plan_host_add(p, PHASE_MODULES, KEY_MODULES, NULL, module, profile, NULL);
 }
 
 /* Modules of every profile that matches at least one link. */
 static int plan_modules(Plan *p, const Config *c, const HostState *h) {
-        int r;
+	int r;
 
-        for (size_t i = 0; i < c->n_profiles; i++) {
-                const Profile *prof = c->profiles[i];
-                bool matched = false;
+	for (size_t i = 0; i < c->n_profiles; i++) {
+		const Profile *prof = c->profiles[i];
+		bool matched = false;
 
-                if (!prof->modules)
-                        continue;
-                for (size_t d = 0; d < h->n_devices && !matched; d++)
-                        for (size_t k = 0; k < h->devices[d].n_ports && !matched; k++) {
-                                LinkFacts f;
+		if (!prof->modules)
+			continue;
+		for (size_t d = 0; d < h->n_devices && !matched; d++)
+			for (size_t k = 0; k < h->devices[d].n_ports && !matched; k++) {
+				LinkFacts f;
 
-                                host_port_facts(&h->devices[d], &h->devices[d].ports[k], &f);
-                                matched = profile_matches(prof, &f);
-                        }
-                if (!matched)
-                        continue;
-                STRV_FOREACH(m, prof->modules) {
-                        r = plan_module(p, h, *m, prof->name);
-                        if (r < 0)
-                                return r;
-                }
-        }
-        return 0;
+				host_port_facts(&h->devices[d], &h->devices[d].ports[k], &f);
+				matched = profile_matches(prof, &f);
+			}
+		if (!matched)
+			continue;
+		STRV_FOREACH (m, prof->modules) {
+			r = plan_module(p, h, *m, prof->name);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
 }
 
 /* Host-level keys: the last profile that sets one wins; links are merged by name. */
 static int plan_system(Plan *p, const Config *c, const HostState *h) {
-        const Profile *last = NULL;
-        const char *want;
+	const Profile *last = NULL;
+	const char *want;
 
-        for (size_t i = 0; i < c->n_profiles; i++)
-                if (c->profiles[i]->settings.set & KEY_BIT(KEY_SYSTEM_NETNS_MODE))
-                        last = c->profiles[i];
-        if (!last)
-                return 0;
-        want = netns_mode_to_string(last->netns_mode);
-        if (h->has_netns_mode && h->netns_mode == last->netns_mode)
-                return 0;
-        return plan_host_add(p, PHASE_SYSTEM, KEY_SYSTEM_NETNS_MODE,
-                             h->has_netns_mode ? netns_mode_to_string(h->netns_mode) : NULL, want,
-                             last->name, NULL);
+	for (size_t i = 0; i < c->n_profiles; i++)
+		if (c->profiles[i]->settings.set & KEY_BIT(KEY_SYSTEM_NETNS_MODE))
+			last = c->profiles[i];
+	if (!last)
+		return 0;
+	want = netns_mode_to_string(last->netns_mode);
+	if (h->has_netns_mode && h->netns_mode == last->netns_mode)
+		return 0;
+	return plan_host_add(p, PHASE_SYSTEM, KEY_SYSTEM_NETNS_MODE,
+			     h->has_netns_mode ? netns_mode_to_string(h->netns_mode) : NULL, want,
+			     last->name, NULL);
 }
 
 static int plan_soft_link(Plan *p, const HostState *h, const SoftLink *l, const char *profile) {
-        const char *driver = soft_link_driver_to_string(l->type);
-        const HostDevice *d = host_device_find(h, l->name);
-        char desired[128], current[128];
-        int r;
+	const char *driver = soft_link_driver_to_string(l->type);
+	const HostDevice *d = host_device_find(h, l->name);
+	char desired[128], current[128];
+	int r;
 
-        snprintf(desired, sizeof(desired), "%s: %s on %s", l->name, soft_link_type_to_string(l->type),
-                 l->netdev);
-        if (d) {
-                if (streq_ptr(d->driver, driver) && streq_ptr(d->parent, l->netdev))
-                        return 0;
-                snprintf(current, sizeof(current), "%s: %s on %s", l->name, strna(d->driver),
-                         strna(d->parent));
-                return plan_host_add(p, PHASE_LINKS, KEY_LINKS, current, desired, profile,
-                                     "a different device of that name exists; rdmad does not "
-                                     "remove devices it did not create");
-        }
-        if (!host_netdev_find(h, l->netdev))
-                return plan_host_add(p, PHASE_LINKS, KEY_LINKS, NULL, desired, profile,
-                                     "its netdev does not exist (yet)");
-        r = plan_module(p, h, driver, profile);
-        if (r < 0)
-                return r;
-        return plan_host_add(p, PHASE_LINKS, KEY_LINKS, NULL, desired, profile, NULL);
+	snprintf(desired, sizeof(desired), "%s: %s on %s", l->name,
+		 soft_link_type_to_string(l->type), l->netdev);
+	if (d) {
+		if (streq_ptr(d->driver, driver) && streq_ptr(d->parent, l->netdev))
+			return 0;
+		snprintf(current, sizeof(current), "%s: %s on %s", l->name, strna(d->driver),
+			 strna(d->parent));
+		return plan_host_add(p, PHASE_LINKS, KEY_LINKS, current, desired, profile,
+				     "a different device of that name exists; rdmad does not "
+				     "remove devices it did not create");
+	}
+	if (!host_netdev_find(h, l->netdev))
+		return plan_host_add(p, PHASE_LINKS, KEY_LINKS, NULL, desired, profile,
+				     "its netdev does not exist (yet)");
+	r = plan_module(p, h, driver, profile);
+	if (r < 0)
+		return r;
+	return plan_host_add(p, PHASE_LINKS, KEY_LINKS, NULL, desired, profile, NULL);
 }
 
 static int plan_soft_links(Plan *p, const Config *c, const HostState *h) {
-        int r;
+	int r;
 
-        for (size_t i = 0; i < c->n_profiles; i++) {
-                const Profile *prof = c->profiles[i];
+	for (size_t i = 0; i < c->n_profiles; i++) {
+		const Profile *prof = c->profiles[i];
 
-                for (size_t k = 0; k < prof->n_links; k++) {
-                        bool overridden = false;
+		for (size_t k = 0; k < prof->n_links; k++) {
+			bool overridden = false;
 
-                        /* A later profile declaring the same name wins. */
-                        for (size_t j = i + 1; j < c->n_profiles && !overridden; j++)
-                                for (size_t m = 0; m < c->profiles[j]->n_links; m++)
-                                        if (streq(c->profiles[j]->links[m].name,
-                                                  prof->links[k].name))
-                                                overridden = true;
-                        if (overridden)
-                                continue;
-                        r = plan_soft_link(p, h, &prof->links[k], prof->name);
-                        if (r < 0)
-                                return r;
-                }
-        }
-        return 0;
+			/* A later profile declaring the same name wins. */
+			for (size_t j = i + 1; j < c->n_profiles && !overridden; j++)
+				for (size_t m = 0; m < c->profiles[j]->n_links; m++)
+					if (streq(c->profiles[j]->links[m].name,
+						  prof->links[k].name))
+						overridden = true;
+			if (overridden)
+				continue;
+			r = plan_soft_link(p, h, &prof->links[k], prof->name);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
 }
 
 static int plan_link(Plan *p, const Config *c, const HostState *h, const HostDevice *d,
-                     const HostPort *port) {
-        LinkSettings s;
-        PlanLink l;
-        LinkFacts f;
-        int r = 0;
+		     const HostPort *port) {
+	LinkSettings s;
+	PlanLink l;
+	LinkFacts f;
+	int r = 0;
 
-        host_port_facts(d, port, &f);
-        r = config_settings_for_link(c, &f, &s, NULL);
-        if (r <= 0)
-                return r;
-        l = (PlanLink) {
-                .device = d,
-                .port = port,
-                .netdev = host_netdev_find(h, port->netdev),
-                .settings = &s,
-        };
-        snprintf(l.name, sizeof(l.name), "%s/%u", d->name, port->port);
-        for (size_t i = 0; i < ELEMENTSOF(link_rules) && r >= 0; i++)
-                if (s.set & KEY_BIT(link_rules[i].key))
-                        r = link_rules[i].rule(p, &l, link_rules[i].key);
-        link_settings_done(&s);
-        return r;
+	host_port_facts(d, port, &f);
+	r = config_settings_for_link(c, &f, &s, NULL);
+	if (r <= 0)
+		return r;
+	l = (PlanLink){
+		.device = d,
+		.port = port,
+		.netdev = host_netdev_find(h, port->netdev),
+		.settings = &s,
+	};
+	snprintf(l.name, sizeof(l.name), "%s/%u", d->name, port->port);
+	for (size_t i = 0; i < ELEMENTSOF(link_rules) && r >= 0; i++)
+		if (s.set & KEY_BIT(link_rules[i].key))
+			r = link_rules[i].rule(p, &l, link_rules[i].key);
+	link_settings_done(&s);
+	return r;
 }
 
 /* Stable bucket sort by phase: within a phase, actions keep the order they were planned in
  * (host first, then links by device and port). */
 static int plan_sort(Plan *p) {
-        Action *sorted;
-        size_t n = 0;
+	Action *sorted;
+	size_t n = 0;
 
-        if (p->n_actions < 2)
-                return 0;
-        sorted = malloc(sizeof(Action) * p->n_alloc);
-        if (!sorted)
-                return -ENOMEM;
-        for (ActionPhase phase = 0; phase < _PHASE_MAX; phase++)
-                for (size_t i = 0; i < p->n_actions; i++)
-                        if (p->actions[i].phase == phase)
-                                sorted[n++] = p->actions[i];
-        free(p->actions);
-        p->actions = sorted;
-        return 0;
+	if (p->n_actions < 2)
+		return 0;
+	sorted = malloc(sizeof(Action) * p->n_alloc);
+	if (!sorted)
+		return -ENOMEM;
+	for (ActionPhase phase = 0; phase < _PHASE_MAX; phase++)
+		for (size_t i = 0; i < p->n_actions; i++)
+			if (p->actions[i].phase == phase)
+				sorted[n++] = p->actions[i];
+	free(p->actions);
+	p->actions = sorted;
+	return 0;
 }
 
 int plan_compute(const Config *c, const HostState *h, Plan **ret) {
-        _cleanup_(plan_freep) Plan *p = NULL;
-        int r;
+	_cleanup_(plan_freep) Plan *p = NULL;
+	int r;
 
-        p = calloc(1, sizeof(Plan));
-        if (!p)
-                return -ENOMEM;
-        r = plan_modules(p, c, h);
-        if (r < 0)
-                return r;
-        r = plan_system(p, c, h);
-        if (r < 0)
-                return r;
-        r = plan_soft_links(p, c, h);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < h->n_devices; i++)
-                for (size_t k = 0; k < h->devices[i].n_ports; k++) {
-                        r = plan_link(p, c, h, &h->devices[i], &h->devices[i].ports[k]);
-                        if (r < 0)
-                                return r;
-                }
-        r = plan_sort(p);
-        if (r < 0)
-                return r;
-        *ret = TAKE_PTR(p);
-        return 0;
+	p = calloc(1, sizeof(Plan));
+	if (!p)
+		return -ENOMEM;
+	r = plan_modules(p, c, h);
+	if (r < 0)
+		return r;
+	r = plan_system(p, c, h);
+	if (r < 0)
+		return r;
+	r = plan_soft_links(p, c, h);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < h->n_devices; i++)
+		for (size_t k = 0; k < h->devices[i].n_ports; k++) {
+			r = plan_link(p, c, h, &h->devices[i], &h->devices[i].ports[k]);
+			if (r < 0)
+				return r;
+		}
+	r = plan_sort(p);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(p);
+	return 0;
 }

@@ -9,38 +9,38 @@
 
 /* Order of application. */
 typedef enum ActionPhase {
-        PHASE_MODULES,
-        PHASE_SYSTEM,
-        PHASE_LINKS,
-        PHASE_NETDEV,
-        PHASE_ADDRESSES,
-        PHASE_CONFIGFS,
-        PHASE_QOS,
-        PHASE_ECN,
-        _PHASE_MAX,
-        _PHASE_INVALID = -EINVAL,
+	PHASE_MODULES,
+	PHASE_SYSTEM,
+	PHASE_LINKS,
+	PHASE_NETDEV,
+	PHASE_ADDRESSES,
+	PHASE_CONFIGFS,
+	PHASE_QOS,
+	PHASE_ECN,
+	_PHASE_MAX,
+	_PHASE_INVALID = -EINVAL,
 } ActionPhase;
 DECLARE_STRING_TABLE_LOOKUP(action_phase, ActionPhase)
 
 typedef struct Action {
-        ActionPhase phase;
-        Key key;
-        char *link;    /* "mlx5_0/1", or "host" for modules, links and system */
-        char *device;  /* NULL for host actions */
-        uint32_t port;
-        char *netdev;  /* for netdev, address and ECN actions */
-        char *current; /* NULL: absent or not known */
-        char *desired;
-        char *profile; /* the profile file name that declared it */
-        /* Declared but cannot be carried out here: the reason. Such an action changes nothing
-         * and does not count as pending. */
-        char *unsupported;
+	ActionPhase phase;
+	Key key;
+	char *link;   /* "mlx5_0/1", or "host" for modules, links and system */
+	char *device; /* NULL for host actions */
+	uint32_t port;
+	char *netdev;  /* for netdev, address and ECN actions */
+	char *current; /* NULL: absent or not known */
+	char *desired;
+	char *profile; /* the profile file name that declared it */
+	/* Declared but cannot be carried out here: the reason. Such an action changes nothing
+	 * and does not count as pending. */
+	char *unsupported;
 } Action;
 
 typedef struct Plan {
-        Action *actions;
-        size_t n_actions;
-        size_t n_alloc;
+	Action *actions;
+	size_t n_actions;
+	size_t n_alloc;
 } Plan;
 
 Plan *plan_free(Plan *p);

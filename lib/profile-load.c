@@ -9,283 +9,283 @@
 #include "strv.h"
 
 static const char *scalar(const yaml_node_t *node) {
-        return (const char *) node->data.scalar.value;
+	return (const char *) node->data.scalar.value;
 }
 
 static int walk_mapping(SchemaContext *ctx, yaml_node_t *node, const char *prefix) {
-        int r, ret = 0;
+	int r, ret = 0;
 
-        if (node->type != YAML_MAPPING_NODE)
-                return schema_error(ctx, node, "'%s' expects a mapping of keys, got %s",
-                                    prefix ? prefix : "profile", yaml_node_kind(node));
+	if (node->type != YAML_MAPPING_NODE)
+		return schema_error(ctx, node, "'%s' expects a mapping of keys, got %s",
+				    prefix ? prefix : "profile", yaml_node_kind(node));
 
-        for (yaml_node_pair_t *p = node->data.mapping.pairs.start;
-             p < node->data.mapping.pairs.top; p++) {
-                yaml_node_t *k = yaml_document_get_node(ctx->document, p->key);
-                yaml_node_t *v = yaml_document_get_node(ctx->document, p->value);
-                _cleanup_free_ char *path = NULL;
-                const SchemaKey *row;
-                bool duplicate = false;
+	for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(ctx->document, p->key);
+		yaml_node_t *v = yaml_document_get_node(ctx->document, p->value);
+		_cleanup_free_ char *path = NULL;
+		const SchemaKey *row;
+		bool duplicate = false;
 
-                if (k->type != YAML_SCALAR_NODE) {
-                        ret = schema_error(ctx, k, "keys must be strings, got %s",
-                                           yaml_node_kind(k));
-                        continue;
-                }
-                for (yaml_node_pair_t *q = node->data.mapping.pairs.start; q < p; q++) {
-                        yaml_node_t *e = yaml_document_get_node(ctx->document, q->key);
+		if (k->type != YAML_SCALAR_NODE) {
+			ret = schema_error(ctx, k, "keys must be strings, got %s",
+					   yaml_node_kind(k));
+			continue;
+		}
+		for (yaml_node_pair_t *q = node->data.mapping.pairs.start; q < p; q++) {
+			yaml_node_t *e = yaml_document_get_node(ctx->document, q->key);
 
-                        if (e->type == YAML_SCALAR_NODE && streq(scalar(e), scalar(k))) {
-                                ret = schema_error(ctx, k, "duplicate key '%s' (first set at "
-                                                           "line %zu)", scalar(k),
-                                                   e->start_mark.line + 1);
-                                duplicate = true;
-                                break;
-                        }
-                }
-                if (duplicate)
-                        continue;
+			if (e->type == YAML_SCALAR_NODE && streq(scalar(e), scalar(k))) {
+				ret = schema_error(ctx, k,
+						   "duplicate key '%s' (first set at line %zu)",
+						   scalar(k), e->start_mark.line + 1);
+				duplicate = true;
+				break;
+			}
+		}
+		if (duplicate)
+			continue;
 
-                if (prefix) {
-                        if (asprintf(&path, "%s.%s", prefix, scalar(k)) < 0)
-                                return -ENOMEM;
-                } else {
-                        path = strdup(scalar(k));
-                        if (!path)
-                                return -ENOMEM;
-                }
-                row = schema_find(path);
-                if (!row) {
-                        const char *hint = schema_suggest(prefix, scalar(k));
+		if (prefix) {
+			if (asprintf(&path, "%s.%s", prefix, scalar(k)) < 0)
+				return -ENOMEM;
+		} else {
+			path = strdup(scalar(k));
+			if (!path)
+				return -ENOMEM;
+		}
+		row = schema_find(path);
+		if (!row) {
+			const char *hint = schema_suggest(prefix, scalar(k));
 
-                        if (hint)
-                                ret = schema_error(ctx, k, "unknown key '%s'%s%s%s, did you mean "
-                                                           "'%s'?", scalar(k),
-                                                   prefix ? " in '" : "", prefix ? prefix : "",
-                                                   prefix ? "'" : "", hint);
-                        else
-                                ret = schema_error(ctx, k, "unknown key '%s'%s%s%s", scalar(k),
-                                                   prefix ? " in '" : "", prefix ? prefix : "",
-                                                   prefix ? "'" : "");
-                        continue;
-                }
-                if (!row->parse) {
-                        r = walk_mapping(ctx, v, row->path);
-                        if (r < 0)
-                                ret = r;
-                        continue;
-                }
-                r = row->parse(ctx, row, v, (uint8_t *) ctx->profile + row->offset);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0) {
-                        ret = r;
-                        continue;
-                }
-                ctx->profile->settings.set |= KEY_BIT(row->key);
-        }
-        return ret;
+			if (hint)
+				ret = schema_error(ctx, k,
+						   "unknown key '%s'%s%s%s, did you mean '%s'?",
+						   scalar(k), prefix ? " in '" : "",
+						   prefix ? prefix : "", prefix ? "'" : "", hint);
+			else
+				ret = schema_error(ctx, k, "unknown key '%s'%s%s%s", scalar(k),
+						   prefix ? " in '" : "", prefix ? prefix : "",
+						   prefix ? "'" : "");
+			continue;
+		}
+		if (!row->parse) {
+			r = walk_mapping(ctx, v, row->path);
+			if (r < 0)
+				ret = r;
+			continue;
+		}
+		r = row->parse(ctx, row, v, (uint8_t *) ctx->profile + row->offset);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0) {
+			ret = r;
+			continue;
+		}
+		ctx->profile->settings.set |= KEY_BIT(row->key);
+	}
+	return ret;
 }
 
 static int profile_new(const char *file, unsigned document, Profile **ret) {
-        _cleanup_(profile_freep) Profile *p = NULL;
-        _cleanup_free_ char *copy = NULL;
+	_cleanup_(profile_freep) Profile *p = NULL;
+	_cleanup_free_ char *copy = NULL;
 
-        p = calloc(1, sizeof(Profile));
-        if (!p)
-                return -ENOMEM;
-        copy = strdup(file);
-        p->file = strdup(file);
-        if (!copy || !p->file)
-                return -ENOMEM;
-        p->name = strdup(basename(copy));
-        if (!p->name)
-                return -ENOMEM;
-        p->document = document;
-        memset(p->settings.qos_dscp_map, -1, sizeof(p->settings.qos_dscp_map));
-        *ret = TAKE_PTR(p);
-        return 0;
+	p = calloc(1, sizeof(Profile));
+	if (!p)
+		return -ENOMEM;
+	copy = strdup(file);
+	p->file = strdup(file);
+	if (!copy || !p->file)
+		return -ENOMEM;
+	p->name = strdup(basename(copy));
+	if (!p->name)
+		return -ENOMEM;
+	p->document = document;
+	memset(p->settings.qos_dscp_map, -1, sizeof(p->settings.qos_dscp_map));
+	*ret = TAKE_PTR(p);
+	return 0;
 }
 
 static void profiles_free(Profile **l, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                profile_free(l[i]);
-        free(l);
+	for (size_t i = 0; i < n; i++)
+		profile_free(l[i]);
+	free(l);
 }
 
 int profile_load_string(const char *name, const char *text, size_t len, Diagnostics *diags,
-                        Profile ***ret, size_t *ret_n) {
-        Profile **list = NULL;
-        size_t n = 0, n_alloc = 0;
-        yaml_parser_t parser;
-        int r, ret_r = 0;
+			Profile ***ret, size_t *ret_n) {
+	Profile **list = NULL;
+	size_t n = 0, n_alloc = 0;
+	yaml_parser_t parser;
+	int r, ret_r = 0;
 
-        if (!yaml_parser_initialize(&parser))
-                return -ENOMEM;
-        yaml_parser_set_input_string(&parser, (const unsigned char *) text, len);
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *) text, len);
 
-        for (unsigned i = 0;; i++) {
-                _cleanup_(profile_freep) Profile *p = NULL;
-                yaml_document_t doc;
-                yaml_node_t *root;
-                SchemaContext ctx;
+	for (unsigned i = 0;; i++) {
+		_cleanup_(profile_freep) Profile *p = NULL;
+		yaml_document_t doc;
+		yaml_node_t *root;
+		SchemaContext ctx;
 
-                if (!yaml_parser_load(&parser, &doc)) {
-                        const yaml_mark_t *m = &parser.problem_mark;
+		if (!yaml_parser_load(&parser, &doc)) {
+			const yaml_mark_t *m = &parser.problem_mark;
 
-                        if (parser.error == YAML_MEMORY_ERROR)
-                                r = -ENOMEM;
-                        else
-                                r = diagnostics_add(diags, name, m->line + 1, m->column + 1,
-                                                    "YAML syntax error: %s%s%s",
-                                                    parser.problem ? parser.problem : "unknown problem",
-                                                    parser.context ? " " : "",
-                                                    parser.context ? parser.context : "");
-                        ret_r = r < 0 ? r : -EINVAL;
-                        break;
-                }
-                root = yaml_document_get_root_node(&doc);
-                if (!root) { /* end of stream */
-                        yaml_document_delete(&doc);
-                        break;
-                }
-                if (root->type == YAML_SCALAR_NODE && root->data.scalar.length == 0 &&
-                    root->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
-                        yaml_document_delete(&doc); /* "---" alone: an empty document */
-                        continue;
-                }
+			if (parser.error == YAML_MEMORY_ERROR)
+				r = -ENOMEM;
+			else
+				r = diagnostics_add(diags, name, m->line + 1, m->column + 1,
+						    "YAML syntax error: %s%s%s",
+						    parser.problem ? parser.problem
+								   : "unknown problem",
+						    parser.context ? " " : "",
+						    parser.context ? parser.context : "");
+			ret_r = r < 0 ? r : -EINVAL;
+			break;
+		}
+		root = yaml_document_get_root_node(&doc);
+		if (!root) { /* end of stream */
+			yaml_document_delete(&doc);
+			break;
+		}
+		if (root->type == YAML_SCALAR_NODE && root->data.scalar.length == 0 &&
+		    root->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+			yaml_document_delete(&doc); /* "---" alone: an empty document */
+			continue;
+		}
 
-                r = profile_new(name, i, &p);
-                if (r >= 0) {
-                        ctx = (SchemaContext) {
-                                .document = &doc,
-                                .file = name,
-                                .diags = diags,
-                                .profile = p,
-                        };
-                        r = walk_mapping(&ctx, root, NULL);
-                }
-                yaml_document_delete(&doc);
-                if (r == -ENOMEM) {
-                        ret_r = r;
-                        break;
-                }
-                if (r < 0) {
-                        ret_r = r;
-                        continue;
-                }
-                r = GREEDY_REALLOC(list, n_alloc, n + 1);
-                if (r < 0) {
-                        ret_r = r;
-                        break;
-                }
-                list[n++] = TAKE_PTR(p);
-        }
-        yaml_parser_delete(&parser);
+		r = profile_new(name, i, &p);
+		if (r >= 0) {
+			ctx = (SchemaContext){
+				.document = &doc,
+				.file = name,
+				.diags = diags,
+				.profile = p,
+			};
+			r = walk_mapping(&ctx, root, NULL);
+		}
+		yaml_document_delete(&doc);
+		if (r == -ENOMEM) {
+			ret_r = r;
+			break;
+		}
+		if (r < 0) {
+			ret_r = r;
+			continue;
+		}
+		r = GREEDY_REALLOC(list, n_alloc, n + 1);
+		if (r < 0) {
+			ret_r = r;
+			break;
+		}
+		list[n++] = TAKE_PTR(p);
+	}
+	yaml_parser_delete(&parser);
 
-        if (ret_r < 0) {
-                profiles_free(list, n);
-                return ret_r;
-        }
-        *ret = list;
-        *ret_n = n;
-        return 0;
+	if (ret_r < 0) {
+		profiles_free(list, n);
+		return ret_r;
+	}
+	*ret = list;
+	*ret_n = n;
+	return 0;
 }
 
 #define PROFILE_SIZE_MAX (4U * 1024 * 1024)
 
 int profile_load_file(const char *path, Diagnostics *diags, Profile ***ret, size_t *ret_n) {
-        _cleanup_close_ int fd = -EBADF;
-        _cleanup_free_ char *buf = NULL;
-        struct stat st;
-        size_t n = 0;
-        int r;
+	_cleanup_close_ int fd = -EBADF;
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t n = 0;
+	int r;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-                r = -errno;
-                (void) diagnostics_add(diags, path, 0, 0, "cannot open: %s", strerror(-r));
-                return r;
-        }
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (!S_ISREG(st.st_mode)) {
-                (void) diagnostics_add(diags, path, 0, 0, "not a regular file");
-                return -EINVAL;
-        }
-        if (st.st_size > PROFILE_SIZE_MAX) {
-                (void) diagnostics_add(diags, path, 0, 0, "file too large (%lld bytes, at most "
-                                       "%u)", (long long) st.st_size, PROFILE_SIZE_MAX);
-                return -EFBIG;
-        }
-        buf = malloc(st.st_size + 1);
-        if (!buf)
-                return -ENOMEM;
-        while (n < (size_t) st.st_size) {
-                ssize_t k = read(fd, buf + n, st.st_size - n);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		(void) diagnostics_add(diags, path, 0, 0, "cannot open: %s", strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if (!S_ISREG(st.st_mode)) {
+		(void) diagnostics_add(diags, path, 0, 0, "not a regular file");
+		return -EINVAL;
+	}
+	if (st.st_size > PROFILE_SIZE_MAX) {
+		(void) diagnostics_add(diags, path, 0, 0, "file too large (%lld bytes, at most %u)",
+				       (long long) st.st_size, PROFILE_SIZE_MAX);
+		return -EFBIG;
+	}
+	buf = malloc(st.st_size + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (n < (size_t) st.st_size) {
+		ssize_t k = read(fd, buf + n, st.st_size - n);
 
-                if (k < 0) {
-                        r = -errno;
-                        (void) diagnostics_add(diags, path, 0, 0, "read failed: %s",
-                                               strerror(-r));
-                        return r;
-                }
-                if (k == 0)
-                        break;
-                n += k;
-        }
-        return profile_load_string(path, buf, n, diags, ret, ret_n);
+		if (k < 0) {
+			r = -errno;
+			(void) diagnostics_add(diags, path, 0, 0, "read failed: %s", strerror(-r));
+			return r;
+		}
+		if (k == 0)
+			break;
+		n += k;
+	}
+	return profile_load_string(path, buf, n, diags, ret, ret_n);
 }
 
 static int config_add_file(Config *c, const char *path, Diagnostics *diags) {
-        Profile **l = NULL, **m;
-        size_t n = 0;
-        int r;
+	Profile **l = NULL, **m;
+	size_t n = 0;
+	int r;
 
-        r = profile_load_file(path, diags, &l, &n);
-        if (r < 0)
-                return r;
-        m = realloc(c->profiles, sizeof(Profile *) * (c->n_profiles + n + 1));
-        if (!m) {
-                profiles_free(l, n);
-                return -ENOMEM;
-        }
-        c->profiles = m;
-        memcpy(c->profiles + c->n_profiles, l, sizeof(Profile *) * n);
-        c->n_profiles += n;
-        free(l);
-        return strv_extend(&c->files, path);
+	r = profile_load_file(path, diags, &l, &n);
+	if (r < 0)
+		return r;
+	m = realloc(c->profiles, sizeof(Profile *) * (c->n_profiles + n + 1));
+	if (!m) {
+		profiles_free(l, n);
+		return -ENOMEM;
+	}
+	c->profiles = m;
+	memcpy(c->profiles + c->n_profiles, l, sizeof(Profile *) * n);
+	c->n_profiles += n;
+	free(l);
+	return strv_extend(&c->files, path);
 }
 
 int config_load_files(char *const *files, Diagnostics *diags, Config **ret) {
-        _cleanup_(config_freep) Config *c = NULL;
-        int r, ret_r = 0;
+	_cleanup_(config_freep) Config *c = NULL;
+	int r, ret_r = 0;
 
-        c = calloc(1, sizeof(Config));
-        if (!c)
-                return -ENOMEM;
-        c->files = calloc(1, sizeof(char *));
-        if (!c->files)
-                return -ENOMEM;
-        STRV_FOREACH(f, files) {
-                r = config_add_file(c, *f, diags);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0)
-                        ret_r = -EINVAL; /* go on: report every file's problems at once */
-        }
-        if (ret_r < 0)
-                return ret_r;
-        *ret = TAKE_PTR(c);
-        return 0;
+	c = calloc(1, sizeof(Config));
+	if (!c)
+		return -ENOMEM;
+	c->files = calloc(1, sizeof(char *));
+	if (!c->files)
+		return -ENOMEM;
+	STRV_FOREACH (f, files) {
+		r = config_add_file(c, *f, diags);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			ret_r = -EINVAL; /* go on: report every file's problems at once */
+	}
+	if (ret_r < 0)
+		return ret_r;
+	*ret = TAKE_PTR(c);
+	return 0;
 }
 
 int config_load(const char *root, const char *const *dirs, Diagnostics *diags, Config **ret) {
-        _cleanup_strv_free_ char **files = NULL;
-        int r;
+	_cleanup_strv_free_ char **files = NULL;
+	int r;
 
-        r = profile_dropins_find(root, dirs, &files);
-        if (r < 0)
-                return r;
-        return config_load_files(files, diags, ret);
+	r = profile_dropins_find(root, dirs, &files);
+	if (r < 0)
+		return r;
+	return config_load_files(files, diags, ret);
 }

@@ -4,97 +4,97 @@
 #include "strv.h"
 
 bool profile_matches(const Profile *p, const LinkFacts *f) {
-        const Match *m = &p->match;
+	const Match *m = &p->match;
 
-        if (!glob_match_any(m->device, f->device) || !glob_match_any(m->driver, f->driver) ||
-            !glob_match_any(m->netdev, f->netdev) || !glob_match_any(m->pci, f->pci))
-                return false;
-        if (m->n_ports > 0) {
-                for (size_t i = 0; i < m->n_ports; i++)
-                        if (m->ports[i] == f->port)
-                                return true;
-                return false;
-        }
-        return true;
+	if (!glob_match_any(m->device, f->device) || !glob_match_any(m->driver, f->driver) ||
+	    !glob_match_any(m->netdev, f->netdev) || !glob_match_any(m->pci, f->pci))
+		return false;
+	if (m->n_ports > 0) {
+		for (size_t i = 0; i < m->n_ports; i++)
+			if (m->ports[i] == f->port)
+				return true;
+		return false;
+	}
+	return true;
 }
 
 /* Copy the keys src declares over dst, recording src's name as their origin. */
 static int link_settings_overlay(LinkSettings *dst, const LinkSettings *src, const char *origin) {
-        uint64_t set = src->set & KEYS_LINK;
+	uint64_t set = src->set & KEYS_LINK;
 
-        for (Key k = 0; k < _KEY_MAX; k++)
-                if (set & KEY_BIT(k))
-                        dst->origin[k] = origin;
-        dst->set |= set;
+	for (Key k = 0; k < _KEY_MAX; k++)
+		if (set & KEY_BIT(k))
+			dst->origin[k] = origin;
+	dst->set |= set;
 
-        if (set & KEY_BIT(KEY_ROCE_MODE))
-                dst->roce_mode = src->roce_mode;
-        if (set & KEY_BIT(KEY_ROCE_TOS))
-                dst->roce_tos = src->roce_tos;
-        if (set & KEY_BIT(KEY_NETDEV_UP))
-                dst->netdev_up = src->netdev_up;
-        if (set & KEY_BIT(KEY_NETDEV_MTU))
-                dst->netdev_mtu = src->netdev_mtu;
-        if (set & KEY_BIT(KEY_NETDEV_ADDRESSES)) {
-                Address *a = NULL;
+	if (set & KEY_BIT(KEY_ROCE_MODE))
+		dst->roce_mode = src->roce_mode;
+	if (set & KEY_BIT(KEY_ROCE_TOS))
+		dst->roce_tos = src->roce_tos;
+	if (set & KEY_BIT(KEY_NETDEV_UP))
+		dst->netdev_up = src->netdev_up;
+	if (set & KEY_BIT(KEY_NETDEV_MTU))
+		dst->netdev_mtu = src->netdev_mtu;
+	if (set & KEY_BIT(KEY_NETDEV_ADDRESSES)) {
+		Address *a = NULL;
 
-                if (src->n_addresses > 0) {
-                        a = malloc(sizeof(Address) * src->n_addresses);
-                        if (!a)
-                                return -ENOMEM;
-                        memcpy(a, src->addresses, sizeof(Address) * src->n_addresses);
-                }
-                free(dst->addresses);
-                dst->addresses = a;
-                dst->n_addresses = src->n_addresses;
-        }
-        if (set & KEY_BIT(KEY_GIDS_REQUIRE))
-                dst->gids_require = src->gids_require;
-        if (set & KEY_BIT(KEY_QOS_TRUST))
-                dst->qos_trust = src->qos_trust;
-        if (set & KEY_BIT(KEY_QOS_PFC))
-                dst->qos_pfc = src->qos_pfc;
-        if (set & KEY_BIT(KEY_QOS_DSCP_MAP))
-                memcpy(dst->qos_dscp_map, src->qos_dscp_map, sizeof(dst->qos_dscp_map));
-        if (set & KEY_BIT(KEY_QOS_ETS_PRIO_TC))
-                memcpy(dst->ets_prio_tc, src->ets_prio_tc, sizeof(dst->ets_prio_tc));
-        if (set & KEY_BIT(KEY_QOS_ETS_TC_BW))
-                memcpy(dst->ets_tc_bw, src->ets_tc_bw, sizeof(dst->ets_tc_bw));
-        if (set & KEY_BIT(KEY_QOS_ETS_TSA))
-                memcpy(dst->ets_tsa, src->ets_tsa, sizeof(dst->ets_tsa));
-        if (set & KEY_BIT(KEY_ECN_ROCE_NP))
-                dst->ecn_roce_np = src->ecn_roce_np;
-        if (set & KEY_BIT(KEY_ECN_ROCE_RP))
-                dst->ecn_roce_rp = src->ecn_roce_rp;
-        return 0;
+		if (src->n_addresses > 0) {
+			a = malloc(sizeof(Address) * src->n_addresses);
+			if (!a)
+				return -ENOMEM;
+			memcpy(a, src->addresses, sizeof(Address) * src->n_addresses);
+		}
+		free(dst->addresses);
+		dst->addresses = a;
+		dst->n_addresses = src->n_addresses;
+	}
+	if (set & KEY_BIT(KEY_GIDS_REQUIRE))
+		dst->gids_require = src->gids_require;
+	if (set & KEY_BIT(KEY_QOS_TRUST))
+		dst->qos_trust = src->qos_trust;
+	if (set & KEY_BIT(KEY_QOS_PFC))
+		dst->qos_pfc = src->qos_pfc;
+	if (set & KEY_BIT(KEY_QOS_DSCP_MAP))
+		memcpy(dst->qos_dscp_map, src->qos_dscp_map, sizeof(dst->qos_dscp_map));
+	if (set & KEY_BIT(KEY_QOS_ETS_PRIO_TC))
+		memcpy(dst->ets_prio_tc, src->ets_prio_tc, sizeof(dst->ets_prio_tc));
+	if (set & KEY_BIT(KEY_QOS_ETS_TC_BW))
+		memcpy(dst->ets_tc_bw, src->ets_tc_bw, sizeof(dst->ets_tc_bw));
+	if (set & KEY_BIT(KEY_QOS_ETS_TSA))
+		memcpy(dst->ets_tsa, src->ets_tsa, sizeof(dst->ets_tsa));
+	if (set & KEY_BIT(KEY_ECN_ROCE_NP))
+		dst->ecn_roce_np = src->ecn_roce_np;
+	if (set & KEY_BIT(KEY_ECN_ROCE_RP))
+		dst->ecn_roce_rp = src->ecn_roce_rp;
+	return 0;
 }
 
 int config_settings_for_link(const Config *c, const LinkFacts *f, LinkSettings *ret,
-                             char ***ret_profiles) {
-        _cleanup_strv_free_ char **names = NULL;
-        LinkSettings s = {0};
-        int r, n = 0;
+			     char ***ret_profiles) {
+	_cleanup_strv_free_ char **names = NULL;
+	LinkSettings s = { 0 };
+	int r, n = 0;
 
-        memset(s.qos_dscp_map, -1, sizeof(s.qos_dscp_map));
-        names = calloc(1, sizeof(char *));
-        if (!names)
-                return -ENOMEM;
-        for (size_t i = 0; i < c->n_profiles; i++) {
-                const Profile *p = c->profiles[i];
+	memset(s.qos_dscp_map, -1, sizeof(s.qos_dscp_map));
+	names = calloc(1, sizeof(char *));
+	if (!names)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n_profiles; i++) {
+		const Profile *p = c->profiles[i];
 
-                if (!profile_matches(p, f))
-                        continue;
-                r = link_settings_overlay(&s, &p->settings, p->name);
-                if (r >= 0 && !strv_contains(names, p->name))
-                        r = strv_extend(&names, p->name);
-                if (r < 0) {
-                        link_settings_done(&s);
-                        return r;
-                }
-                n++;
-        }
-        *ret = s;
-        if (ret_profiles)
-                *ret_profiles = TAKE_PTR(names);
-        return n;
+		if (!profile_matches(p, f))
+			continue;
+		r = link_settings_overlay(&s, &p->settings, p->name);
+		if (r >= 0 && !strv_contains(names, p->name))
+			r = strv_extend(&names, p->name);
+		if (r < 0) {
+			link_settings_done(&s);
+			return r;
+		}
+		n++;
+	}
+	*ret = s;
+	if (ret_profiles)
+		*ret_profiles = TAKE_PTR(names);
+	return n;
 }

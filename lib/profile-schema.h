@@ -9,22 +9,22 @@
 #include "profile.h"
 
 typedef struct SchemaContext {
-        yaml_document_t *document;
-        const char *file;
-        Diagnostics *diags;
-        Profile *profile;
+	yaml_document_t *document;
+	const char *file;
+	Diagnostics *diags;
+	Profile *profile;
 } SchemaContext;
 
 typedef struct SchemaKey SchemaKey;
 typedef int (*schema_parse_t)(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
-                              void *dest);
+			      void *dest);
 
 struct SchemaKey {
-        const char *path;     /* dotted path; a section (a mapping of further keys) has no parser */
-        Key key;              /* _KEY_INVALID for sections */
-        schema_parse_t parse; /* NULL for sections */
-        size_t offset;        /* of the destination within Profile */
-        long long min, max;   /* range of integers, where the parser takes one */
+	const char *path;     /* dotted path; a section (a mapping of further keys) has no parser */
+	Key key;	      /* _KEY_INVALID for sections */
+	schema_parse_t parse; /* NULL for sections */
+	size_t offset;	      /* of the destination within Profile */
+	long long min, max;   /* range of integers, where the parser takes one */
 };
 
 const SchemaKey *schema_find(const char *path);
@@ -33,5 +33,5 @@ const char *schema_suggest(const char *parent, const char *name);
 
 /* Adds a diagnostic at node's position; returns -EINVAL for convenience. */
 int schema_error(SchemaContext *ctx, const yaml_node_t *node, const char *format, ...)
-        _printf_(3, 4);
+	_printf_(3, 4);
 const char *yaml_node_kind(const yaml_node_t *node);

@@ -3,68 +3,68 @@
 #include "strv.h"
 
 static const char *const key_table[_KEY_MAX] = {
-        [KEY_MATCH_DEVICE] = "match.device",
-        [KEY_MATCH_DRIVER] = "match.driver",
-        [KEY_MATCH_NETDEV] = "match.netdev",
-        [KEY_MATCH_PCI] = "match.pci",
-        [KEY_MATCH_PORT] = "match.port",
-        [KEY_MODULES] = "modules",
-        [KEY_ROCE_MODE] = "roce.mode",
-        [KEY_ROCE_TOS] = "roce.tos",
-        [KEY_NETDEV_UP] = "netdev.up",
-        [KEY_NETDEV_MTU] = "netdev.mtu",
-        [KEY_NETDEV_ADDRESSES] = "netdev.addresses",
-        [KEY_GIDS_REQUIRE] = "gids.require",
-        [KEY_QOS_TRUST] = "qos.trust",
-        [KEY_QOS_PFC] = "qos.pfc",
-        [KEY_QOS_DSCP_MAP] = "qos.dscp-map",
-        [KEY_QOS_ETS_PRIO_TC] = "qos.ets.prio-tc",
-        [KEY_QOS_ETS_TC_BW] = "qos.ets.tc-bw",
-        [KEY_QOS_ETS_TSA] = "qos.ets.tsa",
-        [KEY_ECN_ROCE_NP] = "ecn.roce-np",
-        [KEY_ECN_ROCE_RP] = "ecn.roce-rp",
-        [KEY_LINKS] = "links",
-        [KEY_SYSTEM_NETNS_MODE] = "system.netns-mode",
+	[KEY_MATCH_DEVICE] = "match.device",
+	[KEY_MATCH_DRIVER] = "match.driver",
+	[KEY_MATCH_NETDEV] = "match.netdev",
+	[KEY_MATCH_PCI] = "match.pci",
+	[KEY_MATCH_PORT] = "match.port",
+	[KEY_MODULES] = "modules",
+	[KEY_ROCE_MODE] = "roce.mode",
+	[KEY_ROCE_TOS] = "roce.tos",
+	[KEY_NETDEV_UP] = "netdev.up",
+	[KEY_NETDEV_MTU] = "netdev.mtu",
+	[KEY_NETDEV_ADDRESSES] = "netdev.addresses",
+	[KEY_GIDS_REQUIRE] = "gids.require",
+	[KEY_QOS_TRUST] = "qos.trust",
+	[KEY_QOS_PFC] = "qos.pfc",
+	[KEY_QOS_DSCP_MAP] = "qos.dscp-map",
+	[KEY_QOS_ETS_PRIO_TC] = "qos.ets.prio-tc",
+	[KEY_QOS_ETS_TC_BW] = "qos.ets.tc-bw",
+	[KEY_QOS_ETS_TSA] = "qos.ets.tsa",
+	[KEY_ECN_ROCE_NP] = "ecn.roce-np",
+	[KEY_ECN_ROCE_RP] = "ecn.roce-rp",
+	[KEY_LINKS] = "links",
+	[KEY_SYSTEM_NETNS_MODE] = "system.netns-mode",
 };
 DEFINE_STRING_TABLE_LOOKUP(key, Key)
 
 void soft_links_free(SoftLink *l, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                free(l[i].name);
-                free(l[i].netdev);
-        }
-        free(l);
+	for (size_t i = 0; i < n; i++) {
+		free(l[i].name);
+		free(l[i].netdev);
+	}
+	free(l);
 }
 
 void link_settings_done(LinkSettings *s) {
-        free(s->addresses);
-        *s = (LinkSettings) {0};
+	free(s->addresses);
+	*s = (LinkSettings){ 0 };
 }
 
 Profile *profile_free(Profile *p) {
-        if (!p)
-                return NULL;
-        free(p->file);
-        free(p->name);
-        strv_free(p->match.device);
-        strv_free(p->match.driver);
-        strv_free(p->match.netdev);
-        strv_free(p->match.pci);
-        free(p->match.ports);
-        strv_free(p->modules);
-        soft_links_free(p->links, p->n_links);
-        link_settings_done(&p->settings);
-        free(p);
-        return NULL;
+	if (!p)
+		return NULL;
+	free(p->file);
+	free(p->name);
+	strv_free(p->match.device);
+	strv_free(p->match.driver);
+	strv_free(p->match.netdev);
+	strv_free(p->match.pci);
+	free(p->match.ports);
+	strv_free(p->modules);
+	soft_links_free(p->links, p->n_links);
+	link_settings_done(&p->settings);
+	free(p);
+	return NULL;
 }
 
 Config *config_free(Config *c) {
-        if (!c)
-                return NULL;
-        for (size_t i = 0; i < c->n_profiles; i++)
-                profile_free(c->profiles[i]);
-        free(c->profiles);
-        strv_free(c->files);
-        free(c);
-        return NULL;
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < c->n_profiles; i++)
+		profile_free(c->profiles[i]);
+	free(c->profiles);
+	strv_free(c->files);
+	free(c);
+	return NULL;
 }

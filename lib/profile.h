@@ -15,48 +15,48 @@
  * does not set means "leave alone", never "default". The string table holds the dotted path,
  * which is also the "setting" column of a plan. */
 typedef enum Key {
-        KEY_MATCH_DEVICE,
-        KEY_MATCH_DRIVER,
-        KEY_MATCH_NETDEV,
-        KEY_MATCH_PCI,
-        KEY_MATCH_PORT,
-        KEY_MODULES,
-        KEY_ROCE_MODE,
-        KEY_ROCE_TOS,
-        KEY_NETDEV_UP,
-        KEY_NETDEV_MTU,
-        KEY_NETDEV_ADDRESSES,
-        KEY_GIDS_REQUIRE,
-        KEY_QOS_TRUST,
-        KEY_QOS_PFC,
-        KEY_QOS_DSCP_MAP,
-        KEY_QOS_ETS_PRIO_TC,
-        KEY_QOS_ETS_TC_BW,
-        KEY_QOS_ETS_TSA,
-        KEY_ECN_ROCE_NP,
-        KEY_ECN_ROCE_RP,
-        KEY_LINKS,
-        KEY_SYSTEM_NETNS_MODE,
-        _KEY_MAX,
-        _KEY_INVALID = -EINVAL,
+	KEY_MATCH_DEVICE,
+	KEY_MATCH_DRIVER,
+	KEY_MATCH_NETDEV,
+	KEY_MATCH_PCI,
+	KEY_MATCH_PORT,
+	KEY_MODULES,
+	KEY_ROCE_MODE,
+	KEY_ROCE_TOS,
+	KEY_NETDEV_UP,
+	KEY_NETDEV_MTU,
+	KEY_NETDEV_ADDRESSES,
+	KEY_GIDS_REQUIRE,
+	KEY_QOS_TRUST,
+	KEY_QOS_PFC,
+	KEY_QOS_DSCP_MAP,
+	KEY_QOS_ETS_PRIO_TC,
+	KEY_QOS_ETS_TC_BW,
+	KEY_QOS_ETS_TSA,
+	KEY_ECN_ROCE_NP,
+	KEY_ECN_ROCE_RP,
+	KEY_LINKS,
+	KEY_SYSTEM_NETNS_MODE,
+	_KEY_MAX,
+	_KEY_INVALID = -EINVAL,
 } Key;
 DECLARE_STRING_TABLE_LOOKUP(key, Key)
 
 #define KEY_BIT(k) (UINT64_C(1) << (k))
-#define KEYS_MATCH                                                                       \
-        (KEY_BIT(KEY_MATCH_DEVICE) | KEY_BIT(KEY_MATCH_DRIVER) | KEY_BIT(KEY_MATCH_NETDEV) | \
-         KEY_BIT(KEY_MATCH_PCI) | KEY_BIT(KEY_MATCH_PORT))
+#define KEYS_MATCH                                                                           \
+	(KEY_BIT(KEY_MATCH_DEVICE) | KEY_BIT(KEY_MATCH_DRIVER) | KEY_BIT(KEY_MATCH_NETDEV) | \
+	 KEY_BIT(KEY_MATCH_PCI) | KEY_BIT(KEY_MATCH_PORT))
 #define KEYS_HOST (KEY_BIT(KEY_MODULES) | KEY_BIT(KEY_LINKS) | KEY_BIT(KEY_SYSTEM_NETNS_MODE))
 #define KEYS_LINK (((UINT64_C(1) << _KEY_MAX) - 1) & ~KEYS_MATCH & ~KEYS_HOST)
 
 #define N_PRIO 8
-#define N_TC 8
+#define N_TC   8
 #define N_DSCP 64
 
 typedef struct Address {
-        int family; /* AF_INET or AF_INET6 */
-        uint8_t addr[16];
-        uint8_t prefixlen;
+	int family; /* AF_INET or AF_INET6 */
+	uint8_t addr[16];
+	uint8_t prefixlen;
 } Address;
 
 /* "192.0.2.10/24"; the address without a prefix gets the full length. */
@@ -65,52 +65,52 @@ char *address_to_string(const Address *a);
 bool address_equal(const Address *a, const Address *b) _pure_;
 
 typedef struct SoftLink {
-        char *name;
-        SoftLinkType type;
-        char *netdev;
-        unsigned line, column; /* where it was declared, for later errors */
+	char *name;
+	SoftLinkType type;
+	char *netdev;
+	unsigned line, column; /* where it was declared, for later errors */
 } SoftLink;
 
 /* The desired state of one link, as one profile or the merge of several declares it. */
 typedef struct LinkSettings {
-        uint64_t set; /* KEY_BIT()s of the keys below that are declared */
-        RoceMode roce_mode;
-        unsigned roce_tos;
-        bool netdev_up;
-        unsigned netdev_mtu;
-        Address *addresses;
-        size_t n_addresses;
-        uint32_t gids_require; /* bit per GidRequirement */
-        QosTrust qos_trust;
-        uint8_t qos_pfc; /* bit per priority */
-        int8_t qos_dscp_map[N_DSCP]; /* priority per DSCP value, -1 for "not mapped" */
-        uint8_t ets_prio_tc[N_PRIO];
-        uint8_t ets_tc_bw[N_TC];
-        EtsTsa ets_tsa[N_TC];
-        uint8_t ecn_roce_np; /* bit per priority */
-        uint8_t ecn_roce_rp;
-        const char *origin[_KEY_MAX]; /* name of the profile that set each key (merged only) */
+	uint64_t set; /* KEY_BIT()s of the keys below that are declared */
+	RoceMode roce_mode;
+	unsigned roce_tos;
+	bool netdev_up;
+	unsigned netdev_mtu;
+	Address *addresses;
+	size_t n_addresses;
+	uint32_t gids_require; /* bit per GidRequirement */
+	QosTrust qos_trust;
+	uint8_t qos_pfc;	     /* bit per priority */
+	int8_t qos_dscp_map[N_DSCP]; /* priority per DSCP value, -1 for "not mapped" */
+	uint8_t ets_prio_tc[N_PRIO];
+	uint8_t ets_tc_bw[N_TC];
+	EtsTsa ets_tsa[N_TC];
+	uint8_t ecn_roce_np; /* bit per priority */
+	uint8_t ecn_roce_rp;
+	const char *origin[_KEY_MAX]; /* name of the profile that set each key (merged only) */
 } LinkSettings;
 
 typedef struct Match {
-        char **device; /* shell globs, any of */
-        char **driver;
-        char **netdev;
-        char **pci;
-        uint32_t *ports;
-        size_t n_ports;
+	char **device; /* shell globs, any of */
+	char **driver;
+	char **netdev;
+	char **pci;
+	uint32_t *ports;
+	size_t n_ports;
 } Match;
 
 typedef struct Profile {
-        char *file; /* path it was read from */
-        char *name; /* basename: what a plan's "profile" column shows */
-        unsigned document; /* 0-based YAML document index within the file */
-        Match match;
-        char **modules;
-        SoftLink *links;
-        size_t n_links;
-        NetnsMode netns_mode;
-        LinkSettings settings; /* .set also carries the match and host key bits */
+	char *file;	   /* path it was read from */
+	char *name;	   /* basename: what a plan's "profile" column shows */
+	unsigned document; /* 0-based YAML document index within the file */
+	Match match;
+	char **modules;
+	SoftLink *links;
+	size_t n_links;
+	NetnsMode netns_mode;
+	LinkSettings settings; /* .set also carries the match and host key bits */
 } Profile;
 
 void soft_links_free(SoftLink *l, size_t n);
@@ -120,20 +120,20 @@ void link_settings_done(LinkSettings *s);
 
 /* What a link looks like to a match: facts the host model knows (NULL or 0 when unknown). */
 typedef struct LinkFacts {
-        const char *device;
-        const char *driver;
-        const char *netdev;
-        const char *pci;
-        uint32_t port;
+	const char *device;
+	const char *driver;
+	const char *netdev;
+	const char *pci;
+	uint32_t port;
 } LinkFacts;
 
 bool profile_matches(const Profile *p, const LinkFacts *f);
 
 /* All profiles of all drop-in files, in the order they apply. */
 typedef struct Config {
-        Profile **profiles;
-        size_t n_profiles;
-        char **files; /* the files read, masked ones excluded */
+	Profile **profiles;
+	size_t n_profiles;
+	char **files; /* the files read, masked ones excluded */
 } Config;
 
 Config *config_free(Config *c);
@@ -143,14 +143,14 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Config *, config_free)
  * earlier one's (lists whole). Fills ret (call link_settings_done() on it) and ret_profiles,
  * the names of the matching profiles. Returns the number of matching profiles. */
 int config_settings_for_link(const Config *c, const LinkFacts *f, LinkSettings *ret,
-                             char ***ret_profiles);
+			     char ***ret_profiles);
 
 /* Load one YAML file (any number of documents, one profile each). Problems are added to diags
  * and make it return -EINVAL; profiles are returned only when the file is clean. An empty file
  * gives zero profiles. */
 int profile_load_file(const char *path, Diagnostics *diags, Profile ***ret, size_t *ret_n);
 int profile_load_string(const char *name, const char *text, size_t len, Diagnostics *diags,
-                        Profile ***ret, size_t *ret_n);
+			Profile ***ret, size_t *ret_n);
 
 /* The drop-in directories, lowest priority first. */
 extern const char *const profile_dirs_default[];

@@ -2,99 +2,96 @@
 #include "rdma-types.h"
 
 static const char *const roce_mode_table[_ROCE_MODE_MAX] = {
-        [ROCE_MODE_V1] = "v1",
-        [ROCE_MODE_V2] = "v2",
+	[ROCE_MODE_V1] = "v1",
+	[ROCE_MODE_V2] = "v2",
 };
 DEFINE_STRING_TABLE_LOOKUP(roce_mode, RoceMode)
 
 static const char *const roce_mode_configfs_table[_ROCE_MODE_MAX] = {
-        [ROCE_MODE_V1] = "IB/RoCE v1",
-        [ROCE_MODE_V2] = "RoCE v2",
+	[ROCE_MODE_V1] = "IB/RoCE v1",
+	[ROCE_MODE_V2] = "RoCE v2",
 };
 DEFINE_STRING_TABLE_LOOKUP(roce_mode_configfs, RoceMode)
 
 static const char *const gid_type_table[_GID_TYPE_MAX] = {
-        [GID_TYPE_IB] = "IB",
-        [GID_TYPE_ROCE_V1] = "RoCE v1",
-        [GID_TYPE_ROCE_V2] = "RoCE v2",
+	[GID_TYPE_IB] = "IB",
+	[GID_TYPE_ROCE_V1] = "RoCE v1",
+	[GID_TYPE_ROCE_V2] = "RoCE v2",
 };
 DEFINE_STRING_TABLE_LOOKUP(gid_type, GidType)
 
 static const char *const gid_family_table[_GID_FAMILY_MAX] = {
-        [GID_FAMILY_IPV4] = "ipv4",
-        [GID_FAMILY_IPV6] = "ipv6",
-        [GID_FAMILY_LINK_LOCAL] = "link-local",
+	[GID_FAMILY_IPV4] = "ipv4",
+	[GID_FAMILY_IPV6] = "ipv6",
+	[GID_FAMILY_LINK_LOCAL] = "link-local",
 };
 DEFINE_STRING_TABLE_LOOKUP(gid_family, GidFamily)
 
 static const char *const gid_requirement_table[_GID_REQUIREMENT_MAX] = {
-        [GID_REQUIREMENT_ROCE_V1_IPV4] = "roce-v1-ipv4",
-        [GID_REQUIREMENT_ROCE_V1_IPV6] = "roce-v1-ipv6",
-        [GID_REQUIREMENT_ROCE_V1_LINK_LOCAL] = "roce-v1-link-local",
-        [GID_REQUIREMENT_ROCE_V1_ANY] = "roce-v1-any",
-        [GID_REQUIREMENT_ROCE_V2_IPV4] = "roce-v2-ipv4",
-        [GID_REQUIREMENT_ROCE_V2_IPV6] = "roce-v2-ipv6",
-        [GID_REQUIREMENT_ROCE_V2_LINK_LOCAL] = "roce-v2-link-local",
-        [GID_REQUIREMENT_ROCE_V2_ANY] = "roce-v2-any",
+	[GID_REQUIREMENT_ROCE_V1_IPV4] = "roce-v1-ipv4",
+	[GID_REQUIREMENT_ROCE_V1_IPV6] = "roce-v1-ipv6",
+	[GID_REQUIREMENT_ROCE_V1_LINK_LOCAL] = "roce-v1-link-local",
+	[GID_REQUIREMENT_ROCE_V1_ANY] = "roce-v1-any",
+	[GID_REQUIREMENT_ROCE_V2_IPV4] = "roce-v2-ipv4",
+	[GID_REQUIREMENT_ROCE_V2_IPV6] = "roce-v2-ipv6",
+	[GID_REQUIREMENT_ROCE_V2_LINK_LOCAL] = "roce-v2-link-local",
+	[GID_REQUIREMENT_ROCE_V2_ANY] = "roce-v2-any",
 };
 DEFINE_STRING_TABLE_LOOKUP(gid_requirement, GidRequirement)
 
 static const char *const port_state_table[_PORT_STATE_MAX] = {
-        [PORT_STATE_NOP] = "NOP",
-        [PORT_STATE_DOWN] = "DOWN",
-        [PORT_STATE_INIT] = "INIT",
-        [PORT_STATE_ARMED] = "ARMED",
-        [PORT_STATE_ACTIVE] = "ACTIVE",
-        [PORT_STATE_ACTIVE_DEFER] = "ACTIVE_DEFER",
+	[PORT_STATE_NOP] = "NOP",	[PORT_STATE_DOWN] = "DOWN",
+	[PORT_STATE_INIT] = "INIT",	[PORT_STATE_ARMED] = "ARMED",
+	[PORT_STATE_ACTIVE] = "ACTIVE", [PORT_STATE_ACTIVE_DEFER] = "ACTIVE_DEFER",
 };
 DEFINE_STRING_TABLE_LOOKUP(port_state, PortState)
 
 static const char *const port_phys_state_table[_PORT_PHYS_STATE_MAX] = {
-        [PORT_PHYS_STATE_UNKNOWN] = "UNKNOWN",
-        [PORT_PHYS_STATE_SLEEP] = "SLEEP",
-        [PORT_PHYS_STATE_POLLING] = "POLLING",
-        [PORT_PHYS_STATE_DISABLED] = "DISABLED",
-        [PORT_PHYS_STATE_PORT_CONFIGURATION_TRAINING] = "PORT_CONFIGURATION_TRAINING",
-        [PORT_PHYS_STATE_LINK_UP] = "LINK_UP",
-        [PORT_PHYS_STATE_LINK_ERROR_RECOVERY] = "LINK_ERROR_RECOVERY",
-        [PORT_PHYS_STATE_PHY_TEST] = "PHY_TEST",
+	[PORT_PHYS_STATE_UNKNOWN] = "UNKNOWN",
+	[PORT_PHYS_STATE_SLEEP] = "SLEEP",
+	[PORT_PHYS_STATE_POLLING] = "POLLING",
+	[PORT_PHYS_STATE_DISABLED] = "DISABLED",
+	[PORT_PHYS_STATE_PORT_CONFIGURATION_TRAINING] = "PORT_CONFIGURATION_TRAINING",
+	[PORT_PHYS_STATE_LINK_UP] = "LINK_UP",
+	[PORT_PHYS_STATE_LINK_ERROR_RECOVERY] = "LINK_ERROR_RECOVERY",
+	[PORT_PHYS_STATE_PHY_TEST] = "PHY_TEST",
 };
 DEFINE_STRING_TABLE_LOOKUP(port_phys_state, PortPhysState)
 
 static const char *const link_layer_table[_LINK_LAYER_MAX] = {
-        [LINK_LAYER_INFINIBAND] = "InfiniBand",
-        [LINK_LAYER_ETHERNET] = "Ethernet",
+	[LINK_LAYER_INFINIBAND] = "InfiniBand",
+	[LINK_LAYER_ETHERNET] = "Ethernet",
 };
 DEFINE_STRING_TABLE_LOOKUP(link_layer, LinkLayer)
 
 static const char *const qos_trust_table[_QOS_TRUST_MAX] = {
-        [QOS_TRUST_PCP] = "pcp",
-        [QOS_TRUST_DSCP] = "dscp",
+	[QOS_TRUST_PCP] = "pcp",
+	[QOS_TRUST_DSCP] = "dscp",
 };
 DEFINE_STRING_TABLE_LOOKUP(qos_trust, QosTrust)
 
 static const char *const ets_tsa_table[_ETS_TSA_MAX] = {
-        [ETS_TSA_STRICT] = "strict",
-        [ETS_TSA_CBS] = "cbs",
-        [ETS_TSA_ETS] = "ets",
-        [ETS_TSA_VENDOR] = "vendor",
+	[ETS_TSA_STRICT] = "strict",
+	[ETS_TSA_CBS] = "cbs",
+	[ETS_TSA_ETS] = "ets",
+	[ETS_TSA_VENDOR] = "vendor",
 };
 DEFINE_STRING_TABLE_LOOKUP(ets_tsa, EtsTsa)
 
 static const char *const netns_mode_table[_NETNS_MODE_MAX] = {
-        [NETNS_MODE_EXCLUSIVE] = "exclusive",
-        [NETNS_MODE_SHARED] = "shared",
+	[NETNS_MODE_EXCLUSIVE] = "exclusive",
+	[NETNS_MODE_SHARED] = "shared",
 };
 DEFINE_STRING_TABLE_LOOKUP(netns_mode, NetnsMode)
 
 static const char *const soft_link_type_table[_SOFT_LINK_MAX] = {
-        [SOFT_LINK_RXE] = "rxe",
-        [SOFT_LINK_SIW] = "siw",
+	[SOFT_LINK_RXE] = "rxe",
+	[SOFT_LINK_SIW] = "siw",
 };
 DEFINE_STRING_TABLE_LOOKUP(soft_link_type, SoftLinkType)
 
 static const char *const soft_link_driver_table[_SOFT_LINK_MAX] = {
-        [SOFT_LINK_RXE] = "rdma_rxe",
-        [SOFT_LINK_SIW] = "siw",
+	[SOFT_LINK_RXE] = "rdma_rxe",
+	[SOFT_LINK_SIW] = "siw",
 };
 DEFINE_STRING_TABLE_LOOKUP(soft_link_driver, SoftLinkType)

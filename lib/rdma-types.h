@@ -9,10 +9,10 @@
 #include "string-table.h"
 
 typedef enum RoceMode {
-        ROCE_MODE_V1,
-        ROCE_MODE_V2,
-        _ROCE_MODE_MAX,
-        _ROCE_MODE_INVALID = -EINVAL,
+	ROCE_MODE_V1,
+	ROCE_MODE_V2,
+	_ROCE_MODE_MAX,
+	_ROCE_MODE_INVALID = -EINVAL,
 } RoceMode;
 /* "v1" / "v2": the profile spelling. */
 DECLARE_STRING_TABLE_LOOKUP(roce_mode, RoceMode)
@@ -20,107 +20,107 @@ DECLARE_STRING_TABLE_LOOKUP(roce_mode, RoceMode)
 DECLARE_STRING_TABLE_LOOKUP(roce_mode_configfs, RoceMode)
 
 typedef enum GidType {
-        GID_TYPE_IB,
-        GID_TYPE_ROCE_V1,
-        GID_TYPE_ROCE_V2,
-        _GID_TYPE_MAX,
-        _GID_TYPE_INVALID = -EINVAL,
+	GID_TYPE_IB,
+	GID_TYPE_ROCE_V1,
+	GID_TYPE_ROCE_V2,
+	_GID_TYPE_MAX,
+	_GID_TYPE_INVALID = -EINVAL,
 } GidType;
 DECLARE_STRING_TABLE_LOOKUP(gid_type, GidType)
 
 /* What a GID is derived from: the four families gids.require talks about. */
 typedef enum GidFamily {
-        GID_FAMILY_IPV4,
-        GID_FAMILY_IPV6,       /* global (non link-local) IPv6 */
-        GID_FAMILY_LINK_LOCAL, /* fe80::/64 */
-        _GID_FAMILY_MAX,
-        _GID_FAMILY_INVALID = -EINVAL,
+	GID_FAMILY_IPV4,
+	GID_FAMILY_IPV6,       /* global (non link-local) IPv6 */
+	GID_FAMILY_LINK_LOCAL, /* fe80::/64 */
+	_GID_FAMILY_MAX,
+	_GID_FAMILY_INVALID = -EINVAL,
 } GidFamily;
 DECLARE_STRING_TABLE_LOOKUP(gid_family, GidFamily)
 
 /* gids.require entries: roce-v1|roce-v2 x ipv4|ipv6|link-local|any. */
 typedef enum GidRequirement {
-        GID_REQUIREMENT_ROCE_V1_IPV4,
-        GID_REQUIREMENT_ROCE_V1_IPV6,
-        GID_REQUIREMENT_ROCE_V1_LINK_LOCAL,
-        GID_REQUIREMENT_ROCE_V1_ANY,
-        GID_REQUIREMENT_ROCE_V2_IPV4,
-        GID_REQUIREMENT_ROCE_V2_IPV6,
-        GID_REQUIREMENT_ROCE_V2_LINK_LOCAL,
-        GID_REQUIREMENT_ROCE_V2_ANY,
-        _GID_REQUIREMENT_MAX,
-        _GID_REQUIREMENT_INVALID = -EINVAL,
+	GID_REQUIREMENT_ROCE_V1_IPV4,
+	GID_REQUIREMENT_ROCE_V1_IPV6,
+	GID_REQUIREMENT_ROCE_V1_LINK_LOCAL,
+	GID_REQUIREMENT_ROCE_V1_ANY,
+	GID_REQUIREMENT_ROCE_V2_IPV4,
+	GID_REQUIREMENT_ROCE_V2_IPV6,
+	GID_REQUIREMENT_ROCE_V2_LINK_LOCAL,
+	GID_REQUIREMENT_ROCE_V2_ANY,
+	_GID_REQUIREMENT_MAX,
+	_GID_REQUIREMENT_INVALID = -EINVAL,
 } GidRequirement;
 DECLARE_STRING_TABLE_LOOKUP(gid_requirement, GidRequirement)
 
 /* IB port states, numbered as in sysfs "4: ACTIVE" and as rdma(8) names them. */
 typedef enum PortState {
-        PORT_STATE_NOP,
-        PORT_STATE_DOWN,
-        PORT_STATE_INIT,
-        PORT_STATE_ARMED,
-        PORT_STATE_ACTIVE,
-        PORT_STATE_ACTIVE_DEFER,
-        _PORT_STATE_MAX,
-        _PORT_STATE_INVALID = -EINVAL,
+	PORT_STATE_NOP,
+	PORT_STATE_DOWN,
+	PORT_STATE_INIT,
+	PORT_STATE_ARMED,
+	PORT_STATE_ACTIVE,
+	PORT_STATE_ACTIVE_DEFER,
+	_PORT_STATE_MAX,
+	_PORT_STATE_INVALID = -EINVAL,
 } PortState;
 DECLARE_STRING_TABLE_LOOKUP(port_state, PortState)
 
 typedef enum PortPhysState {
-        PORT_PHYS_STATE_UNKNOWN, /* 0 is not defined by the IB spec */
-        PORT_PHYS_STATE_SLEEP,
-        PORT_PHYS_STATE_POLLING,
-        PORT_PHYS_STATE_DISABLED,
-        PORT_PHYS_STATE_PORT_CONFIGURATION_TRAINING,
-        PORT_PHYS_STATE_LINK_UP,
-        PORT_PHYS_STATE_LINK_ERROR_RECOVERY,
-        PORT_PHYS_STATE_PHY_TEST,
-        _PORT_PHYS_STATE_MAX,
-        _PORT_PHYS_STATE_INVALID = -EINVAL,
+	PORT_PHYS_STATE_UNKNOWN, /* 0 is not defined by the IB spec */
+	PORT_PHYS_STATE_SLEEP,
+	PORT_PHYS_STATE_POLLING,
+	PORT_PHYS_STATE_DISABLED,
+	PORT_PHYS_STATE_PORT_CONFIGURATION_TRAINING,
+	PORT_PHYS_STATE_LINK_UP,
+	PORT_PHYS_STATE_LINK_ERROR_RECOVERY,
+	PORT_PHYS_STATE_PHY_TEST,
+	_PORT_PHYS_STATE_MAX,
+	_PORT_PHYS_STATE_INVALID = -EINVAL,
 } PortPhysState;
 DECLARE_STRING_TABLE_LOOKUP(port_phys_state, PortPhysState)
 
 typedef enum LinkLayer {
-        LINK_LAYER_INFINIBAND,
-        LINK_LAYER_ETHERNET,
-        _LINK_LAYER_MAX,
-        _LINK_LAYER_INVALID = -EINVAL,
+	LINK_LAYER_INFINIBAND,
+	LINK_LAYER_ETHERNET,
+	_LINK_LAYER_MAX,
+	_LINK_LAYER_INVALID = -EINVAL,
 } LinkLayer;
 DECLARE_STRING_TABLE_LOOKUP(link_layer, LinkLayer)
 
 typedef enum QosTrust {
-        QOS_TRUST_PCP,
-        QOS_TRUST_DSCP,
-        _QOS_TRUST_MAX,
-        _QOS_TRUST_INVALID = -EINVAL,
+	QOS_TRUST_PCP,
+	QOS_TRUST_DSCP,
+	_QOS_TRUST_MAX,
+	_QOS_TRUST_INVALID = -EINVAL,
 } QosTrust;
 DECLARE_STRING_TABLE_LOOKUP(qos_trust, QosTrust)
 
 /* IEEE 802.1Qaz transmission selection algorithms, named as dcb-ets(8) names them. */
 typedef enum EtsTsa {
-        ETS_TSA_STRICT,
-        ETS_TSA_CBS,
-        ETS_TSA_ETS,
-        ETS_TSA_VENDOR,
-        _ETS_TSA_MAX,
-        _ETS_TSA_INVALID = -EINVAL,
+	ETS_TSA_STRICT,
+	ETS_TSA_CBS,
+	ETS_TSA_ETS,
+	ETS_TSA_VENDOR,
+	_ETS_TSA_MAX,
+	_ETS_TSA_INVALID = -EINVAL,
 } EtsTsa;
 DECLARE_STRING_TABLE_LOOKUP(ets_tsa, EtsTsa)
 
 typedef enum NetnsMode {
-        NETNS_MODE_EXCLUSIVE, /* RDMA_NLDEV_SYS_ATTR_NETNS_MODE 0 */
-        NETNS_MODE_SHARED,    /* 1, the kernel default */
-        _NETNS_MODE_MAX,
-        _NETNS_MODE_INVALID = -EINVAL,
+	NETNS_MODE_EXCLUSIVE, /* RDMA_NLDEV_SYS_ATTR_NETNS_MODE 0 */
+	NETNS_MODE_SHARED,    /* 1, the kernel default */
+	_NETNS_MODE_MAX,
+	_NETNS_MODE_INVALID = -EINVAL,
 } NetnsMode;
 DECLARE_STRING_TABLE_LOOKUP(netns_mode, NetnsMode)
 
 /* Software RDMA link types that `links:` can create; also the driver name they report. */
 typedef enum SoftLinkType {
-        SOFT_LINK_RXE,
-        SOFT_LINK_SIW,
-        _SOFT_LINK_MAX,
-        _SOFT_LINK_INVALID = -EINVAL,
+	SOFT_LINK_RXE,
+	SOFT_LINK_SIW,
+	_SOFT_LINK_MAX,
+	_SOFT_LINK_INVALID = -EINVAL,
 } SoftLinkType;
 DECLARE_STRING_TABLE_LOOKUP(soft_link_type, SoftLinkType)
 /* "rdma_rxe" / "siw": the module, and the driver name profiles match on. */

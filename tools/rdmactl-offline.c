@@ -13,414 +13,412 @@
 #include "strv.h"
 
 static void diagnostics_print(const Diagnostics *d) {
-        for (size_t i = 0; i < d->n; i++) {
-                _cleanup_free_ char *s = diagnostic_format(&d->items[i]);
+	for (size_t i = 0; i < d->n; i++) {
+		_cleanup_free_ char *s = diagnostic_format(&d->items[i]);
 
-                fprintf(stderr, "%s\n", s ? s : d->items[i].message);
-        }
+		fprintf(stderr, "%s\n", s ? s : d->items[i].message);
+	}
 }
 
 static int fail(int r, const char *what) {
-        fprintf(stderr, "rdmactl: %s: %s\n", what, strerror(-r));
-        return EXIT_FAILURE;
+	fprintf(stderr, "rdmactl: %s: %s\n", what, strerror(-r));
+	return EXIT_FAILURE;
 }
 
 /* Profiles as the daemon would see them; prints the problems and returns NULL if any. */
 static Config *config_open(const Options *o) {
-        _cleanup_(diagnostics_done) Diagnostics diags = {0};
-        _cleanup_strv_free_ char **files = NULL;
-        Config *c = NULL;
-        int r;
+	_cleanup_(diagnostics_done) Diagnostics diags = { 0 };
+	_cleanup_strv_free_ char **files = NULL;
+	Config *c = NULL;
+	int r;
 
-        if (o->config_dirs)
-                r = profile_dropins_find("/", (const char *const *) o->config_dirs, &files);
-        else
-                r = profile_dropins_find(o->root, NULL, &files);
-        if (r < 0) {
-                fail(r, "failed to list profiles");
-                return NULL;
-        }
-        r = config_load_files(files, &diags, &c);
-        if (r < 0) {
-                diagnostics_print(&diags);
-                if (r != -EINVAL)
-                        fail(r, "failed to load profiles");
-                fprintf(stderr, "rdmactl: the profiles are invalid; fix them first "
-                                "(rdmactl check).\n");
-                return NULL;
-        }
-        return c;
+	if (o->config_dirs)
+		r = profile_dropins_find("/", (const char *const *) o->config_dirs, &files);
+	else
+		r = profile_dropins_find(o->root, NULL, &files);
+	if (r < 0) {
+		fail(r, "failed to list profiles");
+		return NULL;
+	}
+	r = config_load_files(files, &diags, &c);
+	if (r < 0) {
+		diagnostics_print(&diags);
+		if (r != -EINVAL)
+			fail(r, "failed to load profiles");
+		fprintf(stderr, "rdmactl: the profiles are invalid; fix them first "
+				"(rdmactl check).\n");
+		return NULL;
+	}
+	return c;
 }
 
 int verb_check(const Options *o, int argc, char **argv) {
-        _cleanup_(diagnostics_done) Diagnostics diags = {0};
-        _cleanup_(config_freep) Config *c = NULL;
-        _cleanup_strv_free_ char **files = NULL;
-        int r;
+	_cleanup_(diagnostics_done) Diagnostics diags = { 0 };
+	_cleanup_(config_freep) Config *c = NULL;
+	_cleanup_strv_free_ char **files = NULL;
+	int r;
 
-        if (argc > 0)
-                files = strv_copy(argv);
-        else if (o->config_dirs)
-                r = profile_dropins_find("/", (const char *const *) o->config_dirs, &files);
-        else
-                r = profile_dropins_find(o->root, NULL, &files);
-        if (argc > 0 ? !files : r < 0)
-                return fail(argc > 0 ? -ENOMEM : r, "failed to list profiles");
+	if (argc > 0)
+		files = strv_copy(argv);
+	else if (o->config_dirs)
+		r = profile_dropins_find("/", (const char *const *) o->config_dirs, &files);
+	else
+		r = profile_dropins_find(o->root, NULL, &files);
+	if (argc > 0 ? !files : r < 0)
+		return fail(argc > 0 ? -ENOMEM : r, "failed to list profiles");
 
-        r = config_load_files(files, &diags, &c);
-        diagnostics_print(&diags);
-        if (r < 0) {
-                if (r != -EINVAL)
-                        return fail(r, "failed to load profiles");
-                fprintf(stderr, "%zu error%s.\n", diags.n, diags.n == 1 ? "" : "s");
-                return EXIT_FAILURE;
-        }
-        printf("%zu file%s, %zu profile%s: OK\n", strv_length(c->files),
-               strv_length(c->files) == 1 ? "" : "s", c->n_profiles,
-               c->n_profiles == 1 ? "" : "s");
-        return EXIT_SUCCESS;
+	r = config_load_files(files, &diags, &c);
+	diagnostics_print(&diags);
+	if (r < 0) {
+		if (r != -EINVAL)
+			return fail(r, "failed to load profiles");
+		fprintf(stderr, "%zu error%s.\n", diags.n, diags.n == 1 ? "" : "s");
+		return EXIT_FAILURE;
+	}
+	printf("%zu file%s, %zu profile%s: OK\n", strv_length(c->files),
+	       strv_length(c->files) == 1 ? "" : "s", c->n_profiles, c->n_profiles == 1 ? "" : "s");
+	return EXIT_SUCCESS;
 }
 
 static int plan_print_json(const Plan *p) {
-        _cleanup_(json_object_putp) json_object *a = json_object_new_array();
-        int r;
+	_cleanup_(json_object_putp) json_object *a = json_object_new_array();
+	int r;
 
-        if (!a)
-                return -ENOMEM;
-        for (size_t i = 0; i < p->n_actions; i++) {
-                const Action *x = &p->actions[i];
-                json_object *o = json_object_new_object();
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n_actions; i++) {
+		const Action *x = &p->actions[i];
+		json_object *o = json_object_new_object();
 
-                if (!o || json_object_array_add(a, o) < 0) {
-                        json_object_put(o);
-                        return -ENOMEM;
-                }
-                r = json_add_string(o, "link", x->link);
-                if (r >= 0)
-                        r = json_add_string(o, "setting", action_setting(x));
-                if (r >= 0)
-                        r = json_add_string(o, "current", x->current);
-                if (r >= 0)
-                        r = json_add_string(o, "desired", x->desired);
-                if (r >= 0)
-                        r = json_add_string(o, "profile", x->profile);
-                if (r >= 0 && x->unsupported)
-                        r = json_add_string(o, "unsupported", x->unsupported);
-                if (r < 0)
-                        return r;
-        }
-        return json_print(a, stdout);
+		if (!o || json_object_array_add(a, o) < 0) {
+			json_object_put(o);
+			return -ENOMEM;
+		}
+		r = json_add_string(o, "link", x->link);
+		if (r >= 0)
+			r = json_add_string(o, "setting", action_setting(x));
+		if (r >= 0)
+			r = json_add_string(o, "current", x->current);
+		if (r >= 0)
+			r = json_add_string(o, "desired", x->desired);
+		if (r >= 0)
+			r = json_add_string(o, "profile", x->profile);
+		if (r >= 0 && x->unsupported)
+			r = json_add_string(o, "unsupported", x->unsupported);
+		if (r < 0)
+			return r;
+	}
+	return json_print(a, stdout);
 }
 
 static int plan_print_text(const Plan *p) {
-        static const char *const headers[] = { "LINK", "SETTING", "CURRENT", "DESIRED",
-                                               "PROFILE" };
-        _cleanup_(table_freep) Table *t = table_new(5, headers), *u = NULL;
-        int r;
+	static const char *const headers[] = { "LINK", "SETTING", "CURRENT", "DESIRED", "PROFILE" };
+	_cleanup_(table_freep) Table *t = table_new(5, headers), *u = NULL;
+	int r;
 
-        if (!t)
-                return -ENOMEM;
-        for (size_t i = 0; i < p->n_actions; i++) {
-                const Action *x = &p->actions[i];
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n_actions; i++) {
+		const Action *x = &p->actions[i];
 
-                if (x->unsupported) {
-                        const char *cells[] = { x->link, action_setting(x), x->unsupported };
+		if (x->unsupported) {
+			const char *cells[] = { x->link, action_setting(x), x->unsupported };
 
-                        if (!u) {
-                                static const char *const h[] = { "LINK", "SETTING", "NOT APPLIED" };
+			if (!u) {
+				static const char *const h[] = { "LINK", "SETTING", "NOT APPLIED" };
 
-                                u = table_new(3, h);
-                                if (!u)
-                                        return -ENOMEM;
-                        }
-                        r = table_add_row(u, cells);
-                } else {
-                        const char *cells[] = { x->link, action_setting(x), x->current,
-                                                x->desired, x->profile };
+				u = table_new(3, h);
+				if (!u)
+					return -ENOMEM;
+			}
+			r = table_add_row(u, cells);
+		} else {
+			const char *cells[] = { x->link, action_setting(x), x->current, x->desired,
+						x->profile };
 
-                        r = table_add_row(t, cells);
-                }
-                if (r < 0)
-                        return r;
-        }
-        if (table_rows(t) > 0) {
-                r = table_print(t, stdout);
-                if (r < 0)
-                        return r;
-        }
-        if (u) {
-                printf("%s", table_rows(t) > 0 ? "\n" : "");
-                r = table_print(u, stdout);
-                if (r < 0)
-                        return r;
-        }
-        if (table_rows(t) == 0)
-                printf("%sNothing to change: the host is in the declared state.\n", u ? "\n" : "");
-        else
-                printf("\n%zu change%s pending.\n", table_rows(t), table_rows(t) == 1 ? "" : "s");
-        return 0;
+			r = table_add_row(t, cells);
+		}
+		if (r < 0)
+			return r;
+	}
+	if (table_rows(t) > 0) {
+		r = table_print(t, stdout);
+		if (r < 0)
+			return r;
+	}
+	if (u) {
+		printf("%s", table_rows(t) > 0 ? "\n" : "");
+		r = table_print(u, stdout);
+		if (r < 0)
+			return r;
+	}
+	if (table_rows(t) == 0)
+		printf("%sNothing to change: the host is in the declared state.\n", u ? "\n" : "");
+	else
+		printf("\n%zu change%s pending.\n", table_rows(t), table_rows(t) == 1 ? "" : "s");
+	return 0;
 }
 
 /* Problems the host model met (a truncated GID, a garbage state), per link, on stderr. */
 static void host_errors_print(const HostState *h) {
-        for (size_t i = 0; i < h->n_devices; i++) {
-                const HostDevice *d = &h->devices[i];
+	for (size_t i = 0; i < h->n_devices; i++) {
+		const HostDevice *d = &h->devices[i];
 
-                STRV_FOREACH(e, d->errors)
-                        fprintf(stderr, "rdmactl: warning: %s: %s\n", d->name, *e);
-                for (size_t k = 0; k < d->n_ports; k++)
-                        STRV_FOREACH(e, d->ports[k].errors)
-                                fprintf(stderr, "rdmactl: warning: %s/%u: %s\n", d->name,
-                                        d->ports[k].port, *e);
-        }
+		STRV_FOREACH (e, d->errors)
+			fprintf(stderr, "rdmactl: warning: %s: %s\n", d->name, *e);
+		for (size_t k = 0; k < d->n_ports; k++)
+			STRV_FOREACH (e, d->ports[k].errors)
+				fprintf(stderr, "rdmactl: warning: %s/%u: %s\n", d->name,
+					d->ports[k].port, *e);
+	}
 }
 
 int verb_plan(const Options *o, int argc, char **argv) {
-        _cleanup_(config_freep) Config *c = NULL;
-        _cleanup_(host_state_freep) HostState *h = NULL;
-        _cleanup_(plan_freep) Plan *p = NULL;
-        int r;
+	_cleanup_(config_freep) Config *c = NULL;
+	_cleanup_(host_state_freep) HostState *h = NULL;
+	_cleanup_(plan_freep) Plan *p = NULL;
+	int r;
 
-        c = config_open(o);
-        if (!c)
-                return EXIT_FAILURE;
-        r = host_observe(o->root, HOST_OBSERVE_ALL & ~HOST_OBSERVE_GIDS, &h);
-        if (r < 0)
-                return fail(r, "failed to read the host");
-        host_errors_print(h);
-        r = plan_compute(c, h, &p);
-        if (r < 0)
-                return fail(r, "failed to compute the plan");
-        r = o->json ? plan_print_json(p) : plan_print_text(p);
-        if (r < 0)
-                return fail(r, "failed to print the plan");
-        return o->exit_code && plan_pending(p) > 0 ? EXIT_PENDING : EXIT_SUCCESS;
+	c = config_open(o);
+	if (!c)
+		return EXIT_FAILURE;
+	r = host_observe(o->root, HOST_OBSERVE_ALL & ~HOST_OBSERVE_GIDS, &h);
+	if (r < 0)
+		return fail(r, "failed to read the host");
+	host_errors_print(h);
+	r = plan_compute(c, h, &p);
+	if (r < 0)
+		return fail(r, "failed to compute the plan");
+	r = o->json ? plan_print_json(p) : plan_print_text(p);
+	if (r < 0)
+		return fail(r, "failed to print the plan");
+	return o->exit_code && plan_pending(p) > 0 ? EXIT_PENDING : EXIT_SUCCESS;
 }
 
 static int json_add_strv(json_object *o, const char *key, char *const *l) {
-        json_object *a = json_object_new_array();
+	json_object *a = json_object_new_array();
 
-        if (!a)
-                return -ENOMEM;
-        STRV_FOREACH(s, l) {
-                json_object *v = json_object_new_string(*s);
+	if (!a)
+		return -ENOMEM;
+	STRV_FOREACH (s, l) {
+		json_object *v = json_object_new_string(*s);
 
-                if (!v || json_object_array_add(a, v) < 0) {
-                        json_object_put(v);
-                        json_object_put(a);
-                        return -ENOMEM;
-                }
-        }
-        if (json_object_object_add(o, key, a) < 0) {
-                json_object_put(a);
-                return -ENOMEM;
-        }
-        return 0;
+		if (!v || json_object_array_add(a, v) < 0) {
+			json_object_put(v);
+			json_object_put(a);
+			return -ENOMEM;
+		}
+	}
+	if (json_object_object_add(o, key, a) < 0) {
+		json_object_put(a);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static int link_json(const HostDevice *d, const HostPort *p, char *const *profiles,
-                     json_object *array) {
-        json_object *o = json_object_new_object();
-        char name[128];
-        int r;
+		     json_object *array) {
+	json_object *o = json_object_new_object();
+	char name[128];
+	int r;
 
-        if (!o || json_object_array_add(array, o) < 0) {
-                json_object_put(o);
-                return -ENOMEM;
-        }
-        snprintf(name, sizeof(name), "%s/%u", d->name, p->port);
-        r = json_add_string(o, "link", name);
-        if (r >= 0)
-                r = json_add_string(o, "device", d->name);
-        if (r >= 0)
-                r = json_add_int(o, "port", p->port);
-        if (r >= 0)
-                r = json_add_string(o, "netdev", p->netdev);
-        if (r >= 0)
-                r = json_add_string(o, "driver", d->driver);
-        if (r >= 0)
-                r = json_add_string(o, "pci", d->pci);
-        if (r >= 0)
-                r = json_add_string(o, "state", port_state_to_string(p->state));
-        if (r >= 0)
-                r = json_add_string(o, "physical_state", port_phys_state_to_string(p->phys_state));
-        if (r >= 0)
-                r = json_add_string(o, "link_layer", link_layer_to_string(p->link_layer));
-        if (r >= 0)
-                r = json_add_strv(o, "profiles", profiles);
-        if (r >= 0)
-                r = json_add_strv(o, "errors", p->errors);
-        return r;
+	if (!o || json_object_array_add(array, o) < 0) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
+	snprintf(name, sizeof(name), "%s/%u", d->name, p->port);
+	r = json_add_string(o, "link", name);
+	if (r >= 0)
+		r = json_add_string(o, "device", d->name);
+	if (r >= 0)
+		r = json_add_int(o, "port", p->port);
+	if (r >= 0)
+		r = json_add_string(o, "netdev", p->netdev);
+	if (r >= 0)
+		r = json_add_string(o, "driver", d->driver);
+	if (r >= 0)
+		r = json_add_string(o, "pci", d->pci);
+	if (r >= 0)
+		r = json_add_string(o, "state", port_state_to_string(p->state));
+	if (r >= 0)
+		r = json_add_string(o, "physical_state", port_phys_state_to_string(p->phys_state));
+	if (r >= 0)
+		r = json_add_string(o, "link_layer", link_layer_to_string(p->link_layer));
+	if (r >= 0)
+		r = json_add_strv(o, "profiles", profiles);
+	if (r >= 0)
+		r = json_add_strv(o, "errors", p->errors);
+	return r;
 }
 
 int verb_links(const Options *o, int argc, char **argv) {
-        static const char *const headers[] = { "LINK", "NETDEV", "STATE", "PHYSICAL", "DRIVER",
-                                               "PROFILES" };
-        _cleanup_(json_object_putp) json_object *array = NULL;
-        _cleanup_(host_state_freep) HostState *h = NULL;
-        _cleanup_(config_freep) Config *c = NULL;
-        _cleanup_(table_freep) Table *t = NULL;
-        int r;
+	static const char *const headers[] = { "LINK",	   "NETDEV", "STATE",
+					       "PHYSICAL", "DRIVER", "PROFILES" };
+	_cleanup_(json_object_putp) json_object *array = NULL;
+	_cleanup_(host_state_freep) HostState *h = NULL;
+	_cleanup_(config_freep) Config *c = NULL;
+	_cleanup_(table_freep) Table *t = NULL;
+	int r;
 
-        c = config_open(o);
-        if (!c)
-                return EXIT_FAILURE;
-        r = host_observe(o->root, HOST_OBSERVE_DETAILS, &h);
-        if (r < 0)
-                return fail(r, "failed to read the host");
-        if (!o->json)
-                host_errors_print(h);
-        array = json_object_new_array();
-        t = table_new(ELEMENTSOF(headers), headers);
-        if (!array || !t)
-                return fail(-ENOMEM, "links");
+	c = config_open(o);
+	if (!c)
+		return EXIT_FAILURE;
+	r = host_observe(o->root, HOST_OBSERVE_DETAILS, &h);
+	if (r < 0)
+		return fail(r, "failed to read the host");
+	if (!o->json)
+		host_errors_print(h);
+	array = json_object_new_array();
+	t = table_new(ELEMENTSOF(headers), headers);
+	if (!array || !t)
+		return fail(-ENOMEM, "links");
 
-        for (size_t i = 0; i < h->n_devices; i++)
-                for (size_t k = 0; k < h->devices[i].n_ports; k++) {
-                        const HostDevice *d = &h->devices[i];
-                        const HostPort *p = &d->ports[k];
-                        _cleanup_strv_free_ char **profiles = NULL;
-                        _cleanup_free_ char *joined = NULL;
-                        LinkSettings s;
-                        LinkFacts f;
-                        char name[128];
+	for (size_t i = 0; i < h->n_devices; i++)
+		for (size_t k = 0; k < h->devices[i].n_ports; k++) {
+			const HostDevice *d = &h->devices[i];
+			const HostPort *p = &d->ports[k];
+			_cleanup_strv_free_ char **profiles = NULL;
+			_cleanup_free_ char *joined = NULL;
+			LinkSettings s;
+			LinkFacts f;
+			char name[128];
 
-                        host_port_facts(d, p, &f);
-                        r = config_settings_for_link(c, &f, &s, &profiles);
-                        if (r < 0)
-                                return fail(r, "links");
-                        link_settings_done(&s);
-                        if (o->json) {
-                                r = link_json(d, p, profiles, array);
-                                if (r < 0)
-                                        return fail(r, "links");
-                                continue;
-                        }
-                        joined = strv_join(profiles, ",");
-                        snprintf(name, sizeof(name), "%s/%u", d->name, p->port);
-                        r = table_add_row(t, (const char *const[]) {
-                                name, p->netdev, port_state_to_string(p->state),
-                                port_phys_state_to_string(p->phys_state), d->driver,
-                                joined && *joined ? joined : NULL });
-                        if (r < 0)
-                                return fail(r, "links");
-                }
-        r = o->json ? json_print(array, stdout) : table_print(t, stdout);
-        if (r < 0)
-                return fail(r, "links");
-        return EXIT_SUCCESS;
+			host_port_facts(d, p, &f);
+			r = config_settings_for_link(c, &f, &s, &profiles);
+			if (r < 0)
+				return fail(r, "links");
+			link_settings_done(&s);
+			if (o->json) {
+				r = link_json(d, p, profiles, array);
+				if (r < 0)
+					return fail(r, "links");
+				continue;
+			}
+			joined = strv_join(profiles, ",");
+			snprintf(name, sizeof(name), "%s/%u", d->name, p->port);
+			r = table_add_row(t,
+					  (const char *const[]){
+						  name, p->netdev, port_state_to_string(p->state),
+						  port_phys_state_to_string(p->phys_state),
+						  d->driver, joined && *joined ? joined : NULL });
+			if (r < 0)
+				return fail(r, "links");
+		}
+	r = o->json ? json_print(array, stdout) : table_print(t, stdout);
+	if (r < 0)
+		return fail(r, "links");
+	return EXIT_SUCCESS;
 }
 
 typedef struct GidFilter {
-        char device[128];
-        uint32_t port; /* 0: any */
+	char device[128];
+	uint32_t port; /* 0: any */
 } GidFilter;
 
 static int gid_filter_parse(const char *s, GidFilter *ret) {
-        const char *slash = strchr(s, '/');
-        GidFilter f = {0};
-        char *end;
+	const char *slash = strchr(s, '/');
+	GidFilter f = { 0 };
+	char *end;
 
-        if (strlen(s) >= sizeof(f.device))
-                return -EINVAL;
-        if (slash) {
-                unsigned long port = strtoul(slash + 1, &end, 10);
+	if (strlen(s) >= sizeof(f.device))
+		return -EINVAL;
+	if (slash) {
+		unsigned long port = strtoul(slash + 1, &end, 10);
 
-                if (slash == s || !slash[1] || *end || port == 0 || port > 255)
-                        return -EINVAL;
-                f.port = (uint32_t) port;
-                memcpy(f.device, s, slash - s);
-        } else
-                strcpy(f.device, s);
-        *ret = f;
-        return 0;
+		if (slash == s || !slash[1] || *end || port == 0 || port > 255)
+			return -EINVAL;
+		f.port = (uint32_t) port;
+		memcpy(f.device, s, slash - s);
+	} else
+		strcpy(f.device, s);
+	*ret = f;
+	return 0;
 }
 
 static int gid_json(const HostDevice *d, const HostPort *p, const Gid *g, json_object *array) {
-        json_object *o = json_object_new_object();
-        char gid[GID_STRING_MAX], ipv4[INET_ADDRSTRLEN];
-        int r;
+	json_object *o = json_object_new_object();
+	char gid[GID_STRING_MAX], ipv4[INET_ADDRSTRLEN];
+	int r;
 
-        if (!o || json_object_array_add(array, o) < 0) {
-                json_object_put(o);
-                return -ENOMEM;
-        }
-        gid_format(g->raw, gid);
-        r = json_add_string(o, "device", d->name);
-        if (r >= 0)
-                r = json_add_int(o, "port", p->port);
-        if (r >= 0)
-                r = json_add_int(o, "index", g->index);
-        if (r >= 0)
-                r = json_add_string(o, "gid", gid);
-        if (r >= 0)
-                r = json_add_string(o, "ipv4",
-                                    gid_to_ipv4(g->raw, ipv4, sizeof(ipv4)) ? ipv4 : NULL);
-        if (r >= 0)
-                r = json_add_string(o, "type", gid_type_to_string(g->type));
-        if (r >= 0)
-                r = json_add_string(o, "netdev", g->netdev[0] ? g->netdev : NULL);
-        return r;
+	if (!o || json_object_array_add(array, o) < 0) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
+	gid_format(g->raw, gid);
+	r = json_add_string(o, "device", d->name);
+	if (r >= 0)
+		r = json_add_int(o, "port", p->port);
+	if (r >= 0)
+		r = json_add_int(o, "index", g->index);
+	if (r >= 0)
+		r = json_add_string(o, "gid", gid);
+	if (r >= 0)
+		r = json_add_string(o, "ipv4",
+				    gid_to_ipv4(g->raw, ipv4, sizeof(ipv4)) ? ipv4 : NULL);
+	if (r >= 0)
+		r = json_add_string(o, "type", gid_type_to_string(g->type));
+	if (r >= 0)
+		r = json_add_string(o, "netdev", g->netdev[0] ? g->netdev : NULL);
+	return r;
 }
 
 int verb_gids(const Options *o, int argc, char **argv) {
-        _cleanup_(json_object_putp) json_object *array = NULL;
-        _cleanup_(host_state_freep) HostState *h = NULL;
-        GidFilter filter = {0};
-        bool found = false;
-        int r;
+	_cleanup_(json_object_putp) json_object *array = NULL;
+	_cleanup_(host_state_freep) HostState *h = NULL;
+	GidFilter filter = { 0 };
+	bool found = false;
+	int r;
 
-        if (argc > 0 && gid_filter_parse(argv[0], &filter) < 0) {
-                fprintf(stderr, "rdmactl gids: '%s' is not DEV or DEV/PORT.\n", argv[0]);
-                return EXIT_FAILURE;
-        }
-        r = host_observe(o->root, HOST_OBSERVE_GIDS, &h);
-        if (r < 0)
-                return fail(r, "failed to read the host");
-        host_errors_print(h);
-        if (o->json) {
-                array = json_object_new_array();
-                if (!array)
-                        return fail(-ENOMEM, "gids");
-        } else
-                printf("%-12s %4s %5s  %-39s  %-15s  %-7s  %s\n", "DEV", "PORT", "INDEX", "GID",
-                       "IPV4", "TYPE", "NETDEV");
+	if (argc > 0 && gid_filter_parse(argv[0], &filter) < 0) {
+		fprintf(stderr, "rdmactl gids: '%s' is not DEV or DEV/PORT.\n", argv[0]);
+		return EXIT_FAILURE;
+	}
+	r = host_observe(o->root, HOST_OBSERVE_GIDS, &h);
+	if (r < 0)
+		return fail(r, "failed to read the host");
+	host_errors_print(h);
+	if (o->json) {
+		array = json_object_new_array();
+		if (!array)
+			return fail(-ENOMEM, "gids");
+	} else
+		printf("%-12s %4s %5s  %-39s  %-15s  %-7s  %s\n", "DEV", "PORT", "INDEX", "GID",
+		       "IPV4", "TYPE", "NETDEV");
 
-        for (size_t i = 0; i < h->n_devices; i++) {
-                const HostDevice *d = &h->devices[i];
+	for (size_t i = 0; i < h->n_devices; i++) {
+		const HostDevice *d = &h->devices[i];
 
-                if (argc > 0 && !streq(d->name, filter.device))
-                        continue;
-                for (size_t k = 0; k < d->n_ports; k++) {
-                        const HostPort *p = &d->ports[k];
+		if (argc > 0 && !streq(d->name, filter.device))
+			continue;
+		for (size_t k = 0; k < d->n_ports; k++) {
+			const HostPort *p = &d->ports[k];
 
-                        if (filter.port != 0 && p->port != filter.port)
-                                continue;
-                        found = true;
-                        for (size_t j = 0; j < p->n_gids; j++) {
-                                const Gid *g = &p->gids[j];
-                                char gid[GID_STRING_MAX], ipv4[INET_ADDRSTRLEN];
+			if (filter.port != 0 && p->port != filter.port)
+				continue;
+			found = true;
+			for (size_t j = 0; j < p->n_gids; j++) {
+				const Gid *g = &p->gids[j];
+				char gid[GID_STRING_MAX], ipv4[INET_ADDRSTRLEN];
 
-                                if (o->json) {
-                                        r = gid_json(d, p, g, array);
-                                        if (r < 0)
-                                                return fail(r, "gids");
-                                        continue;
-                                }
-                                gid_format(g->raw, gid);
-                                printf("%-12s %4u %5u  %-39s  %-15s  %-7s  %s\n", d->name,
-                                       p->port, g->index, gid,
-                                       gid_to_ipv4(g->raw, ipv4, sizeof(ipv4)) ? ipv4 : "-",
-                                       gid_type_to_string(g->type),
-                                       g->netdev[0] ? g->netdev : "-");
-                        }
-                }
-        }
-        if (argc > 0 && !found) {
-                fprintf(stderr, "rdmactl gids: no such link: %s\n", argv[0]);
-                return EXIT_FAILURE;
-        }
-        if (o->json && json_print(array, stdout) < 0)
-                return fail(-EIO, "gids");
-        return EXIT_SUCCESS;
+				if (o->json) {
+					r = gid_json(d, p, g, array);
+					if (r < 0)
+						return fail(r, "gids");
+					continue;
+				}
+				gid_format(g->raw, gid);
+				printf("%-12s %4u %5u  %-39s  %-15s  %-7s  %s\n", d->name, p->port,
+				       g->index, gid,
+				       gid_to_ipv4(g->raw, ipv4, sizeof(ipv4)) ? ipv4 : "-",
+				       gid_type_to_string(g->type), g->netdev[0] ? g->netdev : "-");
+			}
+		}
+	}
+	if (argc > 0 && !found) {
+		fprintf(stderr, "rdmactl gids: no such link: %s\n", argv[0]);
+		return EXIT_FAILURE;
+	}
+	if (o->json && json_print(array, stdout) < 0)
+		return fail(-EIO, "gids");
+	return EXIT_SUCCESS;
 }

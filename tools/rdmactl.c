@@ -8,116 +8,116 @@
 #include "strv.h"
 
 typedef enum VerbOption {
-        VERB_ROOT = 1 << 0,
-        VERB_JSON = 1 << 1,
-        VERB_EXIT_CODE = 1 << 2,
-        VERB_CONFIG_DIR = 1 << 3,
+	VERB_ROOT = 1 << 0,
+	VERB_JSON = 1 << 1,
+	VERB_EXIT_CODE = 1 << 2,
+	VERB_CONFIG_DIR = 1 << 3,
 } VerbOption;
 
 static const struct Verb {
-        const char *name;
-        const char *args;
-        const char *help;
-        unsigned options; /* VerbOption bits it accepts */
-        int max_args;     /* -1: any number */
-        int (*run)(const Options *o, int argc, char **argv);
+	const char *name;
+	const char *args;
+	const char *help;
+	unsigned options; /* VerbOption bits it accepts */
+	int max_args;	  /* -1: any number */
+	int (*run)(const Options *o, int argc, char **argv);
 } verbs[] = {
-        { "check", "[FILE...]",    "Validate profiles (the given files, or every drop-in)",
-          VERB_ROOT | VERB_CONFIG_DIR, -1, verb_check },
-        { "plan",  "",             "Show what rdmad would change on this host",
-          VERB_ROOT | VERB_CONFIG_DIR | VERB_JSON | VERB_EXIT_CODE, 0, verb_plan },
-        { "links", "",             "List RDMA links, their netdev, state and profiles",
-          VERB_ROOT | VERB_CONFIG_DIR | VERB_JSON, 0, verb_links },
-        { "gids",  "[DEV[/PORT]]", "List populated GID table entries",
-          VERB_ROOT | VERB_JSON, 1, verb_gids },
+	{ "check", "[FILE...]", "Validate profiles (the given files, or every drop-in)",
+	  VERB_ROOT | VERB_CONFIG_DIR, -1, verb_check },
+	{ "plan", "", "Show what rdmad would change on this host",
+	  VERB_ROOT | VERB_CONFIG_DIR | VERB_JSON | VERB_EXIT_CODE, 0, verb_plan },
+	{ "links", "", "List RDMA links, their netdev, state and profiles",
+	  VERB_ROOT | VERB_CONFIG_DIR | VERB_JSON, 0, verb_links },
+	{ "gids", "[DEV[/PORT]]", "List populated GID table entries", VERB_ROOT | VERB_JSON, 1,
+	  verb_gids },
 };
 
 static void help(FILE *f) {
-        fprintf(f, "Usage: rdmactl [OPTIONS] COMMAND [ARGS]\n\n"
-                   "Declarative RDMA configuration: inspect and plan.\n\nCommands:\n");
-        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                fprintf(f, "  %-6s %-13s %s\n", verbs[i].name, verbs[i].args, verbs[i].help);
-        fprintf(f, "\nOptions:\n"
-                   "  --root DIR        Read sysfs, configfs and profiles under DIR (default /)\n"
-                   "  --config-dir DIR  Read profiles from DIR instead of the drop-in dirs\n"
-                   "                    (repeatable; not relative to --root)\n"
-                   "  --json            Print JSON\n"
-                   "  --exit-code       plan: exit 2 when changes are pending\n"
-                   "  -h --help         Show this help\n"
-                   "  --version         Show the version\n");
+	fprintf(f, "Usage: rdmactl [OPTIONS] COMMAND [ARGS]\n\n"
+		   "Declarative RDMA configuration: inspect and plan.\n\nCommands:\n");
+	for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+		fprintf(f, "  %-6s %-13s %s\n", verbs[i].name, verbs[i].args, verbs[i].help);
+	fprintf(f, "\nOptions:\n"
+		   "  --root DIR        Read sysfs, configfs and profiles under DIR (default /)\n"
+		   "  --config-dir DIR  Read profiles from DIR instead of the drop-in dirs\n"
+		   "                    (repeatable; not relative to --root)\n"
+		   "  --json            Print JSON\n"
+		   "  --exit-code       plan: exit 2 when changes are pending\n"
+		   "  -h --help         Show this help\n  --version         Show the version\n");
 }
 
 int main(int argc, char **argv) {
-        enum { ARG_ROOT = 0x100, ARG_CONFIG_DIR, ARG_JSON, ARG_EXIT_CODE, ARG_VERSION };
-        static const struct option options[] = {
-                { "root",       required_argument, NULL, ARG_ROOT },
-                { "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
-                { "json",       no_argument,       NULL, ARG_JSON },
-                { "exit-code",  no_argument,       NULL, ARG_EXIT_CODE },
-                { "help",       no_argument,       NULL, 'h' },
-                { "version",    no_argument,       NULL, ARG_VERSION },
-                {0}
-        };
-        _cleanup_strv_free_ char **config_dirs = NULL;
-        Options o = { .root = "/" };
-        unsigned given = 0;
-        const struct Verb *verb = NULL;
-        int c, r;
+	enum { ARG_ROOT = 0x100, ARG_CONFIG_DIR, ARG_JSON, ARG_EXIT_CODE, ARG_VERSION };
+	static const struct option options[] = { { "root", required_argument, NULL, ARG_ROOT },
+						 { "config-dir", required_argument, NULL,
+						   ARG_CONFIG_DIR },
+						 { "json", no_argument, NULL, ARG_JSON },
+						 { "exit-code", no_argument, NULL, ARG_EXIT_CODE },
+						 { "help", no_argument, NULL, 'h' },
+						 { "version", no_argument, NULL, ARG_VERSION },
+						 { 0 } };
+	_cleanup_strv_free_ char **config_dirs = NULL;
+	Options o = { .root = "/" };
+	unsigned given = 0;
+	const struct Verb *verb = NULL;
+	int c, r;
 
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
-                switch (c) {
-                case ARG_ROOT:
-                        o.root = optarg;
-                        given |= VERB_ROOT;
-                        break;
-                case ARG_CONFIG_DIR:
-                        r = strv_extend(&config_dirs, optarg);
-                        if (r < 0) {
-                                fprintf(stderr, "rdmactl: out of memory\n");
-                                return EXIT_FAILURE;
-                        }
-                        given |= VERB_CONFIG_DIR;
-                        break;
-                case ARG_JSON:
-                        o.json = true;
-                        given |= VERB_JSON;
-                        break;
-                case ARG_EXIT_CODE:
-                        o.exit_code = true;
-                        given |= VERB_EXIT_CODE;
-                        break;
-                case 'h':
-                        help(stdout);
-                        return EXIT_SUCCESS;
-                case ARG_VERSION:
-                        printf("rdmactl %s\n", PACKAGE_VERSION);
-                        return EXIT_SUCCESS;
-                default:
-                        fprintf(stderr, "Try 'rdmactl --help'.\n");
-                        return EXIT_FAILURE;
-                }
-        o.config_dirs = config_dirs;
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+		switch (c) {
+		case ARG_ROOT:
+			o.root = optarg;
+			given |= VERB_ROOT;
+			break;
+		case ARG_CONFIG_DIR:
+			r = strv_extend(&config_dirs, optarg);
+			if (r < 0) {
+				fprintf(stderr, "rdmactl: out of memory\n");
+				return EXIT_FAILURE;
+			}
+			given |= VERB_CONFIG_DIR;
+			break;
+		case ARG_JSON:
+			o.json = true;
+			given |= VERB_JSON;
+			break;
+		case ARG_EXIT_CODE:
+			o.exit_code = true;
+			given |= VERB_EXIT_CODE;
+			break;
+		case 'h':
+			help(stdout);
+			return EXIT_SUCCESS;
+		case ARG_VERSION:
+			printf("rdmactl %s\n", PACKAGE_VERSION);
+			return EXIT_SUCCESS;
+		default:
+			fprintf(stderr, "Try 'rdmactl --help'.\n");
+			return EXIT_FAILURE;
+		}
+	o.config_dirs = config_dirs;
 
-        if (optind >= argc) {
-                help(stderr);
-                return EXIT_FAILURE;
-        }
-        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                if (streq(verbs[i].name, argv[optind]))
-                        verb = &verbs[i];
-        if (!verb) {
-                fprintf(stderr, "rdmactl: unknown command '%s'. Try 'rdmactl --help'.\n",
-                        argv[optind]);
-                return EXIT_FAILURE;
-        }
-        if (given & ~verb->options) {
-                fprintf(stderr, "rdmactl %s: an option given does not apply to this command. "
-                                "Try 'rdmactl --help'.\n", verb->name);
-                return EXIT_FAILURE;
-        }
-        if (verb->max_args >= 0 && argc - optind - 1 > verb->max_args) {
-                fprintf(stderr, "rdmactl %s: too many arguments.\n", verb->name);
-                return EXIT_FAILURE;
-        }
-        return verb->run(&o, argc - optind - 1, argv + optind + 1);
+	if (optind >= argc) {
+		help(stderr);
+		return EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+		if (streq(verbs[i].name, argv[optind]))
+			verb = &verbs[i];
+	if (!verb) {
+		fprintf(stderr, "rdmactl: unknown command '%s'. Try 'rdmactl --help'.\n",
+			argv[optind]);
+		return EXIT_FAILURE;
+	}
+	if (given & ~verb->options) {
+		fprintf(stderr,
+			"rdmactl %s: an option given does not apply to this command. "
+			"Try 'rdmactl --help'.\n",
+			verb->name);
+		return EXIT_FAILURE;
+	}
+	if (verb->max_args >= 0 && argc - optind - 1 > verb->max_args) {
+		fprintf(stderr, "rdmactl %s: too many arguments.\n", verb->name);
+		return EXIT_FAILURE;
+	}
+	return verb->run(&o, argc - optind - 1, argv + optind + 1);
 }

@@ -4,13 +4,14 @@
 #include <stdbool.h>
 
 typedef struct Options {
-        const char *root;         /* --root, "/" by default */
-        char **config_dirs;       /* --config-dir, NULL: the drop-in dirs under root */
-        bool json;
-        bool exit_code;
+	const char *root;   /* --root, "/" by default */
+	char **config_dirs; /* --config-dir, NULL: the drop-in dirs under root */
+	bool json;
+	bool exit_code;
 } Options;
 
-/* Exit codes: 0 fine, 1 error (bad arguments, invalid profiles), 2 changes pending (--exit-code). */
+/* Exit codes: 0 fine, 1 error (bad arguments, invalid profiles), 2 changes pending (--exit-code).
+ */
 #define EXIT_PENDING 2
 
 int verb_check(const Options *o, int argc, char **argv);

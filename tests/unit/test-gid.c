@@ -5,65 +5,69 @@
 #include "tests.h"
 
 TEST(parse_format) {
-        static const char *const good[] = {
-                "fe80:0000:0000:0000:ba59:9fff:fed4:5a10",
-                "0000:0000:0000:0000:0000:ffff:c000:020a",
-                "2001:0db8:0000:0000:0000:0000:0000:0010",
-        };
-        static const char *const bad[] = {
-                "", "fe80:0000:00", "fe80:0000:0000:0000:ba59:9fff:fed4:5a1",
-                "fe80:0000:0000:0000:ba59:9fff:fed4:5a10:", "fe80::1",
-                "ge80:0000:0000:0000:ba59:9fff:fed4:5a10", "fe80-0000-0000-0000-ba59-9fff-fed4-5a10",
-        };
-        uint8_t g[16];
-        char buf[GID_STRING_MAX];
+	static const char *const good[] = {
+		"fe80:0000:0000:0000:ba59:9fff:fed4:5a10",
+		"0000:0000:0000:0000:0000:ffff:c000:020a",
+		"2001:0db8:0000:0000:0000:0000:0000:0010",
+	};
+	static const char *const bad[] = {
+		"",
+		"fe80:0000:00",
+		"fe80:0000:0000:0000:ba59:9fff:fed4:5a1",
+		"fe80:0000:0000:0000:ba59:9fff:fed4:5a10:",
+		"fe80::1",
+		"ge80:0000:0000:0000:ba59:9fff:fed4:5a10",
+		"fe80-0000-0000-0000-ba59-9fff-fed4-5a10",
+	};
+	uint8_t g[16];
+	char buf[GID_STRING_MAX];
 
-        for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-                CHECK(gid_parse(good[i], g) == 0);
-                gid_format(g, buf);
-                CHECK_STREQ(buf, good[i]);
-        }
-        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-                CHECK(gid_parse(bad[i], g) == -EINVAL);
-        CHECK(gid_parse("0000:0000:0000:0000:0000:0000:0000:0000", g) == 0);
-        CHECK(gid_is_zero(g));
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		CHECK(gid_parse(good[i], g) == 0);
+		gid_format(g, buf);
+		CHECK_STREQ(buf, good[i]);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(gid_parse(bad[i], g) == -EINVAL);
+	CHECK(gid_parse("0000:0000:0000:0000:0000:0000:0000:0000", g) == 0);
+	CHECK(gid_is_zero(g));
 }
 
 TEST(families) {
-        uint8_t g[16];
-        char v4[INET_ADDRSTRLEN];
+	uint8_t g[16];
+	char v4[INET_ADDRSTRLEN];
 
-        CHECK(gid_parse("0000:0000:0000:0000:0000:ffff:c000:020a", g) == 0);
-        CHECK_INTEQ(gid_family(g), GID_FAMILY_IPV4);
-        CHECK(gid_to_ipv4(g, v4, sizeof(v4)));
-        CHECK_STREQ(v4, "192.0.2.10");
-        CHECK(gid_parse("fe80:0000:0000:0000:ba59:9fff:fed4:5a10", g) == 0);
-        CHECK_INTEQ(gid_family(g), GID_FAMILY_LINK_LOCAL);
-        CHECK(!gid_to_ipv4(g, v4, sizeof(v4)));
-        CHECK(gid_parse("2001:0db8:0000:0000:0000:0000:0000:0010", g) == 0);
-        CHECK_INTEQ(gid_family(g), GID_FAMILY_IPV6);
+	CHECK(gid_parse("0000:0000:0000:0000:0000:ffff:c000:020a", g) == 0);
+	CHECK_INTEQ(gid_family(g), GID_FAMILY_IPV4);
+	CHECK(gid_to_ipv4(g, v4, sizeof(v4)));
+	CHECK_STREQ(v4, "192.0.2.10");
+	CHECK(gid_parse("fe80:0000:0000:0000:ba59:9fff:fed4:5a10", g) == 0);
+	CHECK_INTEQ(gid_family(g), GID_FAMILY_LINK_LOCAL);
+	CHECK(!gid_to_ipv4(g, v4, sizeof(v4)));
+	CHECK(gid_parse("2001:0db8:0000:0000:0000:0000:0000:0010", g) == 0);
+	CHECK_INTEQ(gid_family(g), GID_FAMILY_IPV6);
 }
 
 TEST(requirements) {
-        HostPort p = { 0 };
-        Gid gids[2] = { 0 };
+	HostPort p = { 0 };
+	Gid gids[2] = { 0 };
 
-        gid_parse("fe80:0000:0000:0000:ba59:9fff:fed4:5a10", gids[0].raw);
-        gids[0].type = GID_TYPE_ROCE_V2;
-        gid_parse("0000:0000:0000:0000:0000:ffff:c000:020a", gids[1].raw);
-        gids[1].type = GID_TYPE_ROCE_V1;
-        p.gids = gids;
-        p.n_gids = 2;
+	gid_parse("fe80:0000:0000:0000:ba59:9fff:fed4:5a10", gids[0].raw);
+	gids[0].type = GID_TYPE_ROCE_V2;
+	gid_parse("0000:0000:0000:0000:0000:ffff:c000:020a", gids[1].raw);
+	gids[1].type = GID_TYPE_ROCE_V1;
+	p.gids = gids;
+	p.n_gids = 2;
 
-        uint32_t all = (1u << _GID_REQUIREMENT_MAX) - 1;
-        uint32_t met = (1u << GID_REQUIREMENT_ROCE_V2_LINK_LOCAL) |
-                       (1u << GID_REQUIREMENT_ROCE_V2_ANY) | (1u << GID_REQUIREMENT_ROCE_V1_IPV4) |
-                       (1u << GID_REQUIREMENT_ROCE_V1_ANY);
-        CHECK_INTEQ(gids_unmet(&p, all), all & ~met);
-        CHECK_INTEQ(gids_unmet(&p, 1u << GID_REQUIREMENT_ROCE_V2_IPV4),
-                    1u << GID_REQUIREMENT_ROCE_V2_IPV4);
-        p.n_gids = 0;
-        CHECK_INTEQ(gids_unmet(&p, met), met);
+	uint32_t all = (1u << _GID_REQUIREMENT_MAX) - 1;
+	uint32_t met = (1u << GID_REQUIREMENT_ROCE_V2_LINK_LOCAL) |
+		       (1u << GID_REQUIREMENT_ROCE_V2_ANY) | (1u << GID_REQUIREMENT_ROCE_V1_IPV4) |
+		       (1u << GID_REQUIREMENT_ROCE_V1_ANY);
+	CHECK_INTEQ(gids_unmet(&p, all), all & ~met);
+	CHECK_INTEQ(gids_unmet(&p, 1u << GID_REQUIREMENT_ROCE_V2_IPV4),
+		    1u << GID_REQUIREMENT_ROCE_V2_IPV4);
+	p.n_gids = 0;
+	CHECK_INTEQ(gids_unmet(&p, met), met);
 }
 
 TESTS_MAIN(TEST_ENTRY(parse_format), TEST_ENTRY(families), TEST_ENTRY(requirements))

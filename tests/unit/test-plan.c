@@ -7,261 +7,254 @@
 #include "tests.h"
 
 static Config *config_from(const char *const *texts) {
-        Config *c = calloc(1, sizeof(Config));
+	Config *c = calloc(1, sizeof(Config));
 
-        for (size_t i = 0; texts[i]; i++) {
-                Diagnostics d = { 0 };
-                Profile **l = NULL;
-                size_t n = 0;
-                char name[32];
+	for (size_t i = 0; texts[i]; i++) {
+		Diagnostics d = { 0 };
+		Profile **l = NULL;
+		size_t n = 0;
+		char name[32];
 
-                snprintf(name, sizeof(name), "%02zu-test.yaml", i * 10);
-                CHECK(profile_load_string(name, texts[i], strlen(texts[i]), &d, &l, &n) == 0);
-                for (size_t k = 0; k < d.n; k++)
-                        printf("# %s:%u:%u %s\n", name, d.items[k].line, d.items[k].column,
-                               d.items[k].message);
-                diagnostics_done(&d);
-                c->profiles = realloc(c->profiles, sizeof(Profile *) * (c->n_profiles + n));
-                memcpy(c->profiles + c->n_profiles, l, sizeof(Profile *) * n);
-                c->n_profiles += n;
-                free(l);
-        }
-        return c;
+		snprintf(name, sizeof(name), "%02zu-test.yaml", i * 10);
+		CHECK(profile_load_string(name, texts[i], strlen(texts[i]), &d, &l, &n) == 0);
+		for (size_t k = 0; k < d.n; k++)
+			printf("# %s:%u:%u %s\n", name, d.items[k].line, d.items[k].column,
+			       d.items[k].message);
+		diagnostics_done(&d);
+		c->profiles = realloc(c->profiles, sizeof(Profile *) * (c->n_profiles + n));
+		memcpy(c->profiles + c->n_profiles, l, sizeof(Profile *) * n);
+		c->n_profiles += n;
+		free(l);
+	}
+	return c;
 }
 
 static HostDevice *host_add_device(HostState *h, const char *name, const char *driver,
-                                   const char *netdev, LinkLayer ll) {
-        HostDevice *d;
-        HostPort *p;
+				   const char *netdev, LinkLayer ll) {
+	HostDevice *d;
+	HostPort *p;
 
-        h->devices = realloc(h->devices, sizeof(HostDevice) * (h->n_devices + 1));
-        d = &h->devices[h->n_devices++];
-        *d = (HostDevice) { .name = strdup(name), .driver = strdup(driver) };
-        if (streq(driver, "rdma_rxe"))
-                d->parent = strdup(netdev);
-        d->ports = calloc(1, sizeof(HostPort));
-        d->n_ports = 1;
-        p = &d->ports[0];
-        *p = (HostPort) {
-                .port = 1,
-                .state = PORT_STATE_ACTIVE,
-                .phys_state = PORT_PHYS_STATE_LINK_UP,
-                .link_layer = ll,
-                .netdev = strdup(netdev),
-                .has_roce_mode = true,
-                .roce_mode = ROCE_MODE_V2,
-                .has_roce_tos = true,
-                .roce_tos = 0,
-        };
-        return d;
+	h->devices = realloc(h->devices, sizeof(HostDevice) * (h->n_devices + 1));
+	d = &h->devices[h->n_devices++];
+	*d = (HostDevice){ .name = strdup(name), .driver = strdup(driver) };
+	if (streq(driver, "rdma_rxe"))
+		d->parent = strdup(netdev);
+	d->ports = calloc(1, sizeof(HostPort));
+	d->n_ports = 1;
+	p = &d->ports[0];
+	*p = (HostPort){
+		.port = 1,
+		.state = PORT_STATE_ACTIVE,
+		.phys_state = PORT_PHYS_STATE_LINK_UP,
+		.link_layer = ll,
+		.netdev = strdup(netdev),
+		.has_roce_mode = true,
+		.roce_mode = ROCE_MODE_V2,
+		.has_roce_tos = true,
+		.roce_tos = 0,
+	};
+	return d;
 }
 
 static HostNetdev *host_add_netdev(HostState *h, const char *name, unsigned mtu, bool up) {
-        HostNetdev *n;
+	HostNetdev *n;
 
-        h->netdevs = realloc(h->netdevs, sizeof(HostNetdev) * (h->n_netdevs + 1));
-        n = &h->netdevs[h->n_netdevs++];
-        *n = (HostNetdev) { .name = strdup(name), .mtu = mtu, .up = up, .addresses_known = true };
-        return n;
+	h->netdevs = realloc(h->netdevs, sizeof(HostNetdev) * (h->n_netdevs + 1));
+	n = &h->netdevs[h->n_netdevs++];
+	*n = (HostNetdev){ .name = strdup(name), .mtu = mtu, .up = up, .addresses_known = true };
+	return n;
 }
 
 static void netdev_add_address(HostNetdev *n, const char *s) {
-        n->addresses = realloc(n->addresses, sizeof(Address) * (n->n_addresses + 1));
-        CHECK(address_from_string(s, &n->addresses[n->n_addresses++]) == 0);
+	n->addresses = realloc(n->addresses, sizeof(Address) * (n->n_addresses + 1));
+	CHECK(address_from_string(s, &n->addresses[n->n_addresses++]) == 0);
 }
 
 /* A ConnectX port and a Soft-RoCE device, both up at MTU 1500, ToS 0. Sorted as
  * host_observe() sorts. */
 static HostState *host_new(void) {
-        HostState *h = calloc(1, sizeof(HostState));
-        HostNetdev *n;
+	HostState *h = calloc(1, sizeof(HostState));
+	HostNetdev *n;
 
-        host_add_device(h, "mlx5_0", "mlx5_core", "ens1f0np0", LINK_LAYER_ETHERNET);
-        host_add_device(h, "rxe0", "rdma_rxe", "veth0", LINK_LAYER_ETHERNET);
-        n = host_add_netdev(h, "ens1f0np0", 1500, true);
-        netdev_add_address(n, "192.0.2.10/24");
-        netdev_add_address(n, "198.51.100.1/24"); /* not declared: left alone */
-        host_add_netdev(h, "veth0", 1500, true);
-        h->modules = strv_copy((char *[]) { "ib_core", "ib_uverbs", "mlx5_ib", NULL });
-        return h;
+	host_add_device(h, "mlx5_0", "mlx5_core", "ens1f0np0", LINK_LAYER_ETHERNET);
+	host_add_device(h, "rxe0", "rdma_rxe", "veth0", LINK_LAYER_ETHERNET);
+	n = host_add_netdev(h, "ens1f0np0", 1500, true);
+	netdev_add_address(n, "192.0.2.10/24");
+	netdev_add_address(n, "198.51.100.1/24"); /* not declared: left alone */
+	host_add_netdev(h, "veth0", 1500, true);
+	h->modules = strv_copy((char *[]){ "ib_core", "ib_uverbs", "mlx5_ib", NULL });
+	return h;
 }
 
 /* "link setting current->desired profile" per action, one per line; unsupported ones marked. */
 static char *plan_text(const char *const *texts, HostState *h) {
-        Config *c = config_from(texts);
-        Plan *p = NULL;
-        char *out = calloc(1, 1);
-        size_t len = 0;
+	Config *c = config_from(texts);
+	Plan *p = NULL;
+	char *out = calloc(1, 1);
+	size_t len = 0;
 
-        CHECK(plan_compute(c, h, &p) == 0);
-        for (size_t i = 0; p && i < p->n_actions; i++) {
-                const Action *a = &p->actions[i];
-                char line[512];
+	CHECK(plan_compute(c, h, &p) == 0);
+	for (size_t i = 0; p && i < p->n_actions; i++) {
+		const Action *a = &p->actions[i];
+		char line[512];
 
-                snprintf(line, sizeof(line), "%s %s %s->%s %s%s\n", a->link, action_setting(a),
-                         a->current ? a->current : "-", a->desired, a->profile,
-                         a->unsupported ? " (unsupported)" : "");
-                out = realloc(out, len + strlen(line) + 1);
-                strcpy(out + len, line);
-                len += strlen(line);
-        }
-        plan_free(p);
-        config_free(c);
-        host_state_free(h);
-        return out;
+		snprintf(line, sizeof(line), "%s %s %s->%s %s%s\n", a->link, action_setting(a),
+			 a->current ? a->current : "-", a->desired, a->profile,
+			 a->unsupported ? " (unsupported)" : "");
+		out = realloc(out, len + strlen(line) + 1);
+		strcpy(out + len, line);
+		len += strlen(line);
+	}
+	plan_free(p);
+	config_free(c);
+	host_state_free(h);
+	return out;
 }
 
 TEST(converged_is_empty) {
-        static const char *const texts[] = {
-                "modules: [ib_uverbs, mlx5_ib]\n"
-                "roce: {mode: v2, tos: 0}\n"
-                "netdev: {up: true, mtu: 1500}\n",
-                "match: {device: \"mlx5_*\"}\n"
-                "netdev: {addresses: [192.0.2.10/24]}\n"
-                "gids: {require: [roce-v2-ipv4]}\n",
-                NULL,
-        };
-        char *s = plan_text(texts, host_new());
+	static const char *const texts[] = {
+		"modules: [ib_uverbs, mlx5_ib]\nroce: {mode: v2, tos: 0}\n"
+		"netdev: {up: true, mtu: 1500}\n",
+		"match: {device: \"mlx5_*\"}\nnetdev: {addresses: [192.0.2.10/24]}\n"
+		"gids: {require: [roce-v2-ipv4]}\n",
+		NULL,
+	};
+	char *s = plan_text(texts, host_new());
 
-        CHECK_STREQ(s, "");
-        free(s);
+	CHECK_STREQ(s, "");
+	free(s);
 }
 
 TEST(differences_in_order) {
-        static const char *const texts[] = {
-                "modules: [rdma_ucm, ib_uverbs]\n"
-                "roce: {tos: 106}\n",
-                "match: {device: \"mlx5_*\"}\n"
-                "netdev: {mtu: 4200, addresses: [192.0.2.10/24, \"2001:db8::10/64\"]}\n",
-                "match: {device: rxe0}\n"
-                "roce: {tos: 96}\n"
-                "netdev: {up: false}\n",
-                NULL,
-        };
-        char *s = plan_text(texts, host_new());
+	static const char *const texts[] = {
+		"modules: [rdma_ucm, ib_uverbs]\nroce: {tos: 106}\n",
+		"match: {device: \"mlx5_*\"}\n"
+		"netdev: {mtu: 4200, addresses: [192.0.2.10/24, \"2001:db8::10/64\"]}\n",
+		"match: {device: rxe0}\nroce: {tos: 96}\nnetdev: {up: false}\n",
+		NULL,
+	};
+	char *s = plan_text(texts, host_new());
 
-        CHECK_STREQ(s, "host modules -->rdma_ucm 00-test.yaml\n"
-                       "mlx5_0/1 netdev.mtu 1500->4200 10-test.yaml\n"
-                       "rxe0/1 netdev.up up->down 20-test.yaml\n"
-                       "mlx5_0/1 netdev.addresses -->2001:db8::10/64 10-test.yaml\n"
-                       "mlx5_0/1 roce.tos 0->106 00-test.yaml\n"
-                       "rxe0/1 roce.tos 0->96 20-test.yaml\n");
-        free(s);
+	CHECK_STREQ(s, "host modules -->rdma_ucm 00-test.yaml\n"
+		       "mlx5_0/1 netdev.mtu 1500->4200 10-test.yaml\n"
+		       "rxe0/1 netdev.up up->down 20-test.yaml\n"
+		       "mlx5_0/1 netdev.addresses -->2001:db8::10/64 10-test.yaml\n"
+		       "mlx5_0/1 roce.tos 0->106 00-test.yaml\n"
+		       "rxe0/1 roce.tos 0->96 20-test.yaml\n");
+	free(s);
 }
 
 /* No configfs directory yet: the current value is unknown, the change is planned. */
 TEST(configfs_unknown) {
-        static const char *const texts[] = { "roce: {mode: v2}\n", NULL };
-        HostState *h = host_new();
-        char *s;
+	static const char *const texts[] = { "roce: {mode: v2}\n", NULL };
+	HostState *h = host_new();
+	char *s;
 
-        h->devices[0].ports[0].has_roce_mode = false;
-        s = plan_text(texts, h);
-        CHECK_STREQ(s, "mlx5_0/1 roce.mode -->v2 00-test.yaml\n");
-        free(s);
+	h->devices[0].ports[0].has_roce_mode = false;
+	s = plan_text(texts, h);
+	CHECK_STREQ(s, "mlx5_0/1 roce.mode -->v2 00-test.yaml\n");
+	free(s);
 }
 
 /* What cannot be done is said, and does not count as pending. */
 TEST(unsupported) {
-        static const char *const texts[] = {
-                "roce: {mode: v1}\n"
-                "ecn: {roce-np: [3]}\n",
-                NULL,
-        };
-        HostState *h = host_new();
-        Config *c = config_from(texts);
-        Plan *p = NULL;
+	static const char *const texts[] = {
+		"roce: {mode: v1}\necn: {roce-np: [3]}\n",
+		NULL,
+	};
+	HostState *h = host_new();
+	Config *c = config_from(texts);
+	Plan *p = NULL;
 
-        h->devices[0].ports[0].roce_mode = ROCE_MODE_V1;
-        h->netdevs[0].ecn_supported = true;
-        h->netdevs[0].ecn_roce_np = 0x08;
-        CHECK(plan_compute(c, h, &p) == 0);
-        CHECK_INTEQ(p->n_actions, 2);
-        CHECK_INTEQ(plan_pending(p), 0);
-        CHECK_STREQ(p->actions[0].link, "rxe0/1");
-        CHECK(p->actions[0].unsupported && strstr(p->actions[0].unsupported, "RoCE v2 only"));
-        CHECK_STREQ(p->actions[1].link, "rxe0/1");
-        CHECK_STREQ(action_setting(&p->actions[1]), "ecn.roce-np");
-        CHECK(p->actions[1].unsupported != NULL);
-        plan_free(p);
-        config_free(c);
-        host_state_free(h);
+	h->devices[0].ports[0].roce_mode = ROCE_MODE_V1;
+	h->netdevs[0].ecn_supported = true;
+	h->netdevs[0].ecn_roce_np = 0x08;
+	CHECK(plan_compute(c, h, &p) == 0);
+	CHECK_INTEQ(p->n_actions, 2);
+	CHECK_INTEQ(plan_pending(p), 0);
+	CHECK_STREQ(p->actions[0].link, "rxe0/1");
+	CHECK(p->actions[0].unsupported && strstr(p->actions[0].unsupported, "RoCE v2 only"));
+	CHECK_STREQ(p->actions[1].link, "rxe0/1");
+	CHECK_STREQ(action_setting(&p->actions[1]), "ecn.roce-np");
+	CHECK(p->actions[1].unsupported != NULL);
+	plan_free(p);
+	config_free(c);
+	host_state_free(h);
 }
 
 TEST(infiniband_port) {
-        static const char *const texts[] = { "roce: {tos: 106}\n", NULL };
-        HostState *h = calloc(1, sizeof(HostState));
-        char *s;
+	static const char *const texts[] = { "roce: {tos: 106}\n", NULL };
+	HostState *h = calloc(1, sizeof(HostState));
+	char *s;
 
-        host_add_device(h, "mlx5_0", "mlx5_core", "ib0", LINK_LAYER_INFINIBAND);
-        s = plan_text(texts, h);
-        CHECK_STREQ(s, "mlx5_0/1 roce.tos -->106 00-test.yaml (unsupported)\n");
-        free(s);
+	host_add_device(h, "mlx5_0", "mlx5_core", "ib0", LINK_LAYER_INFINIBAND);
+	s = plan_text(texts, h);
+	CHECK_STREQ(s, "mlx5_0/1 roce.tos -->106 00-test.yaml (unsupported)\n");
+	free(s);
 }
 
 /* links: create a Soft-RoCE device (and load its module first); leave an existing one. */
 TEST(soft_links) {
-        static const char *const texts[] = {
-                "links:\n"
-                "  - {name: rxe0, type: rxe, netdev: veth0}\n"
-                "  - {name: rxe1, type: rxe, netdev: veth1}\n"
-                "  - {name: rxe2, type: rxe, netdev: veth9}\n",
-                NULL,
-        };
-        HostState *h = host_new();
-        char *s;
+	static const char *const texts[] = {
+		"links:\n  - {name: rxe0, type: rxe, netdev: veth0}\n"
+		"  - {name: rxe1, type: rxe, netdev: veth1}\n"
+		"  - {name: rxe2, type: rxe, netdev: veth9}\n",
+		NULL,
+	};
+	HostState *h = host_new();
+	char *s;
 
-        host_add_netdev(h, "veth1", 1500, true);
-        s = plan_text(texts, h);
-        CHECK_STREQ(s, "host modules -->rdma_rxe 00-test.yaml\n"
-                       "host links -->rxe1: rxe on veth1 00-test.yaml\n"
-                       "host links -->rxe2: rxe on veth9 00-test.yaml (unsupported)\n");
-        free(s);
+	host_add_netdev(h, "veth1", 1500, true);
+	s = plan_text(texts, h);
+	CHECK_STREQ(s, "host modules -->rdma_rxe 00-test.yaml\n"
+		       "host links -->rxe1: rxe on veth1 00-test.yaml\n"
+		       "host links -->rxe2: rxe on veth9 00-test.yaml (unsupported)\n");
+	free(s);
 }
 
 /* Modules of a profile that matches no link are not loaded. */
 TEST(modules_need_a_match) {
-        static const char *const texts[] = {
-                "match: {driver: bnxt_en}\nmodules: [bnxt_re]\n",
-                NULL,
-        };
-        char *s = plan_text(texts, host_new());
+	static const char *const texts[] = {
+		"match: {driver: bnxt_en}\nmodules: [bnxt_re]\n",
+		NULL,
+	};
+	char *s = plan_text(texts, host_new());
 
-        CHECK_STREQ(s, "");
-        free(s);
+	CHECK_STREQ(s, "");
+	free(s);
 }
 
 /* Two ports on one netdev: the netdev is changed once. */
 TEST(shared_netdev) {
-        static const char *const texts[] = { "netdev: {mtu: 9000}\n", NULL };
-        HostState *h = calloc(1, sizeof(HostState));
-        char *s;
+	static const char *const texts[] = { "netdev: {mtu: 9000}\n", NULL };
+	HostState *h = calloc(1, sizeof(HostState));
+	char *s;
 
-        host_add_device(h, "mlx5_0", "mlx5_core", "bond0", LINK_LAYER_ETHERNET);
-        host_add_device(h, "mlx5_1", "mlx5_core", "bond0", LINK_LAYER_ETHERNET);
-        host_add_netdev(h, "bond0", 1500, true);
-        s = plan_text(texts, h);
-        CHECK_STREQ(s, "mlx5_0/1 netdev.mtu 1500->9000 00-test.yaml\n");
-        free(s);
+	host_add_device(h, "mlx5_0", "mlx5_core", "bond0", LINK_LAYER_ETHERNET);
+	host_add_device(h, "mlx5_1", "mlx5_core", "bond0", LINK_LAYER_ETHERNET);
+	host_add_netdev(h, "bond0", 1500, true);
+	s = plan_text(texts, h);
+	CHECK_STREQ(s, "mlx5_0/1 netdev.mtu 1500->9000 00-test.yaml\n");
+	free(s);
 }
 
 TEST(netns_mode) {
-        static const char *const texts[] = {
-                "system: {netns-mode: shared}\n",
-                "system: {netns-mode: exclusive}\n",
-                NULL,
-        };
-        HostState *h = host_new();
-        char *s;
+	static const char *const texts[] = {
+		"system: {netns-mode: shared}\n",
+		"system: {netns-mode: exclusive}\n",
+		NULL,
+	};
+	HostState *h = host_new();
+	char *s;
 
-        h->has_netns_mode = true;
-        h->netns_mode = NETNS_MODE_SHARED;
-        s = plan_text(texts, h);
-        CHECK_STREQ(s, "host system.netns-mode shared->exclusive 10-test.yaml\n");
-        free(s);
+	h->has_netns_mode = true;
+	h->netns_mode = NETNS_MODE_SHARED;
+	s = plan_text(texts, h);
+	CHECK_STREQ(s, "host system.netns-mode shared->exclusive 10-test.yaml\n");
+	free(s);
 }
 
 TESTS_MAIN(TEST_ENTRY(converged_is_empty), TEST_ENTRY(differences_in_order),
-           TEST_ENTRY(configfs_unknown), TEST_ENTRY(unsupported), TEST_ENTRY(infiniband_port),
-           TEST_ENTRY(soft_links), TEST_ENTRY(modules_need_a_match), TEST_ENTRY(shared_netdev),
-           TEST_ENTRY(netns_mode))
+	   TEST_ENTRY(configfs_unknown), TEST_ENTRY(unsupported), TEST_ENTRY(infiniband_port),
+	   TEST_ENTRY(soft_links), TEST_ENTRY(modules_need_a_match), TEST_ENTRY(shared_netdev),
+	   TEST_ENTRY(netns_mode))

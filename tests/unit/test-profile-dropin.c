@@ -10,127 +10,128 @@
 static char root[] = "/tmp/rdmad-test-dropin-XXXXXX";
 
 static void put(const char *path, const char *text) {
-        char full[512];
-        FILE *f;
+	char full[512];
+	FILE *f;
 
-        snprintf(full, sizeof(full), "%s%s", root, path);
-        for (char *p = full + strlen(root) + 1; (p = strchr(p, '/')); p++) {
-                *p = 0;
-                mkdir(full, 0755);
-                *p = '/';
-        }
-        f = fopen(full, "we");
-        CHECK(f != NULL);
-        if (!f)
-                return;
-        fputs(text, f);
-        fclose(f);
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	for (char *p = full + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = 0;
+		mkdir(full, 0755);
+		*p = '/';
+	}
+	f = fopen(full, "we");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
 }
 
 static void link_to(const char *path, const char *target) {
-        char full[512];
+	char full[512];
 
-        snprintf(full, sizeof(full), "%s%s", root, path);
-        CHECK(symlink(target, full) == 0);
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	CHECK(symlink(target, full) == 0);
 }
 
 /* File names relative to root, comma-separated, for compact expectations. */
 static char *found(void) {
-        char **l = NULL, *s;
-        size_t n = strlen(root);
+	char **l = NULL, *s;
+	size_t n = strlen(root);
 
-        CHECK(profile_dropins_find(root, NULL, &l) == 0);
-        STRV_FOREACH(f, l)
-                memmove(*f, *f + n, strlen(*f + n) + 1);
-        s = strv_join(l, ",");
-        strv_free(l);
-        return s;
+	CHECK(profile_dropins_find(root, NULL, &l) == 0);
+	STRV_FOREACH (f, l)
+		memmove(*f, *f + n, strlen(*f + n) + 1);
+	s = strv_join(l, ",");
+	strv_free(l);
+	return s;
 }
 
 TEST(mask_and_order) {
-        char *s;
+	char *s;
 
-        CHECK(mkdtemp(root) != NULL);
-        put("/usr/lib/rdmad/00-defaults.yaml", "modules: [ib_uverbs]\n");
-        put("/usr/lib/rdmad/50-vendor.yaml", "roce: {tos: 1}\n");
-        put("/usr/lib/rdmad/60-masked-by-empty.yaml", "roce: {tos: 2}\n");
-        put("/usr/lib/rdmad/70-masked-by-null.yml", "roce: {tos: 3}\n");
-        put("/usr/lib/rdmad/README", "not a profile\n");
-        put("/usr/lib/rdmad/.hidden.yaml", "roce: {tos: 4}\n");
-        put("/run/rdmad/50-vendor.yaml", "roce: {tos: 5}\n");
-        put("/run/rdmad/10-runtime.yaml", "roce: {tos: 6}\n");
-        put("/etc/rdmad/50-vendor.yaml", "roce: {tos: 7}\n");
-        put("/etc/rdmad/60-masked-by-empty.yaml", "");
-        put("/etc/rdmad/99-local.yml", "roce: {tos: 8}\n");
-        link_to("/etc/rdmad/70-masked-by-null.yml", "/dev/null");
+	CHECK(mkdtemp(root) != NULL);
+	put("/usr/lib/rdmad/00-defaults.yaml", "modules: [ib_uverbs]\n");
+	put("/usr/lib/rdmad/50-vendor.yaml", "roce: {tos: 1}\n");
+	put("/usr/lib/rdmad/60-masked-by-empty.yaml", "roce: {tos: 2}\n");
+	put("/usr/lib/rdmad/70-masked-by-null.yml", "roce: {tos: 3}\n");
+	put("/usr/lib/rdmad/README", "not a profile\n");
+	put("/usr/lib/rdmad/.hidden.yaml", "roce: {tos: 4}\n");
+	put("/run/rdmad/50-vendor.yaml", "roce: {tos: 5}\n");
+	put("/run/rdmad/10-runtime.yaml", "roce: {tos: 6}\n");
+	put("/etc/rdmad/50-vendor.yaml", "roce: {tos: 7}\n");
+	put("/etc/rdmad/60-masked-by-empty.yaml", "");
+	put("/etc/rdmad/99-local.yml", "roce: {tos: 8}\n");
+	link_to("/etc/rdmad/70-masked-by-null.yml", "/dev/null");
 
-        s = found();
-        CHECK_STREQ(s, "/usr/lib/rdmad/00-defaults.yaml,/run/rdmad/10-runtime.yaml,"
-                       "/etc/rdmad/50-vendor.yaml,/etc/rdmad/99-local.yml");
-        free(s);
+	s = found();
+	CHECK_STREQ(s, "/usr/lib/rdmad/00-defaults.yaml,/run/rdmad/10-runtime.yaml,"
+		       "/etc/rdmad/50-vendor.yaml,/etc/rdmad/99-local.yml");
+	free(s);
 }
 
 /* /run masks /usr/lib; /etc wins over both. */
 TEST(run_masks_usr_lib) {
-        char *s;
+	char *s;
 
-        put("/run/rdmad/00-defaults.yaml", "modules: []\n");
-        s = found();
-        CHECK_STREQ(s, "/run/rdmad/00-defaults.yaml,/run/rdmad/10-runtime.yaml,"
-                       "/etc/rdmad/50-vendor.yaml,/etc/rdmad/99-local.yml");
-        free(s);
+	put("/run/rdmad/00-defaults.yaml", "modules: []\n");
+	s = found();
+	CHECK_STREQ(s, "/run/rdmad/00-defaults.yaml,/run/rdmad/10-runtime.yaml,"
+		       "/etc/rdmad/50-vendor.yaml,/etc/rdmad/99-local.yml");
+	free(s);
 }
 
 /* The loaded Config keeps that order, and the later file's value wins. */
 TEST(config_order) {
-        Diagnostics d = { 0 };
-        Config *c = NULL;
-        LinkSettings s;
-        LinkFacts f = { .device = "mlx5_0", .port = 1 };
+	Diagnostics d = { 0 };
+	Config *c = NULL;
+	LinkSettings s;
+	LinkFacts f = { .device = "mlx5_0", .port = 1 };
 
-        CHECK(config_load(root, NULL, &d, &c) == 0);
-        CHECK_INTEQ(d.n, 0);
-        if (!c)
-                return;
-        CHECK_INTEQ(c->n_profiles, 4);
-        CHECK_INTEQ(config_settings_for_link(c, &f, &s, NULL), 4);
-        CHECK_INTEQ(s.roce_tos, 8);
-        CHECK_STREQ(s.origin[KEY_ROCE_TOS], "99-local.yml");
-        link_settings_done(&s);
-        config_free(c);
+	CHECK(config_load(root, NULL, &d, &c) == 0);
+	CHECK_INTEQ(d.n, 0);
+	if (!c)
+		return;
+	CHECK_INTEQ(c->n_profiles, 4);
+	CHECK_INTEQ(config_settings_for_link(c, &f, &s, NULL), 4);
+	CHECK_INTEQ(s.roce_tos, 8);
+	CHECK_STREQ(s.origin[KEY_ROCE_TOS], "99-local.yml");
+	link_settings_done(&s);
+	config_free(c);
 }
 
 /* A broken file makes the whole load fail, with every problem named. */
 TEST(broken_file) {
-        Diagnostics d = { 0 };
-        Config *c = NULL;
-        char *e;
+	Diagnostics d = { 0 };
+	Config *c = NULL;
+	char *e;
 
-        put("/etc/rdmad/80-broken.yaml", "roce:\n  tos: 999\n");
-        put("/etc/rdmad/81-broken.yaml", "netdev: {mtu: 1}\n");
-        CHECK(config_load(root, NULL, &d, &c) == -EINVAL);
-        CHECK(c == NULL);
-        CHECK_INTEQ(d.n, 2);
-        e = diagnostic_format(&d.items[0]);
-        CHECK(strstr(e, "/etc/rdmad/80-broken.yaml:2:8: error: 'roce.tos' must be in 0..255") != NULL);
-        free(e);
-        diagnostics_done(&d);
+	put("/etc/rdmad/80-broken.yaml", "roce:\n  tos: 999\n");
+	put("/etc/rdmad/81-broken.yaml", "netdev: {mtu: 1}\n");
+	CHECK(config_load(root, NULL, &d, &c) == -EINVAL);
+	CHECK(c == NULL);
+	CHECK_INTEQ(d.n, 2);
+	e = diagnostic_format(&d.items[0]);
+	CHECK(strstr(e, "/etc/rdmad/80-broken.yaml:2:8: error: 'roce.tos' must be in 0..255") !=
+	      NULL);
+	free(e);
+	diagnostics_done(&d);
 }
 
 TEST(no_dirs) {
-        char **l = NULL;
+	char **l = NULL;
 
-        CHECK(profile_dropins_find("/nonexistent-root", NULL, &l) == 0);
-        CHECK_INTEQ(strv_length(l), 0);
-        strv_free(l);
+	CHECK(profile_dropins_find("/nonexistent-root", NULL, &l) == 0);
+	CHECK_INTEQ(strv_length(l), 0);
+	strv_free(l);
 }
 
 TEST(cleanup) {
-        char cmd[600];
+	char cmd[600];
 
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-        CHECK(system(cmd) == 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
 }
 
 TESTS_MAIN(TEST_ENTRY(mask_and_order), TEST_ENTRY(run_masks_usr_lib), TEST_ENTRY(config_order),
-           TEST_ENTRY(broken_file), TEST_ENTRY(no_dirs), TEST_ENTRY(cleanup))
+	   TEST_ENTRY(broken_file), TEST_ENTRY(no_dirs), TEST_ENTRY(cleanup))

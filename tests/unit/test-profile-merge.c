@@ -6,109 +6,109 @@
 #include "tests.h"
 
 static Config *config_from(const char *const *texts) {
-        Config *c = calloc(1, sizeof(Config));
+	Config *c = calloc(1, sizeof(Config));
 
-        for (size_t i = 0; texts[i]; i++) {
-                Diagnostics d = { 0 };
-                Profile **l = NULL;
-                size_t n = 0;
-                char name[32];
+	for (size_t i = 0; texts[i]; i++) {
+		Diagnostics d = { 0 };
+		Profile **l = NULL;
+		size_t n = 0;
+		char name[32];
 
-                snprintf(name, sizeof(name), "%02zu-test.yaml", i * 10);
-                CHECK(profile_load_string(name, texts[i], strlen(texts[i]), &d, &l, &n) == 0);
-                CHECK_INTEQ(d.n, 0);
-                diagnostics_done(&d);
-                c->profiles = realloc(c->profiles, sizeof(Profile *) * (c->n_profiles + n));
-                memcpy(c->profiles + c->n_profiles, l, sizeof(Profile *) * n);
-                c->n_profiles += n;
-                free(l);
-        }
-        return c;
+		snprintf(name, sizeof(name), "%02zu-test.yaml", i * 10);
+		CHECK(profile_load_string(name, texts[i], strlen(texts[i]), &d, &l, &n) == 0);
+		CHECK_INTEQ(d.n, 0);
+		diagnostics_done(&d);
+		c->profiles = realloc(c->profiles, sizeof(Profile *) * (c->n_profiles + n));
+		memcpy(c->profiles + c->n_profiles, l, sizeof(Profile *) * n);
+		c->n_profiles += n;
+		free(l);
+	}
+	return c;
 }
 
 TEST(globs) {
-        CHECK(glob_validate("mlx5_*") == 0);
-        CHECK(glob_validate("mlx5_[0-3]") == 0);
-        CHECK(glob_validate("[]]") == 0);
-        CHECK(glob_validate("[!a]x") == 0);
-        CHECK(glob_validate("a\\*") == 0);
-        CHECK(glob_validate("mlx5_[0") == -GLOB_ERROR_UNTERMINATED_BRACKET);
-        CHECK(glob_validate("mlx5_[") == -GLOB_ERROR_UNTERMINATED_BRACKET);
-        CHECK(glob_validate("a\\") == -GLOB_ERROR_TRAILING_BACKSLASH);
-        CHECK(glob_validate("") == -GLOB_ERROR_EMPTY);
-        CHECK(glob_match("mlx5_*", "mlx5_12"));
-        CHECK(!glob_match("mlx5_*", "mlx4_0"));
-        CHECK(glob_match("0000:3b:00.*", "0000:3b:00.1"));
-        CHECK(glob_match_any(NULL, NULL)); /* no constraint */
-        char *l[] = { "eth*", "ens1f*np*", NULL };
-        CHECK(glob_match_any(l, "ens1f0np0"));
-        CHECK(!glob_match_any(l, "ib0"));
-        CHECK(!glob_match_any(l, NULL)); /* a link without a netdev does not match a netdev */
+	CHECK(glob_validate("mlx5_*") == 0);
+	CHECK(glob_validate("mlx5_[0-3]") == 0);
+	CHECK(glob_validate("[]]") == 0);
+	CHECK(glob_validate("[!a]x") == 0);
+	CHECK(glob_validate("a\\*") == 0);
+	CHECK(glob_validate("mlx5_[0") == -GLOB_ERROR_UNTERMINATED_BRACKET);
+	CHECK(glob_validate("mlx5_[") == -GLOB_ERROR_UNTERMINATED_BRACKET);
+	CHECK(glob_validate("a\\") == -GLOB_ERROR_TRAILING_BACKSLASH);
+	CHECK(glob_validate("") == -GLOB_ERROR_EMPTY);
+	CHECK(glob_match("mlx5_*", "mlx5_12"));
+	CHECK(!glob_match("mlx5_*", "mlx4_0"));
+	CHECK(glob_match("0000:3b:00.*", "0000:3b:00.1"));
+	CHECK(glob_match_any(NULL, NULL)); /* no constraint */
+	char *l[] = { "eth*", "ens1f*np*", NULL };
+	CHECK(glob_match_any(l, "ens1f0np0"));
+	CHECK(!glob_match_any(l, "ib0"));
+	CHECK(!glob_match_any(l, NULL)); /* a link without a netdev does not match a netdev */
 }
 
 TEST(match) {
-        static const char *const texts[] = {
-                "match: {device: \"mlx5_*\", port: [1, 2]}\n",
-                "match: {driver: [mlx5_core, rdma_rxe], netdev: \"ens*\"}\n",
-                "match: {pci: \"0000:3b:00.*\"}\n",
-                "roce: {tos: 1}\n", /* no match: every link */
-                NULL,
-        };
-        Config *c = config_from(texts);
-        LinkFacts mlx = { .device = "mlx5_0", .driver = "mlx5_core", .netdev = "ens1f0np0",
-                          .pci = "0000:3b:00.0", .port = 1 };
-        LinkFacts rxe = { .device = "rxe0", .driver = "rdma_rxe", .netdev = "veth0", .port = 1 };
-        LinkFacts mlx_p3 = mlx;
+	static const char *const texts[] = {
+		"match: {device: \"mlx5_*\", port: [1, 2]}\n",
+		"match: {driver: [mlx5_core, rdma_rxe], netdev: \"ens*\"}\n",
+		"match: {pci: \"0000:3b:00.*\"}\n",
+		"roce: {tos: 1}\n", /* no match: every link */
+		NULL,
+	};
+	Config *c = config_from(texts);
+	LinkFacts mlx = { .device = "mlx5_0",
+			  .driver = "mlx5_core",
+			  .netdev = "ens1f0np0",
+			  .pci = "0000:3b:00.0",
+			  .port = 1 };
+	LinkFacts rxe = { .device = "rxe0", .driver = "rdma_rxe", .netdev = "veth0", .port = 1 };
+	LinkFacts mlx_p3 = mlx;
 
-        mlx_p3.port = 3;
-        CHECK(profile_matches(c->profiles[0], &mlx));
-        CHECK(!profile_matches(c->profiles[0], &mlx_p3));
-        CHECK(!profile_matches(c->profiles[0], &rxe));
-        CHECK(profile_matches(c->profiles[1], &mlx));
-        CHECK(!profile_matches(c->profiles[1], &rxe)); /* driver matches, netdev does not */
-        CHECK(profile_matches(c->profiles[2], &mlx));
-        CHECK(!profile_matches(c->profiles[2], &rxe)); /* no PCI address */
-        CHECK(profile_matches(c->profiles[3], &rxe));
-        config_free(c);
+	mlx_p3.port = 3;
+	CHECK(profile_matches(c->profiles[0], &mlx));
+	CHECK(!profile_matches(c->profiles[0], &mlx_p3));
+	CHECK(!profile_matches(c->profiles[0], &rxe));
+	CHECK(profile_matches(c->profiles[1], &mlx));
+	CHECK(!profile_matches(c->profiles[1], &rxe)); /* driver matches, netdev does not */
+	CHECK(profile_matches(c->profiles[2], &mlx));
+	CHECK(!profile_matches(c->profiles[2], &rxe)); /* no PCI address */
+	CHECK(profile_matches(c->profiles[3], &rxe));
+	config_free(c);
 }
 
 /* Later profiles override earlier ones key by key; lists are replaced whole; keys a profile
  * does not set keep the earlier value and its origin. */
 TEST(merge) {
-        static const char *const texts[] = {
-                "roce: {mode: v2, tos: 96}\n"
-                "netdev: {mtu: 9000, addresses: [192.0.2.1/24, 192.0.2.2/24]}\n"
-                "qos: {pfc: [3, 4]}\n",
-                "match: {device: \"rxe*\"}\n"
-                "roce: {tos: 106}\n"
-                "netdev: {addresses: [\"2001:db8::1/64\"]}\n"
-                "qos: {pfc: []}\n",
-                "match: {device: \"mlx5_*\"}\n"
-                "netdev: {mtu: 4200}\n",
-                NULL,
-        };
-        Config *c = config_from(texts);
-        LinkFacts rxe = { .device = "rxe0", .driver = "rdma_rxe", .netdev = "veth0", .port = 1 };
-        char **names = NULL;
-        LinkSettings s;
+	static const char *const texts[] = {
+		"roce: {mode: v2, tos: 96}\n"
+		"netdev: {mtu: 9000, addresses: [192.0.2.1/24, 192.0.2.2/24]}\n"
+		"qos: {pfc: [3, 4]}\n",
+		"match: {device: \"rxe*\"}\nroce: {tos: 106}\n"
+		"netdev: {addresses: [\"2001:db8::1/64\"]}\nqos: {pfc: []}\n",
+		"match: {device: \"mlx5_*\"}\nnetdev: {mtu: 4200}\n",
+		NULL,
+	};
+	Config *c = config_from(texts);
+	LinkFacts rxe = { .device = "rxe0", .driver = "rdma_rxe", .netdev = "veth0", .port = 1 };
+	char **names = NULL;
+	LinkSettings s;
 
-        CHECK_INTEQ(config_settings_for_link(c, &rxe, &s, &names), 2);
-        CHECK_STREQ(names[0], "00-test.yaml");
-        CHECK_STREQ(names[1], "10-test.yaml");
-        CHECK_INTEQ(strv_length(names), 2);
-        CHECK_INTEQ(s.roce_mode, ROCE_MODE_V2);
-        CHECK_STREQ(s.origin[KEY_ROCE_MODE], "00-test.yaml");
-        CHECK_INTEQ(s.roce_tos, 106);
-        CHECK_STREQ(s.origin[KEY_ROCE_TOS], "10-test.yaml");
-        CHECK_INTEQ(s.netdev_mtu, 9000);
-        CHECK_INTEQ(s.n_addresses, 1); /* replaced whole */
-        CHECK_INTEQ(s.qos_pfc, 0);     /* [] is a value: all off */
-        CHECK(s.set & KEY_BIT(KEY_QOS_PFC));
-        CHECK(!(s.set & KEY_BIT(KEY_NETDEV_UP)));
-        CHECK(!(s.set & KEY_BIT(KEY_MATCH_DEVICE))); /* match keys are not settings */
-        link_settings_done(&s);
-        strv_free(names);
-        config_free(c);
+	CHECK_INTEQ(config_settings_for_link(c, &rxe, &s, &names), 2);
+	CHECK_STREQ(names[0], "00-test.yaml");
+	CHECK_STREQ(names[1], "10-test.yaml");
+	CHECK_INTEQ(strv_length(names), 2);
+	CHECK_INTEQ(s.roce_mode, ROCE_MODE_V2);
+	CHECK_STREQ(s.origin[KEY_ROCE_MODE], "00-test.yaml");
+	CHECK_INTEQ(s.roce_tos, 106);
+	CHECK_STREQ(s.origin[KEY_ROCE_TOS], "10-test.yaml");
+	CHECK_INTEQ(s.netdev_mtu, 9000);
+	CHECK_INTEQ(s.n_addresses, 1); /* replaced whole */
+	CHECK_INTEQ(s.qos_pfc, 0);     /* [] is a value: all off */
+	CHECK(s.set & KEY_BIT(KEY_QOS_PFC));
+	CHECK(!(s.set & KEY_BIT(KEY_NETDEV_UP)));
+	CHECK(!(s.set & KEY_BIT(KEY_MATCH_DEVICE))); /* match keys are not settings */
+	link_settings_done(&s);
+	strv_free(names);
+	config_free(c);
 }
 
 TESTS_MAIN(TEST_ENTRY(globs), TEST_ENTRY(match), TEST_ENTRY(merge))

@@ -9,282 +9,270 @@
 
 /* Loads text as "t.yaml"; returns the diagnostics joined by newlines ("" when clean). */
 static char *load(const char *text, Profile ***ret, size_t *ret_n) {
-        Diagnostics d = { 0 };
-        Profile **l = NULL;
-        size_t n = 0;
-        char *out;
-        size_t len = 0;
-        int r;
+	Diagnostics d = { 0 };
+	Profile **l = NULL;
+	size_t n = 0;
+	char *out;
+	size_t len = 0;
+	int r;
 
-        r = profile_load_string("t.yaml", text, strlen(text), &d, &l, &n);
-        out = calloc(1, 1);
-        for (size_t i = 0; i < d.n; i++) {
-                char *s = diagnostic_format(&d.items[i]);
+	r = profile_load_string("t.yaml", text, strlen(text), &d, &l, &n);
+	out = calloc(1, 1);
+	for (size_t i = 0; i < d.n; i++) {
+		char *s = diagnostic_format(&d.items[i]);
 
-                out = realloc(out, len + strlen(s) + 2);
-                len += sprintf(out + len, "%s%s", i ? "\n" : "", s);
-                free(s);
-        }
-        CHECK((r < 0) == (d.n > 0));
-        diagnostics_done(&d);
-        if (ret) {
-                *ret = l;
-                *ret_n = n;
-        } else {
-                for (size_t i = 0; i < n; i++)
-                        profile_free(l[i]);
-                free(l);
-        }
-        return out;
+		out = realloc(out, len + strlen(s) + 2);
+		len += sprintf(out + len, "%s%s", i ? "\n" : "", s);
+		free(s);
+	}
+	CHECK((r < 0) == (d.n > 0));
+	diagnostics_done(&d);
+	if (ret) {
+		*ret = l;
+		*ret_n = n;
+	} else {
+		for (size_t i = 0; i < n; i++)
+			profile_free(l[i]);
+		free(l);
+	}
+	return out;
 }
 
 static const struct {
-        const char *yaml;
-        const char *error;
+	const char *yaml;
+	const char *error;
 } invalid[] = {
-        /* structure */
-        { "- a\n", "t.yaml:1:1: error: 'profile' expects a mapping of keys, got a list" },
-        { "rcoe:\n  mode: v2\n", "t.yaml:1:1: error: unknown key 'rcoe', did you mean 'roce'?" },
-        { "colour: red\n", "t.yaml:1:1: error: unknown key 'colour'" },
-        { "roce: v2\n", "t.yaml:1:7: error: 'roce' expects a mapping of keys, got a scalar" },
-        { "roce:\n  tos: 1\n  tos: 2\n",
-          "t.yaml:3:3: error: duplicate key 'tos' (first set at line 2)" },
-        { "roce: [1, 2\n",
-          "t.yaml:2:1: error: YAML syntax error: did not find expected ',' or ']' while parsing a "
-          "flow sequence" },
-        { "roce:\n\tmode: v2\n",
-          "t.yaml:2:1: error: YAML syntax error: found character that cannot start any token "
-          "while scanning for the next token" },
-        { "[a]: 1\n", "t.yaml:1:1: error: keys must be strings, got a list" },
-        /* match */
-        { "match:\n  device: \"mlx5_[0\"\n",
-          "t.yaml:2:11: error: 'match.device': invalid glob 'mlx5_[0': '[' without a closing ']'" },
-        { "match:\n  netdev: [ens1, \"\"]\n",
-          "t.yaml:2:18: error: 'match.netdev': invalid glob '': empty pattern" },
-        { "match:\n  pci: []\n",
-          "t.yaml:2:8: error: 'match.pci' must not be an empty list (it would match nothing)" },
-        { "match:\n  driver: {a: b}\n",
-          "t.yaml:2:11: error: 'match.driver' expects a string, got a mapping" },
-        { "match:\n  port: 0\n", "t.yaml:2:9: error: 'match.port' must be in 1..255, got 0" },
-        { "match:\n  port: [1, x]\n",
-          "t.yaml:2:13: error: 'match.port' expects an integer, got 'x'" },
-        { "match:\n  devise: mlx5_0\n",
-          "t.yaml:2:3: error: unknown key 'devise' in 'match', did you mean 'device'?" },
-        /* modules */
-        { "modules: [\"ib uverbs\"]\n",
-          "t.yaml:1:11: error: 'modules': 'ib uverbs' is not a kernel module name" },
-        { "modules: [mlx5_ib, mlx5_ib]\n",
-          "t.yaml:1:20: error: 'modules': module 'mlx5_ib' is listed twice" },
-        /* roce */
-        { "roce:\n  mode: v3\n",
-          "t.yaml:2:9: error: 'roce.mode': unknown value 'v3', expected one of: v1, v2" },
-        { "roce:\n  tos: 256\n", "t.yaml:2:8: error: 'roce.tos' must be in 0..255, got 256" },
-        { "roce:\n  tos: -1\n", "t.yaml:2:8: error: 'roce.tos' must be in 0..255, got -1" },
-        { "roce:\n  tos: \"106\"\n", "t.yaml:2:8: error: 'roce.tos' expects an integer, got a string" },
-        { "roce:\n  tos: 0x6a\n", "t.yaml:2:8: error: 'roce.tos' expects an integer, got '0x6a'" },
-        { "roce:\n  tos: ~\n", "t.yaml:2:8: error: 'roce.tos' expects an integer, got '~'" },
-        /* netdev */
-        { "netdev:\n  mtuu: 4200\n",
-          "t.yaml:2:3: error: unknown key 'mtuu' in 'netdev', did you mean 'mtu'?" },
-        { "netdev:\n  mtu: 67\n", "t.yaml:2:8: error: 'netdev.mtu' must be in 68..65535, got 67" },
-        { "netdev:\n  up: yes\n", "t.yaml:2:7: error: 'netdev.up' expects true or false, got 'yes'" },
-        { "netdev:\n  up: [true]\n", "t.yaml:2:7: error: 'netdev.up' expects true or false, got a list" },
-        { "netdev:\n  addresses: [192.0.2.10]\n",
-          "t.yaml:2:15: error: 'netdev.addresses': '192.0.2.10' has no prefix length (write "
-          "192.0.2.10/24 or 192.0.2.10/64)" },
-        { "netdev:\n  addresses: [300.0.2.10/24]\n",
-          "t.yaml:2:15: error: 'netdev.addresses': '300.0.2.10/24' is not an IPv4 or IPv6 address "
-          "with a prefix length" },
-        { "netdev:\n  addresses: [192.0.2.10/33]\n",
-          "t.yaml:2:15: error: 'netdev.addresses': '192.0.2.10/33' is not an IPv4 or IPv6 address "
-          "with a prefix length" },
-        { "netdev:\n  addresses: [\"2001:db8::1/64\", \"2001:db8::1/64\"]\n",
-          "t.yaml:2:33: error: 'netdev.addresses': '2001:db8::1/64' is listed twice" },
-        /* gids */
-        { "gids:\n  require: [roce-v3-ipv4]\n",
-          "t.yaml:2:13: error: 'gids.require': unknown value 'roce-v3-ipv4', expected one of: "
-          "roce-v1-ipv4, roce-v1-ipv6, roce-v1-link-local, roce-v1-any, roce-v2-ipv4, "
-          "roce-v2-ipv6, roce-v2-link-local, roce-v2-any" },
-        /* qos */
-        { "qos:\n  trust: vlan\n",
-          "t.yaml:2:10: error: 'qos.trust': unknown value 'vlan', expected one of: pcp, dscp" },
-        { "qos:\n  pfc: [8]\n", "t.yaml:2:9: error: 'qos.pfc' must be in 0..7, got 8" },
-        { "qos:\n  pfc: [3, 3]\n", "t.yaml:2:12: error: 'qos.pfc': priority 3 is listed twice" },
-        { "qos:\n  dscp-map: {64: 3}\n",
-          "t.yaml:2:14: error: 'qos.dscp-map' must be in 0..63, got 64" },
-        { "qos:\n  dscp-map: {26: 8}\n",
-          "t.yaml:2:18: error: 'qos.dscp-map' must be in 0..7, got 8" },
-        { "qos:\n  dscp-map: {26: 3, 26: 4}\n",
-          "t.yaml:2:21: error: 'qos.dscp-map': DSCP 26 is mapped twice" },
-        { "qos:\n  dscp-map: [26]\n",
-          "t.yaml:2:13: error: 'qos.dscp-map' expects a mapping of DSCP (0..63) to priority "
-          "(0..7), got a list" },
-        { "qos:\n  ets:\n    prio-tc: [0, 0, 0, 3]\n",
-          "t.yaml:3:14: error: 'qos.ets.prio-tc' expects 8 entries (one per priority), got 4" },
-        { "qos:\n  ets:\n    prio-tc: [0, 0, 0, 8, 0, 0, 0, 0]\n",
-          "t.yaml:3:24: error: 'qos.ets.prio-tc' must be in 0..7, got 8" },
-        { "qos:\n  ets:\n    tc-bw: [50, 50, 10, 0, 0, 0, 0, 0]\n",
-          "t.yaml:3:12: error: 'qos.ets.tc-bw' must add up to 100, got 110" },
-        { "qos:\n  ets:\n    tsa: [ets, ets, ets, strict, ets, ets, wfq, ets]\n",
-          "t.yaml:3:44: error: 'qos.ets.tsa': unknown value 'wfq', expected one of: strict, cbs, "
-          "ets, vendor" },
-        { "qos:\n  ets:\n    tcbw: []\n",
-          "t.yaml:3:5: error: unknown key 'tcbw' in 'qos.ets', did you mean 'tc-bw'?" },
-        /* ecn */
-        { "ecn:\n  roce-np: 3x\n", "t.yaml:2:12: error: 'ecn.roce-np' expects an integer, got '3x'" },
-        { "ecn:\n  roce-rp: {3: 1}\n",
-          "t.yaml:2:12: error: 'ecn.roce-rp' expects an integer, got a mapping" },
-        /* links */
-        { "links:\n  - {name: rxe0, type: rxe}\n",
-          "t.yaml:2:5: error: 'links': entry has no 'netdev'" },
-        { "links:\n  - {name: rxe0, type: iwarp, netdev: eth0}\n",
-          "t.yaml:2:24: error: 'links': unknown value 'iwarp', expected one of: rxe, siw" },
-        { "links:\n  - {name: rxe0, type: rxe, netdev: eth0, mtu: 9000}\n",
-          "t.yaml:2:43: error: 'links': unknown key 'mtu', expected name, type and netdev" },
-        { "links:\n  - {name: rxe0, type: rxe, netdev: eth0}\n  - {name: rxe0, type: rxe, netdev: eth1}\n",
-          "t.yaml:3:5: error: 'links': link 'rxe0' is declared twice" },
-        { "links: {name: rxe0}\n", "t.yaml:1:8: error: 'links' expects a list, got a mapping" },
-        /* system */
-        { "system:\n  netns-mode: private\n",
-          "t.yaml:2:15: error: 'system.netns-mode': unknown value 'private', expected one of: "
-          "exclusive, shared" },
+	/* structure */
+	{ "- a\n", "t.yaml:1:1: error: 'profile' expects a mapping of keys, got a list" },
+	{ "rcoe:\n  mode: v2\n", "t.yaml:1:1: error: unknown key 'rcoe', did you mean 'roce'?" },
+	{ "colour: red\n", "t.yaml:1:1: error: unknown key 'colour'" },
+	{ "roce: v2\n", "t.yaml:1:7: error: 'roce' expects a mapping of keys, got a scalar" },
+	{ "roce:\n  tos: 1\n  tos: 2\n",
+	  "t.yaml:3:3: error: duplicate key 'tos' (first set at line 2)" },
+	{ "roce: [1, 2\n",
+	  "t.yaml:2:1: error: YAML syntax error: did not find expected ',' or ']' while parsing a "
+	  "flow sequence" },
+	{ "roce:\n\tmode: v2\n",
+	  "t.yaml:2:1: error: YAML syntax error: found character that cannot start any token "
+	  "while scanning for the next token" },
+	{ "[a]: 1\n", "t.yaml:1:1: error: keys must be strings, got a list" },
+	/* match */
+	{ "match:\n  device: \"mlx5_[0\"\n",
+	  "t.yaml:2:11: error: 'match.device': invalid glob 'mlx5_[0': '[' without a closing ']'" },
+	{ "match:\n  netdev: [ens1, \"\"]\n",
+	  "t.yaml:2:18: error: 'match.netdev': invalid glob '': empty pattern" },
+	{ "match:\n  pci: []\n",
+	  "t.yaml:2:8: error: 'match.pci' must not be an empty list (it would match nothing)" },
+	{ "match:\n  driver: {a: b}\n",
+	  "t.yaml:2:11: error: 'match.driver' expects a string, got a mapping" },
+	{ "match:\n  port: 0\n", "t.yaml:2:9: error: 'match.port' must be in 1..255, got 0" },
+	{ "match:\n  port: [1, x]\n",
+	  "t.yaml:2:13: error: 'match.port' expects an integer, got 'x'" },
+	{ "match:\n  devise: mlx5_0\n",
+	  "t.yaml:2:3: error: unknown key 'devise' in 'match', did you mean 'device'?" },
+	/* modules */
+	{ "modules: [\"ib uverbs\"]\n",
+	  "t.yaml:1:11: error: 'modules': 'ib uverbs' is not a kernel module name" },
+	{ "modules: [mlx5_ib, mlx5_ib]\n",
+	  "t.yaml:1:20: error: 'modules': module 'mlx5_ib' is listed twice" },
+	/* roce */
+	{ "roce:\n  mode: v3\n",
+	  "t.yaml:2:9: error: 'roce.mode': unknown value 'v3', expected one of: v1, v2" },
+	{ "roce:\n  tos: 256\n", "t.yaml:2:8: error: 'roce.tos' must be in 0..255, got 256" },
+	{ "roce:\n  tos: -1\n", "t.yaml:2:8: error: 'roce.tos' must be in 0..255, got -1" },
+	{ "roce:\n  tos: \"106\"\n",
+	  "t.yaml:2:8: error: 'roce.tos' expects an integer, got a string" },
+	{ "roce:\n  tos: 0x6a\n", "t.yaml:2:8: error: 'roce.tos' expects an integer, got '0x6a'" },
+	{ "roce:\n  tos: ~\n", "t.yaml:2:8: error: 'roce.tos' expects an integer, got '~'" },
+	/* netdev */
+	{ "netdev:\n  mtuu: 4200\n",
+	  "t.yaml:2:3: error: unknown key 'mtuu' in 'netdev', did you mean 'mtu'?" },
+	{ "netdev:\n  mtu: 67\n", "t.yaml:2:8: error: 'netdev.mtu' must be in 68..65535, got 67" },
+	{ "netdev:\n  up: yes\n",
+	  "t.yaml:2:7: error: 'netdev.up' expects true or false, got 'yes'" },
+	{ "netdev:\n  up: [true]\n",
+	  "t.yaml:2:7: error: 'netdev.up' expects true or false, got a list" },
+	{ "netdev:\n  addresses: [192.0.2.10]\n",
+	  "t.yaml:2:15: error: 'netdev.addresses': '192.0.2.10' has no prefix length (write "
+	  "192.0.2.10/24 or 192.0.2.10/64)" },
+	{ "netdev:\n  addresses: [300.0.2.10/24]\n",
+	  "t.yaml:2:15: error: 'netdev.addresses': '300.0.2.10/24' is not an IPv4 or IPv6 address "
+	  "with a prefix length" },
+	{ "netdev:\n  addresses: [192.0.2.10/33]\n",
+	  "t.yaml:2:15: error: 'netdev.addresses': '192.0.2.10/33' is not an IPv4 or IPv6 address "
+	  "with a prefix length" },
+	{ "netdev:\n  addresses: [\"2001:db8::1/64\", \"2001:db8::1/64\"]\n",
+	  "t.yaml:2:33: error: 'netdev.addresses': '2001:db8::1/64' is listed twice" },
+	/* gids */
+	{ "gids:\n  require: [roce-v3-ipv4]\n",
+	  "t.yaml:2:13: error: 'gids.require': unknown value 'roce-v3-ipv4', expected one of: "
+	  "roce-v1-ipv4, roce-v1-ipv6, roce-v1-link-local, roce-v1-any, roce-v2-ipv4, "
+	  "roce-v2-ipv6, roce-v2-link-local, roce-v2-any" },
+	/* qos */
+	{ "qos:\n  trust: vlan\n",
+	  "t.yaml:2:10: error: 'qos.trust': unknown value 'vlan', expected one of: pcp, dscp" },
+	{ "qos:\n  pfc: [8]\n", "t.yaml:2:9: error: 'qos.pfc' must be in 0..7, got 8" },
+	{ "qos:\n  pfc: [3, 3]\n", "t.yaml:2:12: error: 'qos.pfc': priority 3 is listed twice" },
+	{ "qos:\n  dscp-map: {64: 3}\n",
+	  "t.yaml:2:14: error: 'qos.dscp-map' must be in 0..63, got 64" },
+	{ "qos:\n  dscp-map: {26: 8}\n",
+	  "t.yaml:2:18: error: 'qos.dscp-map' must be in 0..7, got 8" },
+	{ "qos:\n  dscp-map: {26: 3, 26: 4}\n",
+	  "t.yaml:2:21: error: 'qos.dscp-map': DSCP 26 is mapped twice" },
+	{ "qos:\n  dscp-map: [26]\n",
+	  "t.yaml:2:13: error: 'qos.dscp-map' expects a mapping of DSCP (0..63) to priority "
+	  "(0..7), got a list" },
+	{ "qos:\n  ets:\n    prio-tc: [0, 0, 0, 3]\n",
+	  "t.yaml:3:14: error: 'qos.ets.prio-tc' expects 8 entries (one per priority), got 4" },
+	{ "qos:\n  ets:\n    prio-tc: [0, 0, 0, 8, 0, 0, 0, 0]\n",
+	  "t.yaml:3:24: error: 'qos.ets.prio-tc' must be in 0..7, got 8" },
+	{ "qos:\n  ets:\n    tc-bw: [50, 50, 10, 0, 0, 0, 0, 0]\n",
+	  "t.yaml:3:12: error: 'qos.ets.tc-bw' must add up to 100, got 110" },
+	{ "qos:\n  ets:\n    tsa: [ets, ets, ets, strict, ets, ets, wfq, ets]\n",
+	  "t.yaml:3:44: error: 'qos.ets.tsa': unknown value 'wfq', expected one of: strict, cbs, "
+	  "ets, vendor" },
+	{ "qos:\n  ets:\n    tcbw: []\n",
+	  "t.yaml:3:5: error: unknown key 'tcbw' in 'qos.ets', did you mean 'tc-bw'?" },
+	/* ecn */
+	{ "ecn:\n  roce-np: 3x\n",
+	  "t.yaml:2:12: error: 'ecn.roce-np' expects an integer, got '3x'" },
+	{ "ecn:\n  roce-rp: {3: 1}\n",
+	  "t.yaml:2:12: error: 'ecn.roce-rp' expects an integer, got a mapping" },
+	/* links */
+	{ "links:\n  - {name: rxe0, type: rxe}\n",
+	  "t.yaml:2:5: error: 'links': entry has no 'netdev'" },
+	{ "links:\n  - {name: rxe0, type: iwarp, netdev: eth0}\n",
+	  "t.yaml:2:24: error: 'links': unknown value 'iwarp', expected one of: rxe, siw" },
+	{ "links:\n  - {name: rxe0, type: rxe, netdev: eth0, mtu: 9000}\n",
+	  "t.yaml:2:43: error: 'links': unknown key 'mtu', expected name, type and netdev" },
+	{ "links:\n  - {name: rxe0, type: rxe, netdev: eth0}\n  - {name: rxe0, type: rxe, netdev: "
+	  "eth1}\n",
+	  "t.yaml:3:5: error: 'links': link 'rxe0' is declared twice" },
+	{ "links: {name: rxe0}\n", "t.yaml:1:8: error: 'links' expects a list, got a mapping" },
+	/* system */
+	{ "system:\n  netns-mode: private\n",
+	  "t.yaml:2:15: error: 'system.netns-mode': unknown value 'private', expected one of: "
+	  "exclusive, shared" },
 };
 
 TEST(invalid) {
-        for (size_t i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++) {
-                char *e = load(invalid[i].yaml, NULL, NULL);
+	for (size_t i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++) {
+		char *e = load(invalid[i].yaml, NULL, NULL);
 
-                CHECK_STREQ(e, invalid[i].error);
-                free(e);
-        }
+		CHECK_STREQ(e, invalid[i].error);
+		free(e);
+	}
 }
 
 /* All errors of a file are reported, not only the first. */
 TEST(every_error_reported) {
-        char *e = load("roce:\n  tos: 300\n  mode: v9\nnetdev:\n  mtu: 1\n", NULL, NULL);
+	char *e = load("roce:\n  tos: 300\n  mode: v9\nnetdev:\n  mtu: 1\n", NULL, NULL);
 
-        CHECK_STREQ(e, "t.yaml:2:8: error: 'roce.tos' must be in 0..255, got 300\n"
-                       "t.yaml:3:9: error: 'roce.mode': unknown value 'v9', expected one of: v1, v2\n"
-                       "t.yaml:5:8: error: 'netdev.mtu' must be in 68..65535, got 1");
-        free(e);
+	CHECK_STREQ(e,
+		    "t.yaml:2:8: error: 'roce.tos' must be in 0..255, got 300\n"
+		    "t.yaml:3:9: error: 'roce.mode': unknown value 'v9', expected one of: v1, v2\n"
+		    "t.yaml:5:8: error: 'netdev.mtu' must be in 68..65535, got 1");
+	free(e);
 }
 
 /* The example from the documentation, every key set. */
-static const char full[] =
-        "match:\n"
-        "  device: \"mlx5_*\"\n"
-        "  driver: mlx5_core\n"
-        "  netdev: [\"ens1f*np*\", eth0]\n"
-        "  pci: \"0000:3b:00.*\"\n"
-        "  port: 1\n"
-        "modules: [ib_uverbs, rdma_ucm]\n"
-        "roce:\n"
-        "  mode: v2\n"
-        "  tos: 106\n"
-        "netdev:\n"
-        "  up: true\n"
-        "  mtu: 4200\n"
-        "  addresses: [192.0.2.10/24, \"2001:db8::10/64\"]\n"
-        "gids:\n"
-        "  require: [roce-v2-ipv4, roce-v1-any]\n"
-        "qos:\n"
-        "  trust: dscp\n"
-        "  pfc: [3, 5]\n"
-        "  dscp-map: {26: 3, 48: 6}\n"
-        "  ets: {prio-tc: [0,0,0,3,0,0,6,0], tc-bw: [10,0,0,60,0,0,30,0],\n"
-        "        tsa: [ets,strict,strict,ets,strict,strict,ets,strict]}\n"
-        "ecn:\n"
-        "  roce-np: [3]\n"
-        "  roce-rp: []\n"
-        "links:\n"
-        "  - {name: rxe0, type: rxe, netdev: veth0}\n"
-        "system:\n"
-        "  netns-mode: exclusive\n";
+static const char full[] = "match:\n  device: \"mlx5_*\"\n  driver: mlx5_core\n"
+			   "  netdev: [\"ens1f*np*\", eth0]\n  pci: \"0000:3b:00.*\"\n  port: 1\n"
+			   "modules: [ib_uverbs, rdma_ucm]\nroce:\n"
+			   "  mode: v2\n  tos: 106\nnetdev:\n  up: true\n"
+			   "  mtu: 4200\n  addresses: [192.0.2.10/24, \"2001:db8::10/64\"]\ngids:\n"
+			   "  require: [roce-v2-ipv4, roce-v1-any]\nqos:\n"
+			   "  trust: dscp\n  pfc: [3, 5]\n  dscp-map: {26: 3, 48: 6}\n"
+			   "  ets: {prio-tc: [0,0,0,3,0,0,6,0], tc-bw: [10,0,0,60,0,0,30,0],\n"
+			   "        tsa: [ets,strict,strict,ets,strict,strict,ets,strict]}\necn:\n"
+			   "  roce-np: [3]\n  roce-rp: []\n"
+			   "links:\n  - {name: rxe0, type: rxe, netdev: veth0}\n"
+			   "system:\n  netns-mode: exclusive\n";
 
 TEST(full_profile) {
-        Profile **l = NULL;
-        size_t n = 0;
-        char *e = load(full, &l, &n);
-        Profile *p;
+	Profile **l = NULL;
+	size_t n = 0;
+	char *e = load(full, &l, &n);
+	Profile *p;
 
-        CHECK_STREQ(e, "");
-        free(e);
-        CHECK_INTEQ(n, 1);
-        if (n != 1)
-                return;
-        p = l[0];
-        CHECK_STREQ(p->name, "t.yaml");
-        CHECK_INTEQ(p->settings.set, (UINT64_C(1) << _KEY_MAX) - 1);
-        CHECK_STREQ(p->match.device[0], "mlx5_*");
-        CHECK_STREQ(p->match.netdev[1], "eth0");
-        CHECK_INTEQ(p->match.n_ports, 1);
-        CHECK_INTEQ(p->match.ports[0], 1);
-        CHECK_STREQ(p->modules[1], "rdma_ucm");
-        CHECK_INTEQ(p->settings.roce_mode, ROCE_MODE_V2);
-        CHECK_INTEQ(p->settings.roce_tos, 106);
-        CHECK(p->settings.netdev_up);
-        CHECK_INTEQ(p->settings.netdev_mtu, 4200);
-        CHECK_INTEQ(p->settings.n_addresses, 2);
-        CHECK_INTEQ(p->settings.addresses[0].family, AF_INET);
-        CHECK_INTEQ(p->settings.addresses[0].prefixlen, 24);
-        CHECK_INTEQ(p->settings.addresses[1].family, AF_INET6);
-        CHECK_INTEQ(p->settings.gids_require, (1u << GID_REQUIREMENT_ROCE_V2_IPV4) |
-                                                      (1u << GID_REQUIREMENT_ROCE_V1_ANY));
-        CHECK_INTEQ(p->settings.qos_trust, QOS_TRUST_DSCP);
-        CHECK_INTEQ(p->settings.qos_pfc, 0x28);
-        CHECK_INTEQ(p->settings.qos_dscp_map[26], 3);
-        CHECK_INTEQ(p->settings.qos_dscp_map[48], 6);
-        CHECK_INTEQ(p->settings.qos_dscp_map[0], -1);
-        CHECK_INTEQ(p->settings.ets_prio_tc[6], 6);
-        CHECK_INTEQ(p->settings.ets_tc_bw[3], 60);
-        CHECK_INTEQ(p->settings.ets_tsa[1], ETS_TSA_STRICT);
-        CHECK_INTEQ(p->settings.ecn_roce_np, 0x08);
-        CHECK_INTEQ(p->settings.ecn_roce_rp, 0);
-        CHECK_INTEQ(p->n_links, 1);
-        CHECK_STREQ(p->links[0].name, "rxe0");
-        CHECK_INTEQ(p->links[0].type, SOFT_LINK_RXE);
-        CHECK_STREQ(p->links[0].netdev, "veth0");
-        CHECK_INTEQ(p->netns_mode, NETNS_MODE_EXCLUSIVE);
-        for (size_t i = 0; i < n; i++)
-                profile_free(l[i]);
-        free(l);
+	CHECK_STREQ(e, "");
+	free(e);
+	CHECK_INTEQ(n, 1);
+	if (n != 1)
+		return;
+	p = l[0];
+	CHECK_STREQ(p->name, "t.yaml");
+	CHECK_INTEQ(p->settings.set, (UINT64_C(1) << _KEY_MAX) - 1);
+	CHECK_STREQ(p->match.device[0], "mlx5_*");
+	CHECK_STREQ(p->match.netdev[1], "eth0");
+	CHECK_INTEQ(p->match.n_ports, 1);
+	CHECK_INTEQ(p->match.ports[0], 1);
+	CHECK_STREQ(p->modules[1], "rdma_ucm");
+	CHECK_INTEQ(p->settings.roce_mode, ROCE_MODE_V2);
+	CHECK_INTEQ(p->settings.roce_tos, 106);
+	CHECK(p->settings.netdev_up);
+	CHECK_INTEQ(p->settings.netdev_mtu, 4200);
+	CHECK_INTEQ(p->settings.n_addresses, 2);
+	CHECK_INTEQ(p->settings.addresses[0].family, AF_INET);
+	CHECK_INTEQ(p->settings.addresses[0].prefixlen, 24);
+	CHECK_INTEQ(p->settings.addresses[1].family, AF_INET6);
+	CHECK_INTEQ(p->settings.gids_require,
+		    (1u << GID_REQUIREMENT_ROCE_V2_IPV4) | (1u << GID_REQUIREMENT_ROCE_V1_ANY));
+	CHECK_INTEQ(p->settings.qos_trust, QOS_TRUST_DSCP);
+	CHECK_INTEQ(p->settings.qos_pfc, 0x28);
+	CHECK_INTEQ(p->settings.qos_dscp_map[26], 3);
+	CHECK_INTEQ(p->settings.qos_dscp_map[48], 6);
+	CHECK_INTEQ(p->settings.qos_dscp_map[0], -1);
+	CHECK_INTEQ(p->settings.ets_prio_tc[6], 6);
+	CHECK_INTEQ(p->settings.ets_tc_bw[3], 60);
+	CHECK_INTEQ(p->settings.ets_tsa[1], ETS_TSA_STRICT);
+	CHECK_INTEQ(p->settings.ecn_roce_np, 0x08);
+	CHECK_INTEQ(p->settings.ecn_roce_rp, 0);
+	CHECK_INTEQ(p->n_links, 1);
+	CHECK_STREQ(p->links[0].name, "rxe0");
+	CHECK_INTEQ(p->links[0].type, SOFT_LINK_RXE);
+	CHECK_STREQ(p->links[0].netdev, "veth0");
+	CHECK_INTEQ(p->netns_mode, NETNS_MODE_EXCLUSIVE);
+	for (size_t i = 0; i < n; i++)
+		profile_free(l[i]);
+	free(l);
 }
 
 /* Unset keys stay unset: "leave alone", not "default". */
 TEST(unset_means_leave_alone) {
-        Profile **l = NULL;
-        size_t n = 0;
-        char *e = load("roce:\n  tos: 0\n", &l, &n);
+	Profile **l = NULL;
+	size_t n = 0;
+	char *e = load("roce:\n  tos: 0\n", &l, &n);
 
-        CHECK_STREQ(e, "");
-        free(e);
-        CHECK_INTEQ(n, 1);
-        CHECK_INTEQ(l[0]->settings.set, KEY_BIT(KEY_ROCE_TOS));
-        profile_free(l[0]);
-        free(l);
+	CHECK_STREQ(e, "");
+	free(e);
+	CHECK_INTEQ(n, 1);
+	CHECK_INTEQ(l[0]->settings.set, KEY_BIT(KEY_ROCE_TOS));
+	profile_free(l[0]);
+	free(l);
 }
 
 /* Several documents, several profiles; empty documents and comment-only files give none. */
 TEST(documents) {
-        Profile **l = NULL;
-        size_t n = 0;
-        char *e = load("roce: {tos: 1}\n---\n---\nroce: {tos: 2}\n", &l, &n);
+	Profile **l = NULL;
+	size_t n = 0;
+	char *e = load("roce: {tos: 1}\n---\n---\nroce: {tos: 2}\n", &l, &n);
 
-        CHECK_STREQ(e, "");
-        free(e);
-        CHECK_INTEQ(n, 2);
-        CHECK_INTEQ(l[1]->settings.roce_tos, 2);
-        CHECK_INTEQ(l[1]->document, 2); /* the implicit first, an empty one, then this */
-        for (size_t i = 0; i < n; i++)
-                profile_free(l[i]);
-        free(l);
+	CHECK_STREQ(e, "");
+	free(e);
+	CHECK_INTEQ(n, 2);
+	CHECK_INTEQ(l[1]->settings.roce_tos, 2);
+	CHECK_INTEQ(l[1]->document, 2); /* the implicit first, an empty one, then this */
+	for (size_t i = 0; i < n; i++)
+		profile_free(l[i]);
+	free(l);
 
-        e = load("# nothing here\n", &l, &n);
-        CHECK_STREQ(e, "");
-        CHECK_INTEQ(n, 0);
-        free(e);
-        free(l);
+	e = load("# nothing here\n", &l, &n);
+	CHECK_STREQ(e, "");
+	CHECK_INTEQ(n, 0);
+	free(e);
+	free(l);
 }
 
 TESTS_MAIN(TEST_ENTRY(invalid), TEST_ENTRY(every_error_reported), TEST_ENTRY(full_profile),
-           TEST_ENTRY(unset_means_leave_alone), TEST_ENTRY(documents))
+	   TEST_ENTRY(unset_means_leave_alone), TEST_ENTRY(documents))
