@@ -425,7 +425,7 @@ static int host_observe_devices(HostState *h, int rootfd, HostObserveFlags flags
 	if (!dir)
 		return -errno;
 	for (struct dirent *de; (de = readdir(dir));) {
-		HostDevice d;
+		HostDevice d = { 0 };
 
 		if (de->d_name[0] == '.')
 			continue;

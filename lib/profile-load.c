@@ -251,7 +251,8 @@ static int config_add_file(Config *c, const char *path, Diagnostics *diags) {
 		return -ENOMEM;
 	}
 	c->profiles = m;
-	memcpy(c->profiles + c->n_profiles, l, sizeof(Profile *) * n);
+	if (n > 0)
+		memcpy(c->profiles + c->n_profiles, l, sizeof(Profile *) * n);
 	c->n_profiles += n;
 	free(l);
 	return strv_extend(&c->files, path);

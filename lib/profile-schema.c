@@ -41,7 +41,7 @@ static const char *scalar(const yaml_node_t *node) {
 }
 
 static bool scalar_is_null(const yaml_node_t *node) {
-	const char *s;
+	const char *s = NULL;
 
 	if (node->type != YAML_SCALAR_NODE || node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return false;
@@ -61,7 +61,7 @@ static int expect_string(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *
 /* Integers are plain decimal scalars: "106", not "0x6a" nor the string "106". */
 static int expect_integer(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
 			  long long min, long long max, long long *ret) {
-	const char *s;
+	const char *s = NULL;
 	char *end;
 	long long v;
 
@@ -106,7 +106,7 @@ static int for_each_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *
 }
 
 static int glob_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *userdata) {
-	const char *s;
+	const char *s = NULL;
 	int r;
 
 	r = expect_string(ctx, row, node, &s);
@@ -184,7 +184,7 @@ static bool module_name_valid(const char *s) {
 
 static int module_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
 		       void *userdata) {
-	const char *s;
+	const char *s = NULL;
 	int r;
 
 	r = expect_string(ctx, row, node, &s);
@@ -239,7 +239,7 @@ static int parse_bool(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *nod
 static int parse_choice(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, int *dest,
 			int (*from_string)(const char *), const char *(*to_string)(int), int n) {
 	_cleanup_free_ char *choices = NULL;
-	const char *s;
+	const char *s = NULL;
 	size_t len = 0;
 	int r, v;
 
@@ -298,7 +298,7 @@ static int address_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *n
 			void *userdata) {
 	AddressList *l = userdata;
 	Address a, *p;
-	const char *s;
+	const char *s = NULL;
 	int r;
 
 	r = expect_string(ctx, row, node, &s);
@@ -454,7 +454,7 @@ static int parse_eight(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *no
 }
 
 static int parse_u8_array(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest) {
-	long long v[8];
+	long long v[8] = { 0 };
 	int r;
 
 	r = parse_eight(ctx, row, node, v);
@@ -509,7 +509,7 @@ static int parse_soft_link(SchemaContext *ctx, const SchemaKey *row, yaml_node_t
 	yaml_node_t *values[ELEMENTSOF(fields)] = { 0 };
 	_cleanup_free_ char *name = NULL, *netdev = NULL;
 	SoftLinkType type = _SOFT_LINK_INVALID;
-	const char *s;
+	const char *s = NULL;
 	int r;
 
 	if (node->type != YAML_MAPPING_NODE)
@@ -588,7 +588,7 @@ static int parse_links(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *no
 	for (yaml_node_item_t *i = node->data.sequence.items.start;
 	     i < node->data.sequence.items.top; i++) {
 		yaml_node_t *item = yaml_document_get_node(ctx->document, *i);
-		SoftLink l;
+		SoftLink l = { 0 };
 
 		r = parse_soft_link(ctx, row, item, &l);
 		if (r < 0) {
