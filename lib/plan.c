@@ -26,6 +26,8 @@ static void action_done(Action *a) {
 	free(a->desired);
 	free(a->profile);
 	free(a->unsupported);
+	free(a->value.name);
+	free(a->value.lower);
 }
 
 Plan *plan_free(Plan *p) {
@@ -69,6 +71,8 @@ typedef struct ActionSpec {
 	const char *desired;
 	const char *profile;
 	const char *unsupported;
+	const SoftLink *soft_link; /* links */
+	NetnsMode netns_mode;	   /* system.netns-mode */
 } ActionSpec;
 
 static char *strdup_null(const char *s, bool *oom) {
@@ -80,6 +84,47 @@ static char *strdup_null(const char *s, bool *oom) {
 	if (!c)
 		*oom = true;
 	return c;
+}
+
+static void action_value_fill(ActionValue *v, const ActionSpec *s, bool *oom) {
+	const LinkSettings *set = s->plink ? s->plink->settings : NULL;
+
+	switch (s->key) {
+	case KEY_ROCE_MODE:
+		v->roce_mode = set->roce_mode;
+		break;
+	case KEY_ROCE_TOS:
+		v->number = set->roce_tos;
+		break;
+	case KEY_NETDEV_UP:
+		v->flag = set->netdev_up;
+		break;
+	case KEY_NETDEV_MTU:
+		v->number = set->netdev_mtu;
+		break;
+	case KEY_NETDEV_ADDRESSES:
+		(void) address_from_string(s->desired, &v->address); /* formatted by the planner */
+		break;
+	case KEY_ECN_ROCE_NP:
+		v->priorities = set->ecn_roce_np;
+		break;
+	case KEY_ECN_ROCE_RP:
+		v->priorities = set->ecn_roce_rp;
+		break;
+	case KEY_MODULES:
+		v->name = strdup_null(s->desired, oom);
+		break;
+	case KEY_LINKS:
+		v->name = strdup_null(s->soft_link->name, oom);
+		v->lower = strdup_null(s->soft_link->netdev, oom);
+		v->link_type = s->soft_link->type;
+		break;
+	case KEY_SYSTEM_NETNS_MODE:
+		v->netns_mode = s->netns_mode;
+		break;
+	default:
+		break;
+	}
 }
 
 static int plan_add(Plan *p, const ActionSpec *s) {
@@ -102,6 +147,7 @@ static int plan_add(Plan *p, const ActionSpec *s) {
 		.profile = strdup_null(s->profile, &oom),
 		.unsupported = strdup_null(s->unsupported, &oom),
 	};
+	action_value_fill(&a.value, s, &oom);
 	if (oom) {
 		action_done(&a);
 		return -ENOMEM;
@@ -360,9 +406,31 @@ static int plan_system(Plan *p, const Config *c, const HostState *h) {
 	want = netns_mode_to_string(last->netns_mode);
 	if (h->has_netns_mode && h->netns_mode == last->netns_mode)
 		return 0;
-	return plan_host_add(p, PHASE_SYSTEM, KEY_SYSTEM_NETNS_MODE,
-			     h->has_netns_mode ? netns_mode_to_string(h->netns_mode) : NULL, want,
-			     last->name, NULL);
+	return plan_add(
+		p,
+		&(ActionSpec){
+			.phase = PHASE_SYSTEM,
+			.key = KEY_SYSTEM_NETNS_MODE,
+			.link = "host",
+			.current = h->has_netns_mode ? netns_mode_to_string(h->netns_mode) : NULL,
+			.desired = want,
+			.profile = last->name,
+			.netns_mode = last->netns_mode,
+		});
+}
+
+static int plan_link_decl_add(Plan *p, const SoftLink *l, const char *current, const char *desired,
+			      const char *profile, const char *unsupported) {
+	return plan_add(p, &(ActionSpec){
+				   .phase = PHASE_LINKS,
+				   .key = KEY_LINKS,
+				   .link = "host",
+				   .current = current,
+				   .desired = desired,
+				   .profile = profile,
+				   .unsupported = unsupported,
+				   .soft_link = l,
+			   });
 }
 
 static int plan_soft_link(Plan *p, const HostState *h, const SoftLink *l, const char *profile) {
@@ -378,17 +446,17 @@ static int plan_soft_link(Plan *p, const HostState *h, const SoftLink *l, const 
 			return 0;
 		snprintf(current, sizeof(current), "%s: %s on %s", l->name, strna(d->driver),
 			 strna(d->parent));
-		return plan_host_add(p, PHASE_LINKS, KEY_LINKS, current, desired, profile,
-				     "a different device of that name exists; rdmad does not "
-				     "remove devices it did not create");
+		return plan_link_decl_add(p, l, current, desired, profile,
+					  "a different device of that name exists; rdmad does not "
+					  "remove devices it did not create");
 	}
 	if (!host_netdev_find(h, l->netdev))
-		return plan_host_add(p, PHASE_LINKS, KEY_LINKS, NULL, desired, profile,
-				     "its netdev does not exist (yet)");
+		return plan_link_decl_add(p, l, NULL, desired, profile,
+					  "its netdev does not exist (yet)");
 	r = plan_module(p, h, driver, profile);
 	if (r < 0)
 		return r;
-	return plan_host_add(p, PHASE_LINKS, KEY_LINKS, NULL, desired, profile, NULL);
+	return plan_link_decl_add(p, l, NULL, desired, profile, NULL);
 }
 
 static int plan_soft_links(Plan *p, const Config *c, const HostState *h) {

@@ -22,6 +22,20 @@ typedef enum ActionPhase {
 } ActionPhase;
 DECLARE_STRING_TABLE_LOOKUP(action_phase, ActionPhase)
 
+/* The desired value in typed form, for the apply backends; which field is meaningful depends
+ * on the action's key. */
+typedef struct ActionValue {
+	unsigned number;	/* roce.tos, netdev.mtu */
+	bool flag;		/* netdev.up */
+	RoceMode roce_mode;	/* roce.mode */
+	NetnsMode netns_mode;	/* system.netns-mode */
+	uint8_t priorities;	/* ecn.*: bit per priority */
+	Address address;	/* netdev.addresses: one per action */
+	SoftLinkType link_type; /* links */
+	char *name;		/* modules: the module; links: the device to create */
+	char *lower;		/* links: the netdev it sits on */
+} ActionValue;
+
 typedef struct Action {
 	ActionPhase phase;
 	Key key;
@@ -35,6 +49,7 @@ typedef struct Action {
 	/* Declared but cannot be carried out here: the reason. Such an action changes nothing
 	 * and does not count as pending. */
 	char *unsupported;
+	ActionValue value;
 } Action;
 
 typedef struct Plan {

@@ -254,7 +254,66 @@ TEST(netns_mode) {
 	free(s);
 }
 
-TESTS_MAIN(TEST_ENTRY(converged_is_empty), TEST_ENTRY(differences_in_order),
-	   TEST_ENTRY(configfs_unknown), TEST_ENTRY(unsupported), TEST_ENTRY(infiniband_port),
-	   TEST_ENTRY(soft_links), TEST_ENTRY(modules_need_a_match), TEST_ENTRY(shared_netdev),
-	   TEST_ENTRY(netns_mode))
+/* The apply backends get typed values, not the strings shown to people. */
+TEST(typed_values) {
+	static const char *const texts[] = {
+		"modules: [rdma_ucm]\n"
+		"roce: {mode: v2, tos: 106}\n"
+		"netdev: {mtu: 4200, up: false, addresses: [\"2001:db8::10/64\"]}\n"
+		"links: [{name: rxe1, type: rxe, netdev: veth1}]\n"
+		"system: {netns-mode: exclusive}\n",
+		NULL,
+	};
+	HostState *h = host_new();
+	Config *c = config_from(texts);
+	Plan *p = NULL;
+
+	host_add_netdev(h, "veth1", 1500, true);
+	h->has_netns_mode = true;
+	h->netns_mode = NETNS_MODE_SHARED;
+	CHECK(plan_compute(c, h, &p) == 0);
+	for (size_t i = 0; p && i < p->n_actions; i++) {
+		const Action *a = &p->actions[i];
+
+		if (!streq(a->link, "host") && !streq(a->link, "mlx5_0/1"))
+			continue;
+		switch (a->key) {
+		case KEY_MODULES:
+			CHECK(streq(a->value.name, "rdma_ucm") || streq(a->value.name, "rdma_rxe"));
+			break;
+		case KEY_LINKS:
+			CHECK_STREQ(a->value.name, "rxe1");
+			CHECK_STREQ(a->value.lower, "veth1");
+			CHECK_INTEQ(a->value.link_type, SOFT_LINK_RXE);
+			break;
+		case KEY_SYSTEM_NETNS_MODE:
+			CHECK_INTEQ(a->value.netns_mode, NETNS_MODE_EXCLUSIVE);
+			break;
+		case KEY_ROCE_TOS:
+			CHECK_INTEQ(a->value.number, 106);
+			break;
+		case KEY_NETDEV_MTU:
+			CHECK_INTEQ(a->value.number, 4200);
+			break;
+		case KEY_NETDEV_UP:
+			CHECK(!a->value.flag);
+			CHECK_STREQ(a->netdev, "ens1f0np0");
+			break;
+		case KEY_NETDEV_ADDRESSES:
+			CHECK_INTEQ(a->value.address.family, AF_INET6);
+			CHECK_INTEQ(a->value.address.prefixlen, 64);
+			break;
+		default:
+			CHECK(!"unexpected action");
+		}
+	}
+	CHECK_INTEQ(p->n_actions, 2 + 1 + 1 + 2 * 4); /* 2 modules, system, links, 4 per link */
+	plan_free(p);
+	config_free(c);
+	host_state_free(h);
+}
+
+TESTS_MAIN(TEST_ENTRY(typed_values), TEST_ENTRY(converged_is_empty),
+	   TEST_ENTRY(differences_in_order), TEST_ENTRY(configfs_unknown), TEST_ENTRY(unsupported),
+	   TEST_ENTRY(infiniband_port), TEST_ENTRY(soft_links), TEST_ENTRY(modules_need_a_match),
+	   TEST_ENTRY(shared_netdev), TEST_ENTRY(netns_mode))
