@@ -34,12 +34,17 @@ int host_addresses_observe(HostState *h) {
 	if (r < 0)
 		return -EIO;
 
+	/* The link's live state too: under a fixture root, sysfs is a static copy, and the
+	 * stand-in interface is what rdmad changes. On the real root both agree. */
 	for (size_t i = 0; i < h->n_netdevs; i++) {
 		struct rtnl_link *l = rtnl_link_get_by_name(links, h->netdevs[i].name);
 
 		h->netdevs[i].addresses_known = l != NULL;
-		if (l)
-			rtnl_link_put(l);
+		if (!l)
+			continue;
+		h->netdevs[i].mtu = rtnl_link_get_mtu(l);
+		h->netdevs[i].up = rtnl_link_get_flags(l) & IFF_UP;
+		rtnl_link_put(l);
 	}
 
 	for (struct nl_object *o = nl_cache_get_first(addrs); o; o = nl_cache_get_next(o)) {

@@ -97,7 +97,8 @@ int host_observe(const char *root, HostObserveFlags flags, HostState **ret);
 int host_port_observe(int devfd, uint32_t port, HostObserveFlags flags, HostPort *ret);
 void host_port_done(HostPort *p);
 
-/* Fill netdevs' addresses from rtnetlink, in the current network namespace. */
+/* Fill netdevs' addresses, MTU and up flag from rtnetlink, in the current network namespace
+ * (netdevs not found there keep what sysfs said, and addresses_known false). */
 int host_addresses_observe(HostState *h);
 /* The RDMA netns mode, from RDMA netlink. Only for the real root: the mode is global. */
 int host_netns_mode_observe(HostState *h);

@@ -29,8 +29,13 @@ if [[ -f $expected/netdevs ]]; then
         n=0
         while read -r name addresses; do
                 [[ -z $name || $name == \#* ]] && continue
+                # The stand-in mirrors the fixture's sysfs: same MTU, same administrative state.
                 ip link add "$name" type veth peer name "peer$n"
-                ip link set "$name" up
+                sys=$root/sys/class/net/$name
+                [[ -f $sys/mtu ]] && ip link set "$name" mtu "$(cat "$sys/mtu")"
+                if [[ ! -f $sys/flags ]] || (( $(cat "$sys/flags") & 1 )); then
+                        ip link set "$name" up
+                fi
                 for a in $addresses; do
                         # nodad: an IPv6 address is usable at once, as on a host up for a while
                         if [[ $a == *:* ]]; then

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* ecn.roce-np / ecn.roce-rp: mlx5's per-priority switches,
+ * /sys/class/net/<if>/ecn/roce_{np,rp}/enable/<prio> ("1" or "0"). Absent on VFs and on kernels
+ * without it: that is "unsupported", not a failure. */
+#include <fcntl.h>
+#include <stdio.h>
+
+#include "apply-internal.h"
+#include "fileio.h"
+
+int apply_ecn(Applier *a, const Action *x, ActionOutcome *ret) {
+	const char *kind = x->key == KEY_ECN_ROCE_NP ? "roce_np" : "roce_rp";
+	bool changed = false;
+
+	for (unsigned prio = 0; prio < N_PRIO; prio++) {
+		const char *want = (x->value.priorities & (1u << prio)) ? "1" : "0";
+		_cleanup_close_ int fd = -EBADF;
+		char path[128], have[16];
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "sys/class/net/%s/ecn/%s/enable/%u", x->netdev, kind,
+			 prio);
+		n = read_small_at(applier_rootfd(a), path, have, sizeof(have));
+		if (n == -ENOENT)
+			return outcome_set(ret, APPLY_UNSUPPORTED, 0, "/%s does not exist", path);
+		if (n < 0)
+			return outcome_set(ret, APPLY_FAILED, (int) n, "read /%s: %s", path,
+					   strerror((int) -n));
+		if (streq(have, want))
+			continue;
+		fd = openat(applier_rootfd(a), path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (fd < 0 || write(fd, want, 1) != 1) {
+			int r = negative_errno();
+
+			return outcome_set(ret, APPLY_FAILED, r, "write '%s' to /%s: %s", want,
+					   path, strerror(-r));
+		}
+		n = read_small_at(applier_rootfd(a), path, have, sizeof(have));
+		if (n < 0 || !streq(have, want))
+			return outcome_set(ret, APPLY_FAILED, -EIO, "/%s does not read back '%s'",
+					   path, want);
+		changed = true;
+	}
+	return outcome_set(ret, changed ? APPLY_CHANGED : APPLY_UNCHANGED, 0, NULL);
+}

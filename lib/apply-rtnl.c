@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* netdev.up, netdev.mtu, netdev.addresses over rtnetlink (libnl-route), in the current network
+ * namespace. An address rdmad did not declare is never removed. */
+#include <net/if.h>
+#include <netlink/route/addr.h>
+#include <netlink/route/link.h>
+#include <sys/socket.h>
+
+#include "apply-internal.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct rtnl_link *, rtnl_link_put)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct rtnl_addr *, rtnl_addr_put)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_addr *, nl_addr_put)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_cache *, nl_cache_free)
+
+/* libnl's errors are its own numbers; turn the common ones back into errno. */
+static int nl_to_errno(int e) {
+	switch (-e) {
+	case NLE_NOMEM:
+		return -ENOMEM;
+	case NLE_EXIST:
+		return -EEXIST;
+	case NLE_OBJ_NOTFOUND:
+	case NLE_NODEV:
+		return -ENODEV;
+	case NLE_PERM:
+		return -EPERM;
+	case NLE_INVAL:
+	case NLE_RANGE:
+		return -EINVAL;
+	case NLE_OPNOTSUPP:
+		return -EOPNOTSUPP;
+	case NLE_BUSY:
+		return -EBUSY;
+	case NLE_AF_NOSUPPORT:
+		return -EAFNOSUPPORT;
+	default:
+		return -EIO;
+	}
+}
+
+static int rtnl_socket(Applier *a, struct nl_sock **ret) {
+	if (!a->rtnl) {
+		struct nl_sock *sk = nl_socket_alloc();
+
+		if (!sk)
+			return -ENOMEM;
+		if (nl_connect(sk, NETLINK_ROUTE) < 0) {
+			nl_socket_free(sk);
+			return -EIO;
+		}
+		a->rtnl = sk;
+	}
+	*ret = a->rtnl;
+	return 0;
+}
+
+static int link_get(struct nl_sock *sk, const char *name, struct rtnl_link **ret) {
+	int r = rtnl_link_get_kernel(sk, 0, name, ret);
+
+	return r < 0 ? nl_to_errno(r) : 0;
+}
+
+static bool address_present(struct nl_sock *sk, int ifindex, const Address *want) {
+	_cleanup_(nl_cache_freep) struct nl_cache *cache = NULL;
+
+	if (rtnl_addr_alloc_cache(sk, &cache) < 0)
+		return false;
+	for (struct nl_object *o = nl_cache_get_first(cache); o; o = nl_cache_get_next(o)) {
+		struct rtnl_addr *ra = (struct rtnl_addr *) o;
+		struct nl_addr *local = rtnl_addr_get_local(ra);
+
+		if (rtnl_addr_get_ifindex(ra) != ifindex || !local ||
+		    nl_addr_get_family(local) != want->family ||
+		    (unsigned) rtnl_addr_get_prefixlen(ra) != want->prefixlen)
+			continue;
+		if (memcmp(nl_addr_get_binary_addr(local), want->addr,
+			   want->family == AF_INET ? 4 : 16) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int address_apply(struct nl_sock *sk, struct rtnl_link *link, const Action *x,
+			 ActionOutcome *ret) {
+	_cleanup_(rtnl_addr_putp) struct rtnl_addr *ra = NULL;
+	_cleanup_(nl_addr_putp) struct nl_addr *local = NULL;
+	const Address *want = &x->value.address;
+	int ifindex = rtnl_link_get_ifindex(link), r;
+
+	if (address_present(sk, ifindex, want))
+		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
+	ra = rtnl_addr_alloc();
+	local = nl_addr_build(want->family, want->addr, want->family == AF_INET ? 4 : 16);
+	if (!ra || !local)
+		return -ENOMEM;
+	nl_addr_set_prefixlen(local, want->prefixlen);
+	rtnl_addr_set_ifindex(ra, ifindex);
+	r = rtnl_addr_set_local(ra, local);
+	if (r >= 0)
+		r = rtnl_addr_add(sk, ra, 0);
+	if (r < 0) {
+		r = nl_to_errno(r);
+		return outcome_set(ret, APPLY_FAILED, r, "add address %s to %s: %s", x->desired,
+				   x->netdev, strerror(-r));
+	}
+	if (!address_present(sk, ifindex, want))
+		return outcome_set(ret, APPLY_FAILED, -EIO,
+				   "address %s is not on %s after adding it", x->desired,
+				   x->netdev);
+	return outcome_set(ret, APPLY_CHANGED, 0, NULL);
+}
+
+int apply_netdev(Applier *a, const Action *x, ActionOutcome *ret) {
+	_cleanup_(rtnl_link_putp) struct rtnl_link *link = NULL, *change = NULL, *after = NULL;
+	struct nl_sock *sk;
+	int r;
+
+	if (!x->netdev)
+		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s has no netdev", x->link);
+	r = rtnl_socket(a, &sk);
+	if (r < 0)
+		return r == -ENOMEM
+			       ? r
+			       : outcome_set(ret, APPLY_FAILED, r, "cannot open rtnetlink socket");
+	r = link_get(sk, x->netdev, &link);
+	if (r < 0)
+		return r == -ENOMEM ? r
+				    : outcome_set(ret, APPLY_FAILED, r, "netdev %s: %s", x->netdev,
+						  strerror(-r));
+
+	if (x->key == KEY_NETDEV_ADDRESSES)
+		return address_apply(sk, link, x, ret);
+
+	/* Compare with the live value, not the plan's snapshot. */
+	if (x->key == KEY_NETDEV_UP && !!(rtnl_link_get_flags(link) & IFF_UP) == x->value.flag)
+		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
+	if (x->key == KEY_NETDEV_MTU && rtnl_link_get_mtu(link) == x->value.number)
+		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
+
+	change = rtnl_link_alloc();
+	if (!change)
+		return -ENOMEM;
+	if (x->key == KEY_NETDEV_MTU)
+		rtnl_link_set_mtu(change, x->value.number);
+	else if (x->value.flag)
+		rtnl_link_set_flags(change, IFF_UP);
+	else
+		rtnl_link_unset_flags(change, IFF_UP);
+	r = rtnl_link_change(sk, link, change, 0);
+	if (r < 0) {
+		r = nl_to_errno(r);
+		return outcome_set(ret, APPLY_FAILED, r, "set %s of %s to %s: %s",
+				   action_setting(x), x->netdev, x->desired, strerror(-r));
+	}
+	r = link_get(sk, x->netdev, &after);
+	if (r < 0)
+		return outcome_set(ret, APPLY_FAILED, r, "netdev %s vanished after setting %s",
+				   x->netdev, action_setting(x));
+	if ((x->key == KEY_NETDEV_MTU && rtnl_link_get_mtu(after) != x->value.number) ||
+	    (x->key == KEY_NETDEV_UP && !!(rtnl_link_get_flags(after) & IFF_UP) != x->value.flag))
+		return outcome_set(ret, APPLY_FAILED, -EIO, "%s of %s does not read back as %s",
+				   action_setting(x), x->netdev, x->desired);
+	return outcome_set(ret, APPLY_CHANGED, 0, NULL);
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "apply-internal.h"
+
+static const char *const apply_result_table[_APPLY_RESULT_MAX] = {
+	[APPLY_CHANGED] = "changed",
+	[APPLY_UNCHANGED] = "unchanged",
+	[APPLY_UNSUPPORTED] = "unsupported",
+	[APPLY_FAILED] = "failed",
+};
+DEFINE_STRING_TABLE_LOOKUP(apply_result, ApplyResult)
+
+void action_outcome_done(ActionOutcome *o) {
+	free(o->message);
+	*o = (ActionOutcome){ 0 };
+}
+
+int outcome_set(ActionOutcome *ret, ApplyResult result, int error, const char *format, ...) {
+	char *m = NULL;
+	va_list ap;
+
+	if (format) {
+		va_start(ap, format);
+		if (vasprintf(&m, format, ap) < 0)
+			m = NULL;
+		va_end(ap);
+		if (!m)
+			return -ENOMEM;
+	}
+	free(ret->message);
+	*ret = (ActionOutcome){ .result = result, .error = error, .message = m };
+	return 0;
+}
+
+/* Create a directory and its parents (mkdir -p). */
+static int mkdir_parents(const char *path, mode_t mode) {
+	_cleanup_free_ char *p = strdup(path);
+
+	if (!p)
+		return -ENOMEM;
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	if (mkdir(p, mode) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int applier_new(const char *root, const char *state_dir, Applier **ret) {
+	_cleanup_(applier_freep) Applier *a = NULL;
+	int r;
+
+	a = calloc(1, sizeof(Applier));
+	if (!a)
+		return -ENOMEM;
+	a->rootfd = -EBADF;
+	a->root = strdup(root ? root : "/");
+	a->state_dir = strdup(state_dir);
+	if (!a->root || !a->state_dir)
+		return -ENOMEM;
+	a->rootfd = open(a->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (a->rootfd < 0)
+		return -errno;
+	r = mkdir_parents(a->state_dir, 0755);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(a);
+	return 0;
+}
+
+void applier_backends_done(Applier *a) {
+	a->kmod = kmod_unref(a->kmod);
+	if (a->rtnl) {
+		nl_socket_free(a->rtnl);
+		a->rtnl = NULL;
+	}
+	if (a->rdmanl) {
+		nl_socket_free(a->rdmanl);
+		a->rdmanl = NULL;
+	}
+}
+
+Applier *applier_free(Applier *a) {
+	if (!a)
+		return NULL;
+	applier_backends_done(a);
+	safe_close(a->rootfd);
+	free(a->root);
+	free(a->state_dir);
+	free(a);
+	return NULL;
+}
+
+const char *applier_root(const Applier *a) {
+	return a->root;
+}
+
+int applier_rootfd(const Applier *a) {
+	return a->rootfd;
+}
+
+const char *applier_state_dir(const Applier *a) {
+	return a->state_dir;
+}
+
+int action_apply(Applier *a, const Action *x, ActionOutcome *ret) {
+	*ret = (ActionOutcome){ 0 };
+
+	if (x->unsupported)
+		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s", x->unsupported);
+
+	switch (x->key) {
+	case KEY_MODULES:
+		return apply_module(a, x, ret);
+	case KEY_LINKS:
+		return apply_soft_link(a, x, ret);
+	case KEY_SYSTEM_NETNS_MODE:
+		return apply_netns_mode(a, x, ret);
+	case KEY_NETDEV_UP:
+	case KEY_NETDEV_MTU:
+	case KEY_NETDEV_ADDRESSES:
+		return apply_netdev(a, x, ret);
+	case KEY_ROCE_MODE:
+	case KEY_ROCE_TOS:
+		return apply_configfs(a, x, ret);
+	case KEY_ECN_ROCE_NP:
+	case KEY_ECN_ROCE_RP:
+		return apply_ecn(a, x, ret);
+	default:
+		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s is not applied by this version",
+				   key_to_string(x->key));
+	}
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Carrying out a plan's actions. Each backend re-reads the live value right before writing,
+ * writes only a difference, and reads back (rdma-ndd, wireguard-tools setconf): applying a
+ * converged setting costs reads only. Backends return results; they do not log. */
+
+#include "plan.h"
+
+typedef enum ApplyResult {
+	APPLY_CHANGED,	   /* written, and read back as desired */
+	APPLY_UNCHANGED,   /* already as desired when looked at again: nothing written */
+	APPLY_UNSUPPORTED, /* this host or this root cannot do it (said in message) */
+	APPLY_FAILED,	   /* error and message say what and where */
+	_APPLY_RESULT_MAX,
+	_APPLY_RESULT_INVALID = -EINVAL,
+} ApplyResult;
+DECLARE_STRING_TABLE_LOOKUP(apply_result, ApplyResult)
+
+typedef struct ActionOutcome {
+	ApplyResult result;
+	int error;     /* negative errno for APPLY_FAILED, else 0 */
+	char *message; /* for UNSUPPORTED and FAILED: names the file, request or object */
+} ActionOutcome;
+
+void action_outcome_done(ActionOutcome *o);
+
+/* The context the backends share: the root, where rdmad remembers what it created, and the
+ * sockets and library handles opened on first use. */
+typedef struct Applier Applier;
+
+/* root: "/" or a fixture tree; state_dir: where created links and configfs directories are
+ * remembered (normally /run/rdmad), created if missing. */
+int applier_new(const char *root, const char *state_dir, Applier **ret);
+Applier *applier_free(Applier *a);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Applier *, applier_free)
+
+/* Carry out one action. Returns -ENOMEM only; everything else is in *ret. */
+int action_apply(Applier *a, const Action *action, ActionOutcome *ret);
+
+/* Backends (apply-*.c), dispatched by action_apply() on the action's key. */
+int apply_module(Applier *a, const Action *x, ActionOutcome *ret);
+int apply_soft_link(Applier *a, const Action *x, ActionOutcome *ret);
+int apply_netns_mode(Applier *a, const Action *x, ActionOutcome *ret);
+int apply_netdev(Applier *a, const Action *x, ActionOutcome *ret);
+int apply_configfs(Applier *a, const Action *x, ActionOutcome *ret);
+int apply_ecn(Applier *a, const Action *x, ActionOutcome *ret);
+
+/* For the backends. */
+const char *applier_root(const Applier *a) _pure_;
+int applier_rootfd(const Applier *a) _pure_;
+const char *applier_state_dir(const Applier *a) _pure_;
+/* Fill ret; message formatted. Returns 0 (or -ENOMEM). */
+int outcome_set(ActionOutcome *ret, ApplyResult result, int error, const char *format, ...)
+	_printf_(4, 5);
