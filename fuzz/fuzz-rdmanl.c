@@ -10,6 +10,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+	char name[RDMANL_DEV_NAME_MAX], ndev[RDMANL_NDEV_NAME_MAX];
+	uint32_t index, port;
 	NetnsMode mode;
 	void *buf;
 
@@ -18,8 +20,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	if (!buf)
 		return 0;
 	memcpy(buf, data, size);
+
 	if (rdmanl_sys_parse(buf, size, &mode) >= 0 && (mode < 0 || mode >= _NETNS_MODE_MAX))
 		abort();
+
+	/* A name that parsed is a terminated, non-empty string that fits. */
+	if (rdmanl_dev_parse(buf, size, &index, name) >= 0 &&
+	    (strnlen(name, sizeof(name)) == 0 || strnlen(name, sizeof(name)) >= sizeof(name)))
+		abort();
+	if (rdmanl_port_parse(buf, size, &index, &port, ndev) >= 0 &&
+	    (strnlen(ndev, sizeof(ndev)) == 0 || strnlen(ndev, sizeof(ndev)) >= sizeof(ndev)))
+		abort();
+	if (rdmanl_port_parse(buf, size, NULL, NULL, ndev) >= 0 &&
+	    strnlen(ndev, sizeof(ndev)) >= sizeof(ndev))
+		abort();
+
 	free(buf);
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <net/if.h>
 #include <netlink/attr.h>
 #include <rdma/rdma_netlink.h>
 
@@ -8,14 +9,86 @@
 
 #define NLDEV_TYPE(cmd) RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd)
 
-int rdmanl_sys_get_new(struct nl_msg **ret) {
+_Static_assert(RDMANL_NDEV_NAME_MAX == IFNAMSIZ, "RDMANL_NDEV_NAME_MAX must be IFNAMSIZ");
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
+
+static bool name_char_ok(char c) {
+	/* printable ASCII but space; the kernel allows more, a profile has no need for it */
+	return c > ' ' && c < 0x7f && c != '/';
+}
+
+bool rdmanl_dev_name_valid(const char *name) {
+	size_t n;
+
+	if (!name)
+		return false;
+	n = strnlen(name, RDMANL_DEV_NAME_MAX);
+	if (n == 0 || n >= RDMANL_DEV_NAME_MAX || streq(name, ".") || streq(name, ".."))
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!name_char_ok(*p) || *p == '%')
+			return false;
+	return true;
+}
+
+bool rdmanl_netdev_name_valid(const char *name) {
+	size_t n;
+
+	if (!name)
+		return false;
+	n = strnlen(name, RDMANL_NDEV_NAME_MAX);
+	if (n == 0 || n >= RDMANL_NDEV_NAME_MAX || streq(name, ".") || streq(name, ".."))
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!name_char_ok(*p) || *p == ':')
+			return false;
+	return true;
+}
+
+/* A request with no attributes yet. */
+static int request_new(int cmd, int flags, struct nl_msg **ret) {
 	struct nl_msg *m;
 
-	m = nlmsg_alloc_simple(NLDEV_TYPE(RDMA_NLDEV_CMD_SYS_GET), NLM_F_REQUEST);
+	m = nlmsg_alloc_simple(NLDEV_TYPE(cmd), flags);
 	if (!m)
 		return -ENOMEM;
 	*ret = m;
 	return 0;
+}
+
+/* Check the header of a received message and parse its attributes into tb (which has
+ * RDMA_NLDEV_ATTR_MAX slots). */
+static int reply_parse(const struct nlmsghdr *nlh, size_t len, int cmd, int alt_cmd,
+		       struct nla_policy *policy, struct nlattr **tb) {
+	/* Everything the kernel sent must fit in what we received. */
+	if (len < NLMSG_HDRLEN || nlh->nlmsg_len < NLMSG_HDRLEN || nlh->nlmsg_len > len)
+		return -EBADMSG;
+	if (nlh->nlmsg_type != NLDEV_TYPE(cmd) && nlh->nlmsg_type != NLDEV_TYPE(alt_cmd))
+		return -EBADMSG;
+	/* NLDEV messages carry no family header: attributes start right after nlmsghdr. */
+	if (nla_parse(tb, RDMA_NLDEV_ATTR_MAX - 1, (struct nlattr *) NLMSG_DATA(nlh),
+		      (int) (nlh->nlmsg_len - NLMSG_HDRLEN), policy) < 0)
+		return -EBADMSG;
+	return 0;
+}
+
+/* Copy a NUL-terminated string attribute of 1..size-1 characters. */
+static int attr_string(const struct nlattr *a, char *buf, size_t size) {
+	const char *s = nla_data(a);
+	size_t n = (size_t) nla_len(a), l;
+
+	if (n == 0)
+		return -EBADMSG;
+	l = strnlen(s, n);
+	if (l == n || l == 0 || l >= size)
+		return -EBADMSG;
+	memcpy(buf, s, l + 1);
+	return 0;
+}
+
+int rdmanl_sys_get_new(struct nl_msg **ret) {
+	return request_new(RDMA_NLDEV_CMD_SYS_GET, NLM_F_REQUEST, ret);
 }
 
 int rdmanl_sys_parse(const struct nlmsghdr *nlh, size_t len, NetnsMode *ret) {
@@ -25,14 +98,7 @@ int rdmanl_sys_parse(const struct nlmsghdr *nlh, size_t len, NetnsMode *ret) {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = { 0 };
 	uint8_t mode;
 
-	/* Everything the kernel sent must fit in what we received. */
-	if (len < NLMSG_HDRLEN || nlh->nlmsg_len < NLMSG_HDRLEN || nlh->nlmsg_len > len)
-		return -EBADMSG;
-	if (nlh->nlmsg_type != NLDEV_TYPE(RDMA_NLDEV_CMD_SYS_GET))
-		return -EBADMSG;
-	/* NLDEV messages carry no family header: attributes start right after nlmsghdr. */
-	if (nla_parse(tb, RDMA_NLDEV_ATTR_MAX - 1, (struct nlattr *) NLMSG_DATA(nlh),
-		      (int) (nlh->nlmsg_len - NLMSG_HDRLEN), policy) < 0)
+	if (reply_parse(nlh, len, RDMA_NLDEV_CMD_SYS_GET, RDMA_NLDEV_CMD_SYS_GET, policy, tb) < 0)
 		return -EBADMSG;
 	if (!tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE])
 		return -ENODATA;
@@ -40,5 +106,118 @@ int rdmanl_sys_parse(const struct nlmsghdr *nlh, size_t len, NetnsMode *ret) {
 	if (mode >= _NETNS_MODE_MAX)
 		return -EBADMSG;
 	*ret = (NetnsMode) mode;
+	return 0;
+}
+
+int rdmanl_sys_set_netns_new(NetnsMode mode, struct nl_msg **ret) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	int r;
+
+	if (mode < 0 || mode >= _NETNS_MODE_MAX)
+		return -EINVAL;
+	r = request_new(RDMA_NLDEV_CMD_SYS_SET, NLM_F_REQUEST | NLM_F_ACK, &m);
+	if (r < 0)
+		return r;
+	/* the kernel's value: 0 exclusive, 1 shared (NetnsMode is numbered to match) */
+	if (nla_put_u8(m, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, (uint8_t) mode) < 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(m);
+	return 0;
+}
+
+int rdmanl_newlink_new(const char *name, const char *type, const char *ndev, struct nl_msg **ret) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	int r;
+
+	if (!rdmanl_dev_name_valid(name) || !rdmanl_netdev_name_valid(type) ||
+	    !rdmanl_netdev_name_valid(ndev))
+		return -EINVAL;
+	r = request_new(RDMA_NLDEV_CMD_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, &m);
+	if (r < 0)
+		return r;
+	/* the order iproute2's `rdma link add` uses */
+	if (nla_put_string(m, RDMA_NLDEV_ATTR_DEV_NAME, name) < 0 ||
+	    nla_put_string(m, RDMA_NLDEV_ATTR_LINK_TYPE, type) < 0 ||
+	    nla_put_string(m, RDMA_NLDEV_ATTR_NDEV_NAME, ndev) < 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(m);
+	return 0;
+}
+
+int rdmanl_dellink_new(uint32_t dev_index, struct nl_msg **ret) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	int r;
+
+	r = request_new(RDMA_NLDEV_CMD_DELLINK, NLM_F_REQUEST | NLM_F_ACK, &m);
+	if (r < 0)
+		return r;
+	if (nla_put_u32(m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index) < 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(m);
+	return 0;
+}
+
+int rdmanl_dev_get_dump_new(struct nl_msg **ret) {
+	return request_new(RDMA_NLDEV_CMD_GET, NLM_F_REQUEST | NLM_F_DUMP, ret);
+}
+
+int rdmanl_dev_parse(const struct nlmsghdr *nlh, size_t len, uint32_t *ret_index,
+		     char ret_name[static RDMANL_DEV_NAME_MAX]) {
+	static struct nla_policy policy[RDMA_NLDEV_ATTR_MAX] = {
+		[RDMA_NLDEV_ATTR_DEV_INDEX] = { .type = NLA_U32 },
+		[RDMA_NLDEV_ATTR_DEV_NAME] = { .type = NLA_STRING },
+	};
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = { 0 };
+	char name[RDMANL_DEV_NAME_MAX];
+
+	if (reply_parse(nlh, len, RDMA_NLDEV_CMD_GET, RDMA_NLDEV_CMD_GET, policy, tb) < 0)
+		return -EBADMSG;
+	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX] || !tb[RDMA_NLDEV_ATTR_DEV_NAME])
+		return -EBADMSG;
+	if (attr_string(tb[RDMA_NLDEV_ATTR_DEV_NAME], name, sizeof(name)) < 0)
+		return -EBADMSG;
+	*ret_index = nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	memcpy(ret_name, name, strlen(name) + 1);
+	return 0;
+}
+
+int rdmanl_port_get_new(uint32_t dev_index, uint32_t port, struct nl_msg **ret) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	int r;
+
+	r = request_new(RDMA_NLDEV_CMD_PORT_GET, NLM_F_REQUEST | NLM_F_ACK, &m);
+	if (r < 0)
+		return r;
+	if (nla_put_u32(m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index) < 0 ||
+	    nla_put_u32(m, RDMA_NLDEV_ATTR_PORT_INDEX, port) < 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(m);
+	return 0;
+}
+
+int rdmanl_port_parse(const struct nlmsghdr *nlh, size_t len, uint32_t *ret_index,
+		      uint32_t *ret_port, char ret_ndev[static RDMANL_NDEV_NAME_MAX]) {
+	static struct nla_policy policy[RDMA_NLDEV_ATTR_MAX] = {
+		[RDMA_NLDEV_ATTR_DEV_INDEX] = { .type = NLA_U32 },
+		[RDMA_NLDEV_ATTR_PORT_INDEX] = { .type = NLA_U32 },
+		[RDMA_NLDEV_ATTR_NDEV_NAME] = { .type = NLA_STRING },
+	};
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = { 0 };
+	char ndev[RDMANL_NDEV_NAME_MAX];
+
+	/* nldev_port_get_doit() answers with the GET command; the PORT_GET dump with its own */
+	if (reply_parse(nlh, len, RDMA_NLDEV_CMD_GET, RDMA_NLDEV_CMD_PORT_GET, policy, tb) < 0)
+		return -EBADMSG;
+	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX] || !tb[RDMA_NLDEV_ATTR_PORT_INDEX])
+		return -EBADMSG;
+	if (!tb[RDMA_NLDEV_ATTR_NDEV_NAME])
+		return -ENODATA;
+	if (attr_string(tb[RDMA_NLDEV_ATTR_NDEV_NAME], ndev, sizeof(ndev)) < 0)
+		return -EBADMSG;
+	if (ret_index)
+		*ret_index = nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	if (ret_port)
+		*ret_port = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
+	memcpy(ret_ndev, ndev, strlen(ndev) + 1);
 	return 0;
 }
