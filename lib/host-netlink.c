@@ -10,57 +10,80 @@
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_sock *, nl_socket_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_cache *, nl_cache_free)
 
-static HostNetdev *netdev_by_name(HostState *h, const char *name) {
-	return (HostNetdev *) host_netdev_find(h, name);
-}
-
 /* Addresses are matched to netdevs by name, not by the ifindex sysfs gave: under a fixture root
  * the netdevs are stand-in interfaces in a private namespace, with their own ifindexes. */
-int host_addresses_observe(HostState *h) {
-	_cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
-	_cleanup_(nl_cache_freep) struct nl_cache *links = NULL, *addrs = NULL;
+/* The netdev whose live ifindex is ifindex. */
+static HostNetdev *netdev_by_ifindex(HostState *h, const int *live, int ifindex) {
+	for (size_t i = 0; i < h->n_netdevs; i++)
+		if (live[i] == ifindex)
+			return &h->netdevs[i];
+	return NULL;
+}
+
+/* The link's live state (MTU, up) and ifindex: under a fixture root, sysfs is a static copy and
+ * the stand-in interface is what rdmad changes; on the real root both agree. A partial
+ * observation asks for its few netdevs by name; a full one dumps every link once. */
+static int links_observe(struct nl_sock *sk, HostState *h, int *live) {
+	_cleanup_(nl_cache_freep) struct nl_cache *cache = NULL;
 	int r;
 
-	sk = nl_socket_alloc();
-	if (!sk)
-		return -ENOMEM;
-	r = nl_connect(sk, NETLINK_ROUTE);
-	if (r < 0)
-		return -EIO;
-	r = rtnl_link_alloc_cache(sk, AF_UNSPEC, &links);
-	if (r < 0)
-		return -EIO;
-	r = rtnl_addr_alloc_cache(sk, &addrs);
-	if (r < 0)
-		return -EIO;
-
-	/* The link's live state too: under a fixture root, sysfs is a static copy, and the
-	 * stand-in interface is what rdmad changes. On the real root both agree. */
+	if (!h->partial) {
+		r = rtnl_link_alloc_cache(sk, AF_UNSPEC, &cache);
+		if (r < 0)
+			return -EIO;
+	}
 	for (size_t i = 0; i < h->n_netdevs; i++) {
-		struct rtnl_link *l = rtnl_link_get_by_name(links, h->netdevs[i].name);
+		struct rtnl_link *l = NULL;
 
+		if (cache)
+			l = rtnl_link_get_by_name(cache, h->netdevs[i].name);
+		else if (rtnl_link_get_kernel(sk, 0, h->netdevs[i].name, &l) < 0)
+			l = NULL;
 		h->netdevs[i].addresses_known = l != NULL;
+		live[i] = 0;
 		if (!l)
 			continue;
+		live[i] = rtnl_link_get_ifindex(l);
 		h->netdevs[i].mtu = rtnl_link_get_mtu(l);
 		h->netdevs[i].up = rtnl_link_get_flags(l) & IFF_UP;
 		rtnl_link_put(l);
 	}
+	return 0;
+}
+
+int host_addresses_observe(HostState *h) {
+	_cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
+	_cleanup_(nl_cache_freep) struct nl_cache *addrs = NULL;
+	_cleanup_free_ int *live = NULL;
+	int r;
+
+	if (h->n_netdevs == 0)
+		return 0;
+	live = calloc(h->n_netdevs, sizeof(int));
+	sk = nl_socket_alloc();
+	if (!sk || !live)
+		return -ENOMEM;
+	r = nl_connect(sk, NETLINK_ROUTE);
+	if (r < 0)
+		return -EIO;
+	r = links_observe(sk, h, live);
+	if (r < 0)
+		return r;
+	r = rtnl_addr_alloc_cache(sk, &addrs);
+	if (r < 0)
+		return -EIO;
 
 	for (struct nl_object *o = nl_cache_get_first(addrs); o; o = nl_cache_get_next(o)) {
 		struct rtnl_addr *a = (struct rtnl_addr *) o;
 		struct nl_addr *local = rtnl_addr_get_local(a);
-		char name[IF_NAMESIZE];
 		HostNetdev *n;
 		Address *p;
 
 		if (!local ||
-		    !rtnl_link_i2name(links, rtnl_addr_get_ifindex(a), name, sizeof(name)))
+		    nl_addr_get_len(local) != (nl_addr_get_family(local) == AF_INET ? 4 : 16))
 			continue;
-		n = netdev_by_name(h, name);
+		n = netdev_by_ifindex(h, live, rtnl_addr_get_ifindex(a));
 		if (!n)
-			continue;
-		if (nl_addr_get_len(local) != (nl_addr_get_family(local) == AF_INET ? 4 : 16))
 			continue;
 		p = realloc(n->addresses, sizeof(Address) * (n->n_addresses + 1));
 		if (!p)

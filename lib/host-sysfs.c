@@ -410,7 +410,8 @@ static int netdev_compare(const void *a, const void *b) {
 	return strcmp(((const HostNetdev *) a)->name, ((const HostNetdev *) b)->name);
 }
 
-static int host_observe_devices(HostState *h, int rootfd, HostObserveFlags flags) {
+static int host_observe_devices(HostState *h, int rootfd, HostObserveFlags flags,
+				char *const *only) {
 	_cleanup_close_ int classfd = -EBADF, cmfd = -EBADF;
 	size_t n_alloc = 0;
 	DIR *dir;
@@ -427,7 +428,7 @@ static int host_observe_devices(HostState *h, int rootfd, HostObserveFlags flags
 	for (struct dirent *de; (de = readdir(dir));) {
 		HostDevice d = { 0 };
 
-		if (de->d_name[0] == '.')
+		if (de->d_name[0] == '.' || (only && !strv_contains(only, de->d_name)))
 			continue;
 		r = GREEDY_REALLOC(h->devices, n_alloc, h->n_devices + 1);
 		if (r < 0)
@@ -489,6 +490,26 @@ static int netdev_observe(int netfd, const char *name, HostNetdev *ret) {
 	return 0;
 }
 
+static int host_add_netdev(HostState *h, int netfd, const char *name, size_t *n_alloc) {
+	HostNetdev n;
+	int r;
+
+	if (name[0] == '.' || strlen(name) >= IF_NAMESIZE)
+		return 0;
+	for (size_t i = 0; i < h->n_netdevs; i++)
+		if (streq(h->netdevs[i].name, name))
+			return 0;
+	r = GREEDY_REALLOC(h->netdevs, *n_alloc, h->n_netdevs + 1);
+	if (r < 0)
+		return r;
+	r = netdev_observe(netfd, name, &n);
+	if (r < 0)
+		return r;
+	h->netdevs[h->n_netdevs++] = n;
+	return 0;
+}
+
+/* Every netdev, or (partial) only those the observed ports sit on. */
 static int host_observe_netdevs(HostState *h, int rootfd) {
 	_cleanup_close_ int netfd = -EBADF;
 	size_t n_alloc = 0;
@@ -498,23 +519,23 @@ static int host_observe_netdevs(HostState *h, int rootfd) {
 	netfd = openat(rootfd, "sys/class/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (netfd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	dir = fdopendir(dup(netfd));
-	if (!dir)
-		return -errno;
-	for (struct dirent *de; (de = readdir(dir));) {
-		HostNetdev n;
+	if (h->partial) {
+		for (size_t i = 0; r >= 0 && i < h->n_devices; i++)
+			for (size_t k = 0; r >= 0 && k < h->devices[i].n_ports; k++) {
+				const char *name = h->devices[i].ports[k].netdev;
+				struct stat st;
 
-		if (de->d_name[0] == '.' || strlen(de->d_name) >= IF_NAMESIZE)
-			continue;
-		r = GREEDY_REALLOC(h->netdevs, n_alloc, h->n_netdevs + 1);
-		if (r < 0)
-			break;
-		r = netdev_observe(netfd, de->d_name, &n);
-		if (r < 0)
-			break;
-		h->netdevs[h->n_netdevs++] = n;
+				if (name && fstatat(netfd, name, &st, 0) >= 0)
+					r = host_add_netdev(h, netfd, name, &n_alloc);
+			}
+	} else {
+		dir = fdopendir(dup(netfd));
+		if (!dir)
+			return -errno;
+		for (struct dirent *de; r >= 0 && (de = readdir(dir));)
+			r = host_add_netdev(h, netfd, de->d_name, &n_alloc);
+		closedir(dir);
 	}
-	closedir(dir);
 	if (h->n_netdevs > 1)
 		qsort(h->netdevs, h->n_netdevs, sizeof(HostNetdev), netdev_compare);
 	return r;
@@ -543,6 +564,11 @@ static int host_observe_modules(HostState *h, int rootfd) {
 }
 
 int host_observe(const char *root, HostObserveFlags flags, HostState **ret) {
+	return host_observe_devices_only(root, flags, NULL, ret);
+}
+
+int host_observe_devices_only(const char *root, HostObserveFlags flags, char *const *devices,
+			      HostState **ret) {
 	_cleanup_(host_state_freep) HostState *h = NULL;
 	_cleanup_close_ int rootfd = -EBADF;
 	int r;
@@ -558,8 +584,9 @@ int host_observe(const char *root, HostObserveFlags flags, HostState **ret) {
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return -errno;
+	h->partial = devices != NULL;
 
-	r = host_observe_devices(h, rootfd, flags);
+	r = host_observe_devices(h, rootfd, flags, devices);
 	if (r < 0)
 		return r;
 	if (flags & (HOST_OBSERVE_NETDEVS | HOST_OBSERVE_ADDRESSES)) {

@@ -71,6 +71,9 @@ typedef struct HostState {
 	char **modules;	       /* loaded (or built-in) modules, sorted */
 	bool configfs_mounted; /* rdma_cm's directory exists */
 	NetnsMode netns_mode;  /* valid when has_netns_mode */
+	/* Only some devices were observed (an event touched them): host-level keys (modules,
+	 * links, system) cannot be planned from this, since what is absent here may exist. */
+	bool partial;
 	bool has_netns_mode;
 } HostState;
 
@@ -92,6 +95,10 @@ typedef enum HostObserveFlags {
  * host). Returns -errno only when nothing can be read at all (out of memory); per-device and
  * per-port problems are recorded in their .errors. */
 int host_observe(const char *root, HostObserveFlags flags, HostState **ret);
+
+/* The same for the named devices only, and the netdevs their ports sit on (h->partial). */
+int host_observe_devices_only(const char *root, HostObserveFlags flags, char *const *devices,
+			      HostState **ret);
 
 /* Read one port of an open device directory: exposed for the fuzzer and unit tests. */
 int host_port_observe(int devfd, uint32_t port, HostObserveFlags flags, HostPort *ret);

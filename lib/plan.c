@@ -536,15 +536,17 @@ int plan_compute(const Config *c, const HostState *h, Plan **ret) {
 	p = calloc(1, sizeof(Plan));
 	if (!p)
 		return -ENOMEM;
-	r = plan_modules(p, c, h);
-	if (r < 0)
-		return r;
-	r = plan_system(p, c, h);
-	if (r < 0)
-		return r;
-	r = plan_soft_links(p, c, h);
-	if (r < 0)
-		return r;
+	if (!h->partial) {
+		r = plan_modules(p, c, h);
+		if (r < 0)
+			return r;
+		r = plan_system(p, c, h);
+		if (r < 0)
+			return r;
+		r = plan_soft_links(p, c, h);
+		if (r < 0)
+			return r;
+	}
 	for (size_t i = 0; i < h->n_devices; i++)
 		for (size_t k = 0; k < h->devices[i].n_ports; k++) {
 			r = plan_link(p, c, h, &h->devices[i], &h->devices[i].ports[k]);

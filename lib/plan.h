@@ -61,6 +61,7 @@ typedef struct Plan {
 Plan *plan_free(Plan *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Plan *, plan_free)
 
+/* For a partial host state (an event's devices only), host-level keys are not planned. */
 int plan_compute(const Config *c, const HostState *h, Plan **ret);
 /* Actions that would change something (not the unsupported ones). */
 size_t plan_pending(const Plan *p) _pure_;

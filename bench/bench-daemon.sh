@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# rdmad's figures on generated hosts (fixture tier: a generated sysfs tree, its netdevs as veth
+# in a private network namespace):
+#   - event -> converged for one link (its MTU changed behind rdmad's back), on 16 and on
+#     1,024 links (target: the latter within 2x of the former);
+#   - RSS with 1,024 links (target: under 8 MiB);
+#   - wakeups of the idle, converged daemon over IDLE seconds (target: none).
+# Prints figures; asserts nothing.
+#
+#   bench/bench-daemon.sh RDMAD [IDLE-SECONDS]
+set -euo pipefail
+
+rdmad=$(realpath "$1")
+idle=${2:-60}
+here=$(cd "$(dirname "$0")" && pwd)
+
+if [[ -z ${RDMAD_BENCH_NETNS:-} ]]; then
+        exec unshare --net env RDMAD_BENCH_NETNS=1 "$0" "$@"
+fi
+
+work=$(mktemp -d -p /dev/shm 2> /dev/null || mktemp -d)
+pid=
+cleanup() {
+        [[ -n $pid ]] && kill "$pid" 2> /dev/null && wait "$pid" 2> /dev/null
+        rm -rf "$work"
+}
+trap cleanup EXIT
+
+now_us() { echo $(( $(date +%s%N) / 1000 )); }
+
+# One host of N links, converged; leaves rdmad running as $pid.
+start_host() {
+        local n=$1
+        [[ -n $pid ]] && kill "$pid" && wait "$pid" 2> /dev/null || true
+        pid=
+        rm -rf "$work/root" "$work/conf"
+        "$here/gen-tree.sh" "$work/root" "$n" 4 > /dev/null
+        mkdir -p "$work/conf"
+        printf 'netdev: {mtu: 4000}\n' > "$work/conf/50-bench.yaml"
+        ip -o link show | sed -n 's/^[0-9]*: \(veth[0-9]*\)@.*/link del \1/p' | ip -batch - || true
+        for i in $(seq 0 $((n - 1))); do echo "link add veth$i type veth peer name p$i"; done |
+                ip -batch -
+        for i in $(seq 0 $((n - 1))); do echo "link set veth$i up"; done | ip -batch -
+        "$rdmad" --root "$work/root" --config-dir "$work/conf" --state-dir "$work/state" \
+                > "$work/rdmad-$n.log" 2>&1 &
+        pid=$!
+        for _ in $(seq 600); do
+                [[ $(ip -o link show | grep -c 'veth[0-9]*@.*mtu 4000') -eq $n ]] && return 0
+                sleep 0.1
+        done
+        echo "bench daemon: $n links did not converge" >&2
+        return 1
+}
+
+# Median over 7 runs of: change veth0's MTU, wait until rdmad has put it back.
+event_latency() {
+        local samples=() t0 t1
+        for _ in $(seq 7); do
+                sleep 0.3
+                t0=$(now_us)
+                ip link set veth0 mtu 1500
+                until ip -o link show veth0 | grep -q 'mtu 4000'; do :; done
+                t1=$(now_us)
+                samples+=($(( (t1 - t0) / 1000 )))
+        done
+        printf '%s\n' "${samples[@]}" | sort -n | sed -n 4p
+}
+
+start_host 16
+small=$(event_latency)
+rss16=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
+start_host 1024
+large=$(event_latency)
+rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
+echo "bench daemon: event -> converged for one link: ${small} ms on 16 links, ${large} ms on" \
+     "1024 links (median of 7; includes the 100 ms debounce; target: 1024 within 2x of 16)"
+echo "bench daemon: RSS with 1024 links: ${rss} kB (16 links: ${rss16} kB; target < 8 MiB)"
+
+sleep 1
+switches() { awk '/ctxt_switches/ {s += $2} END {print s}' "/proc/$pid/status"; }
+before=$(switches)
+sleep "$idle"
+after=$(switches)
+echo "bench daemon: idle and converged for ${idle} s: $((after - before)) wakeups (target: 0)"

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The reconcile: observe, plan, apply what differs on the links events touched, observe again,
+ * and derive each link's state. Level-triggered: events only say where to look. */
+#include <malloc.h>
+#include <stdio.h>
+
+#include "gid.h"
+#include "log.h"
+#include "manager.h"
+#include "strv.h"
+
+#define RECONCILE_PASSES 4 /* modules -> links appear -> their settings: a few rounds at most */
+#define BACKOFF_MAX_SEC	 60
+
+typedef struct Dirty {
+	bool all;
+	char **devices;
+	char **netdevs;
+} Dirty;
+
+/* Is name a Soft-RoCE link, or the netdev of one, that some profile declares? Events about
+ * those need host-level planning (create the link again), hence a full pass. */
+static bool soft_link_declared(const Config *c, const char *name) {
+	for (size_t i = 0; c && i < c->n_profiles; i++)
+		for (size_t k = 0; k < c->profiles[i]->n_links; k++)
+			if (streq(c->profiles[i]->links[k].name, name) ||
+			    streq(c->profiles[i]->links[k].netdev, name))
+				return true;
+	return false;
+}
+
+/* Turn what events touched into the devices to observe; NULL with *ret_all for everything. */
+static int dirty_resolve(const Manager *m, Dirty *d, char ***ret_devices) {
+	_cleanup_strv_free_ char **devices = NULL;
+	int r;
+
+	if (d->all)
+		return 0;
+	devices = calloc(1, sizeof(char *));
+	if (!devices)
+		return -ENOMEM;
+	STRV_FOREACH (dev, d->devices) {
+		if (soft_link_declared(m->config, *dev)) {
+			d->all = true;
+			return 0;
+		}
+		r = strv_extend(&devices, *dev);
+		if (r < 0)
+			return r;
+	}
+	STRV_FOREACH (nd, d->netdevs) {
+		bool known = false;
+
+		if (soft_link_declared(m->config, *nd)) {
+			d->all = true;
+			return 0;
+		}
+		for (size_t i = 0; i < m->n_links; i++)
+			if (m->links[i].netdev && streq(m->links[i].netdev, *nd)) {
+				known = true;
+				if (!strv_contains(devices, m->links[i].device)) {
+					r = strv_extend(&devices, m->links[i].device);
+					if (r < 0)
+						return r;
+				}
+			}
+		(void) known; /* a netdev no RDMA link sits on: nothing to do for it */
+	}
+	*ret_devices = TAKE_PTR(devices);
+	return 0;
+}
+
+static bool action_affected(const Dirty *d, const Action *a) {
+	if (d->all || !a->device)
+		return true; /* host actions are cheap to check and may be what an event enabled */
+	return strv_contains(d->devices, a->device) ||
+	       (a->netdev && strv_contains(d->netdevs, a->netdev));
+}
+
+static void log_outcome(const Action *a, const ActionOutcome *o) {
+	LogFields f = { .device = a->device,
+			.port = a->port,
+			.netdev = a->netdev,
+			.profile = a->profile };
+
+	switch (o->result) {
+	case APPLY_CHANGED:
+		log_full(LOG_INFO, 0, &f, "%s: %s %s -> %s (%s)", a->link, action_setting(a),
+			 a->current ? a->current : "-", a->desired, a->profile);
+		break;
+	case APPLY_UNCHANGED:
+		log_full(LOG_DEBUG, 0, &f, "%s: %s already %s", a->link, action_setting(a),
+			 a->desired);
+		break;
+	case APPLY_UNSUPPORTED:
+		log_full(LOG_NOTICE, 0, &f, "%s: %s not applied: %s", a->link, action_setting(a),
+			 o->message ? o->message : "unsupported");
+		break;
+	default:
+		f.message_id = MESSAGE_ID_ACTION_FAILED;
+		log_full(LOG_ERR, o->error, &f, "%s: failed to set %s to %s (%s): %s", a->link,
+			 action_setting(a), a->desired, a->profile,
+			 o->message ? o->message : "unknown error");
+	}
+}
+
+/* Failures of this reconcile, by link name, with the last error. */
+typedef struct Failures {
+	char **links;
+	char **errors;
+} Failures;
+
+static void failures_done(Failures *f) {
+	strv_free(f->links);
+	strv_free(f->errors);
+}
+
+static const char *failure_find(const Failures *f, const char *link) {
+	for (size_t i = 0; f->links && f->links[i]; i++)
+		if (streq(f->links[i], link))
+			return f->errors[i];
+	return NULL;
+}
+
+static int apply_pass(Manager *m, const Dirty *d, const Plan *p, Failures *failures,
+		      bool *ret_changed) {
+	bool changed = false;
+	int r;
+
+	for (size_t i = 0; i < p->n_actions; i++) {
+		const Action *a = &p->actions[i];
+		ActionOutcome o = { 0 };
+
+		if (!action_affected(d, a) || a->unsupported)
+			continue;
+		r = action_apply(m->applier, a, &o);
+		if (r < 0)
+			return r;
+		log_outcome(a, &o);
+		if (o.result == APPLY_CHANGED) {
+			changed = true;
+			m->n_writes++;
+		} else if (o.result == APPLY_FAILED && !failure_find(failures, a->link)) {
+			r = strv_extend(&failures->links, a->link);
+			if (r >= 0)
+				r = strv_extend(&failures->errors,
+						o.message ? o.message : strerror(-o.error));
+			if (r < 0) {
+				action_outcome_done(&o);
+				return r;
+			}
+		}
+		action_outcome_done(&o);
+	}
+	*ret_changed = changed;
+	return 0;
+}
+
+static LinkState link_state_compute(const Config *c, const Plan *p, const HostDevice *dev,
+				    const HostPort *port, const char *name, const Failures *fail) {
+	bool pending = false, unsupported = false;
+	LinkSettings s;
+	LinkFacts f;
+	uint32_t unmet;
+	int r;
+
+	host_port_facts(dev, port, &f);
+	r = config_settings_for_link(c, &f, &s, NULL);
+	if (r <= 0 || !(s.set & KEYS_LINK)) {
+		link_settings_done(&s);
+		return LINK_STATE_UNMANAGED;
+	}
+	unmet = gids_unmet(port, s.gids_require);
+	link_settings_done(&s);
+	if (failure_find(fail, name))
+		return LINK_STATE_FAILED;
+	for (size_t i = 0; i < p->n_actions; i++) {
+		if (!streq(p->actions[i].link, name))
+			continue;
+		if (p->actions[i].unsupported)
+			unsupported = true;
+		else
+			pending = true;
+	}
+	if (pending || unmet)
+		return LINK_STATE_PENDING;
+	return unsupported ? LINK_STATE_DEGRADED : LINK_STATE_CONVERGED;
+}
+
+static int status_set(LinkStatus *s, const char *name, const HostDevice *d, const HostPort *p,
+		      LinkState state, const char *error) {
+	LinkStatus n = {
+		.name = strdup(name),
+		.device = d ? strdup(d->name) : NULL,
+		.port = p ? p->port : 0,
+		.netdev = p && p->netdev ? strdup(p->netdev) : NULL,
+		.state = state,
+		.last_error = error ? strdup(error) : NULL,
+	};
+
+	if (!n.name || (d && !n.device)) {
+		free(n.name);
+		free(n.device);
+		free(n.netdev);
+		free(n.last_error);
+		return -ENOMEM;
+	}
+	*s = n;
+	return 0;
+}
+
+static const LinkStatus *status_find(const Manager *m, const char *name) {
+	for (size_t i = 0; i < m->n_links; i++)
+		if (m->links[i].name && streq(m->links[i].name, name))
+			return &m->links[i];
+	return NULL;
+}
+
+/* Rebuild the status table from the final observation; log transitions to converged. */
+static int statuses_update(Manager *m, const HostState *h, const Plan *p, const Failures *fail) {
+	LinkStatus *l;
+	size_t n = 0, total = 1;
+	int r = 0;
+
+	for (size_t i = 0; i < h->n_devices; i++)
+		total += h->devices[i].n_ports;
+	if (h->partial)
+		total += m->n_links;
+	l = calloc(total, sizeof(LinkStatus));
+	if (!l)
+		return -ENOMEM;
+
+	if (h->partial) {
+		/* Links (and the host) this reconcile did not look at keep their state. */
+		for (size_t i = 0; i < m->n_links; i++)
+			if (!m->links[i].device || !host_device_find(h, m->links[i].device)) {
+				l[n++] = m->links[i];
+				m->links[i] = (LinkStatus){ 0 };
+			}
+	} else {
+		bool host_pending = false;
+
+		for (size_t i = 0; i < p->n_actions; i++)
+			if (streq(p->actions[i].link, "host") && !p->actions[i].unsupported)
+				host_pending = true;
+		r = status_set(&l[n++], "host", NULL, NULL,
+			       failure_find(fail, "host") ? LINK_STATE_FAILED
+			       : host_pending		  ? LINK_STATE_PENDING
+							  : LINK_STATE_CONVERGED,
+			       failure_find(fail, "host"));
+	}
+	for (size_t i = 0; r >= 0 && i < h->n_devices; i++)
+		for (size_t k = 0; r >= 0 && k < h->devices[i].n_ports; k++) {
+			const HostDevice *d = &h->devices[i];
+			const HostPort *port = &d->ports[k];
+			const LinkStatus *old;
+			char name[128];
+			LinkState st;
+
+			snprintf(name, sizeof(name), "%s/%u", d->name, port->port);
+			st = link_state_compute(m->config, p, d, port, name, fail);
+			r = status_set(&l[n++], name, d, port, st, failure_find(fail, name));
+			if (r < 0)
+				break;
+			old = status_find(m, name);
+			if (old && st == LINK_STATE_FAILED)
+				l[n - 1].n_failed = old->n_failed + 1;
+			if (st == LINK_STATE_CONVERGED &&
+			    (!old || old->state != LINK_STATE_CONVERGED))
+				log_full(LOG_INFO, 0,
+					 &(LogFields){ .device = d->name,
+						       .port = port->port,
+						       .netdev = port->netdev,
+						       .message_id = MESSAGE_ID_LINK_CONVERGED },
+					 "%s: converged", name);
+			else if (st != (old ? old->state : LINK_STATE_UNMANAGED))
+				log_full(LOG_INFO, 0,
+					 &(LogFields){ .device = d->name,
+						       .port = port->port,
+						       .netdev = port->netdev },
+					 "%s: %s", name, link_state_to_string(st));
+		}
+	for (size_t i = 0; i < m->n_links; i++) {
+		free(m->links[i].name);
+		free(m->links[i].device);
+		free(m->links[i].netdev);
+		free(m->links[i].last_error);
+	}
+	free(m->links);
+	m->links = l;
+	m->n_links = n;
+	return r;
+}
+
+int manager_reconcile(Manager *m) {
+	_cleanup_(plan_freep) Plan *p = NULL;
+	_cleanup_(host_state_freep) HostState *h = NULL;
+	Failures failures = { 0 };
+	Dirty d = {
+		.all = m->dirty_all,
+		.devices = TAKE_PTR(m->dirty_devices),
+		.netdevs = TAKE_PTR(m->dirty_netdevs),
+	};
+	_cleanup_strv_free_ char **only = NULL;
+	int r = 0, not_converged = 0;
+
+	m->dirty_all = false;
+	m->n_reconciles++;
+	if (!m->config)
+		goto finish;
+
+	r = dirty_resolve(m, &d, &only);
+	if (r < 0)
+		goto finish;
+	if (!d.all && strv_length(only) == 0)
+		goto finish; /* events about netdevs no link uses */
+
+	for (unsigned pass = 0; pass < RECONCILE_PASSES; pass++) {
+		bool changed = false;
+
+		h = host_state_free(h);
+		p = plan_free(p);
+		r = host_observe_devices_only(m->root, HOST_OBSERVE_ALL, d.all ? NULL : only, &h);
+		if (r >= 0)
+			r = plan_compute(m->config, h, &p);
+		if (r >= 0)
+			r = apply_pass(m, &d, p, &failures, &changed);
+		if (r < 0 || !changed)
+			break;
+	}
+	if (r >= 0) {
+		/* What is left after the last pass; a converged host plans nothing. */
+		h = host_state_free(h);
+		p = plan_free(p);
+		r = host_observe_devices_only(m->root, HOST_OBSERVE_ALL, d.all ? NULL : only, &h);
+		if (r >= 0)
+			r = plan_compute(m->config, h, &p);
+	}
+	if (r >= 0)
+		r = statuses_update(m, h, p, &failures);
+	for (size_t i = 0; r >= 0 && i < m->n_links; i++)
+		if (m->links[i].state == LINK_STATE_PENDING ||
+		    m->links[i].state == LINK_STATE_FAILED)
+			not_converged++;
+
+finish:
+	if (r >= 0 && failures.links) {
+		/* Retry what failed, backing off exponentially up to a minute. */
+		unsigned sec = 1u << (m->backoff_exp < 6 ? m->backoff_exp : 6);
+
+		if (sec > BACKOFF_MAX_SEC)
+			sec = BACKOFF_MAX_SEC;
+		m->backoff_exp++;
+		STRV_FOREACH (link, failures.links)
+			if (streq(*link, "host"))
+				m->dirty_all = true;
+			else {
+				char dev[128];
+
+				snprintf(dev, sizeof(dev), "%s", *link);
+				*strchrnul(dev, '/') = 0;
+				if (!strv_contains(m->dirty_devices, dev))
+					(void) strv_extend(&m->dirty_devices, dev);
+			}
+		log_info("%zu link(s) failed; retrying in %us.", strv_length(failures.links), sec);
+		manager_schedule_reconcile(m, (uint64_t) sec * 1000 * 1000);
+	} else if (r >= 0)
+		m->backoff_exp = 0;
+	failures_done(&failures);
+	strv_free(d.devices);
+	strv_free(d.netdevs);
+	/* A full pass over a big host allocates a whole snapshot and frees it again: hand the
+	 * pages back instead of keeping the peak resident while idle. */
+	(void) malloc_trim(0);
+	manager_notify_status(m);
+	return r < 0 ? r : not_converged;
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Event sources. They only mark what to look at again; the reconcile re-reads everything it
+ * needs (level-triggered), so a lost or reordered event costs a little latency, not state. */
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+
+#include "log.h"
+#include "manager.h"
+
+static int on_udev(sd_device_monitor *mon, sd_device *dev, void *userdata) {
+	Manager *m = userdata;
+	const char *subsystem = NULL, *sysname = NULL, *ibdev = NULL;
+
+	if (sd_device_get_subsystem(dev, &subsystem) < 0 ||
+	    sd_device_get_sysname(dev, &sysname) < 0)
+		return 0;
+	log_debug("udev: %s %s", subsystem, sysname);
+	if (streq(subsystem, "infiniband"))
+		manager_mark_device(m, sysname);
+	else if (streq(subsystem, "infiniband_verbs") &&
+		 sd_device_get_sysattr_value(dev, "ibdev", &ibdev) >= 0)
+		manager_mark_device(m, ibdev);
+	else if (streq(subsystem, "net"))
+		manager_mark_netdev(m, sysname);
+	else
+		manager_mark_dirty_all(m); /* a verbs device that is gone: look at everything */
+	return 0;
+}
+
+int manager_watch_udev(Manager *m) {
+	static const char *const subsystems[] = { "infiniband", "infiniband_verbs", "net" };
+	int r;
+
+	r = sd_device_monitor_new(&m->udev);
+	if (r < 0)
+		return log_error_errno(r, "Failed to create the udev monitor");
+	for (size_t i = 0; i < ELEMENTSOF(subsystems); i++) {
+		r = sd_device_monitor_filter_add_match_subsystem_devtype(m->udev, subsystems[i],
+									 NULL);
+		if (r < 0)
+			return log_error_errno(r, "Failed to filter udev events on %s",
+					       subsystems[i]);
+	}
+	r = sd_device_monitor_attach_event(m->udev, m->event);
+	if (r >= 0)
+		r = sd_device_monitor_start(m->udev, on_udev, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to start the udev monitor");
+	return 0;
+}
+
+/* rtnetlink: link and address changes. The netdev's name is all we take from a message. */
+static int on_rtnl_message(struct nl_msg *msg, void *userdata) {
+	Manager *m = userdata;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	char name[IF_NAMESIZE];
+	int ifindex;
+
+	switch (nlh->nlmsg_type) {
+	case RTM_NEWLINK:
+	case RTM_DELLINK:
+		if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
+			return NL_OK;
+		ifindex = ((struct ifinfomsg *) NLMSG_DATA(nlh))->ifi_index;
+		break;
+	case RTM_NEWADDR:
+	case RTM_DELADDR:
+		if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifaddrmsg)))
+			return NL_OK;
+		ifindex = (int) ((struct ifaddrmsg *) NLMSG_DATA(nlh))->ifa_index;
+		break;
+	default:
+		return NL_OK;
+	}
+	/* A netdev that is already gone: its name is lost, look at everything. */
+	if (if_indextoname((unsigned) ifindex, name))
+		manager_mark_netdev(m, name);
+	else
+		manager_mark_dirty_all(m);
+	return NL_OK;
+}
+
+static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+	Manager *m = userdata;
+	int r;
+
+	for (;;) {
+		r = nl_recvmsgs_default(m->rtnl_watch);
+		if (r >= 0)
+			continue;
+		if (r == -NLE_AGAIN)
+			break;
+		if (r == -NLE_NOMEM) {
+			/* ENOBUFS: the kernel dropped events. Resynchronise from scratch. */
+			log_warning("rtnetlink socket overrun, resynchronising everything.");
+			manager_mark_dirty_all(m);
+			break;
+		}
+		log_warning("rtnetlink receive failed (%s), resynchronising.", nl_geterror(r));
+		manager_mark_dirty_all(m);
+		break;
+	}
+	return 0;
+}
+
+int manager_watch_rtnl(Manager *m) {
+	struct nl_sock *sk;
+	int r;
+
+	sk = nl_socket_alloc();
+	if (!sk)
+		return log_error_errno(-ENOMEM, "Failed to allocate the rtnetlink socket");
+	m->rtnl_watch = sk;
+	nl_socket_disable_seq_check(sk);
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_rtnl_message, m);
+	r = nl_connect(sk, NETLINK_ROUTE);
+	if (r >= 0)
+		r = nl_socket_add_memberships(sk, RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR,
+					      RTNLGRP_IPV6_IFADDR, 0);
+	if (r >= 0)
+		r = nl_socket_set_nonblocking(sk);
+	if (r < 0)
+		return log_error_errno(-EIO, "Failed to watch rtnetlink: %s", nl_geterror(r));
+	(void) nl_socket_set_buffer_size(sk, 1024 * 1024, 0);
+	r = sd_event_add_io(m->event, &m->rtnl_source, nl_socket_get_fd(sk), EPOLLIN, on_rtnl_io,
+			    m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to watch the rtnetlink socket");
+	(void) sd_event_source_set_description(m->rtnl_source, "rtnetlink");
+	return 0;
+}

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <signal.h>
+#include <stdio.h>
+#include <systemd/sd-daemon.h>
+
+#include "log.h"
+#include "manager.h"
+#include "strv.h"
+
+static const char *const link_state_table[_LINK_STATE_MAX] = {
+	[LINK_STATE_UNMANAGED] = "unmanaged", [LINK_STATE_PENDING] = "pending",
+	[LINK_STATE_CONVERGED] = "converged", [LINK_STATE_DEGRADED] = "degraded",
+	[LINK_STATE_FAILED] = "failed",
+};
+DEFINE_STRING_TABLE_LOOKUP(link_state, LinkState)
+
+int manager_new(const char *root, char **config_dirs, const char *state_dir, bool test_mode,
+		Manager **ret) {
+	_cleanup_(manager_freep) Manager *m = NULL;
+	int r;
+
+	m = calloc(1, sizeof(Manager));
+	if (!m)
+		return -ENOMEM;
+	m->root = strdup(root);
+	m->state_dir = strdup(state_dir);
+	m->config_dirs = config_dirs ? strv_copy(config_dirs) : NULL;
+	if (!m->root || !m->state_dir || (config_dirs && !m->config_dirs))
+		return -ENOMEM;
+	m->test_mode = test_mode;
+	m->dirty_all = true; /* the first reconcile looks at everything */
+
+	r = sd_event_default(&m->event);
+	if (r < 0)
+		return r;
+	r = applier_new(m->root, m->state_dir, &m->applier);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(m);
+	return 0;
+}
+
+static void link_status_done(LinkStatus *s) {
+	free(s->name);
+	free(s->device);
+	free(s->netdev);
+	free(s->last_error);
+}
+
+Manager *manager_free(Manager *m) {
+	if (!m)
+		return NULL;
+	sd_event_source_unref(m->reconcile_timer);
+	sd_event_source_unref(m->rtnl_source);
+	if (m->rtnl_watch)
+		nl_socket_free(m->rtnl_watch);
+	sd_device_monitor_unref(m->udev);
+	for (size_t i = 0; i < m->n_links; i++)
+		link_status_done(&m->links[i]);
+	free(m->links);
+	strv_free(m->dirty_devices);
+	strv_free(m->dirty_netdevs);
+	applier_free(m->applier);
+	config_free(m->config);
+	diagnostics_done(&m->config_errors);
+	strv_free(m->config_dirs);
+	free(m->root);
+	free(m->state_dir);
+	sd_event_unref(m->event);
+	free(m);
+	return NULL;
+}
+
+int manager_load_config(Manager *m) {
+	_cleanup_strv_free_ char **files = NULL;
+	Diagnostics diags = { 0 };
+	Config *c = NULL;
+	int r;
+
+	if (m->config_dirs)
+		r = profile_dropins_find("/", (const char *const *) m->config_dirs, &files);
+	else
+		r = profile_dropins_find(m->root, NULL, &files);
+	if (r < 0)
+		return log_error_errno(r, "Failed to list profiles");
+	r = config_load_files(files, &diags, &c);
+	if (r < 0) {
+		for (size_t i = 0; i < diags.n; i++) {
+			_cleanup_free_ char *s = diagnostic_format(&diags.items[i]);
+
+			log_full(LOG_ERR, 0, &(LogFields){ .profile = diags.items[i].file }, "%s",
+				 s ? s : diags.items[i].message);
+		}
+		if (m->config)
+			log_error("Profiles are invalid; keeping the previous configuration (%zu "
+				  "file(s)).",
+				  strv_length(m->config->files));
+		diagnostics_done(&m->config_errors);
+		m->config_errors = diags;
+		return r == -ENOMEM ? r : -EINVAL;
+	}
+	diagnostics_done(&diags);
+	diagnostics_done(&m->config_errors);
+	config_free(m->config);
+	m->config = c;
+	log_info("Loaded %zu profile(s) from %zu file(s).", c->n_profiles, strv_length(c->files));
+	return 0;
+}
+
+void manager_mark_dirty_all(Manager *m) {
+	m->dirty_all = true;
+	manager_schedule_reconcile(m, 100 * 1000);
+}
+
+void manager_mark_device(Manager *m, const char *device) {
+	if (!strv_contains(m->dirty_devices, device))
+		(void) strv_extend(&m->dirty_devices, device);
+	manager_schedule_reconcile(m, 100 * 1000);
+}
+
+void manager_mark_netdev(Manager *m, const char *netdev) {
+	if (!strv_contains(m->dirty_netdevs, netdev))
+		(void) strv_extend(&m->dirty_netdevs, netdev);
+	manager_schedule_reconcile(m, 100 * 1000);
+}
+
+static int on_reconcile_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+	Manager *m = userdata;
+	int r;
+
+	r = manager_reconcile(m);
+	if (r < 0)
+		log_warning_errno(r, "Reconcile failed, will retry");
+	return 0;
+}
+
+/* Coalesce: events arriving within delay are handled by one reconcile. An earlier deadline
+ * already set wins. */
+void manager_schedule_reconcile(Manager *m, uint64_t delay_usec) {
+	uint64_t now, when;
+	int enabled = SD_EVENT_OFF;
+	int r;
+
+	(void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+	when = now + delay_usec;
+	if (!m->reconcile_timer) {
+		r = sd_event_add_time(m->event, &m->reconcile_timer, CLOCK_MONOTONIC, when,
+				      10 * 1000, on_reconcile_timer, m);
+		if (r < 0) {
+			log_error_errno(r, "Failed to schedule a reconcile");
+			return;
+		}
+		(void) sd_event_source_set_description(m->reconcile_timer, "reconcile");
+		return;
+	}
+	(void) sd_event_source_get_enabled(m->reconcile_timer, &enabled);
+	if (enabled != SD_EVENT_OFF) {
+		uint64_t cur;
+
+		if (sd_event_source_get_time(m->reconcile_timer, &cur) >= 0 && cur <= when)
+			return;
+	}
+	(void) sd_event_source_set_time(m->reconcile_timer, when);
+	(void) sd_event_source_set_enabled(m->reconcile_timer, SD_EVENT_ONESHOT);
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+	Manager *m = userdata;
+	int r;
+
+	(void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading profiles...");
+	log_info("Reloading profiles.");
+	r = manager_load_config(m);
+	if (r >= 0)
+		manager_mark_dirty_all(m);
+	(void) sd_notify(false, "READY=1");
+	manager_notify_status(m);
+	return 0;
+}
+
+static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+	Manager *m = userdata;
+
+	log_info("Stopping on %s.", si->ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+	return sd_event_exit(m->event, 0);
+}
+
+int manager_start(Manager *m) {
+	sigset_t mask;
+	int r;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return -errno;
+	r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m);
+	if (r >= 0)
+		r = sd_event_add_signal(m->event, NULL, SIGTERM, on_sigterm, m);
+	if (r >= 0)
+		r = sd_event_add_signal(m->event, NULL, SIGINT, on_sigterm, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to watch signals");
+	r = sd_event_set_watchdog(m->event, true);
+	if (r < 0)
+		log_warning_errno(r, "Failed to enable the watchdog, ignoring");
+
+	r = manager_watch_rtnl(m);
+	if (r < 0)
+		return r;
+	if (!m->test_mode) {
+		r = manager_watch_udev(m);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int manager_run(Manager *m) {
+	int r;
+
+	/* The first reconcile, then READY=1: a unit ordered after rdmad sees converged links. */
+	r = manager_reconcile(m);
+	if (r < 0)
+		log_warning_errno(r, "First reconcile failed, will retry");
+	(void) sd_notify(false, "READY=1");
+	manager_notify_status(m);
+	return sd_event_loop(m->event);
+}
+
+void manager_notify_status(Manager *m) {
+	unsigned n[_LINK_STATE_MAX] = { 0 };
+	size_t links = 0;
+	char status[256];
+
+	for (size_t i = 0; i < m->n_links; i++) {
+		if (streq(m->links[i].name, "host"))
+			continue;
+		n[m->links[i].state]++;
+		links++;
+	}
+	snprintf(status, sizeof(status),
+		 "STATUS=%zu link%s: %u converged, %u pending, %u degraded, %u failed, %u "
+		 "unmanaged%s",
+		 links, links == 1 ? "" : "s", n[LINK_STATE_CONVERGED], n[LINK_STATE_PENDING],
+		 n[LINK_STATE_DEGRADED], n[LINK_STATE_FAILED], n[LINK_STATE_UNMANAGED],
+		 m->config_errors.n > 0 ? "; profiles invalid, previous ones in force" : "");
+	(void) sd_notify(false, status);
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rdmad: keeps every RDMA link in the state its profiles declare. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "config.h"
+#include "log.h"
+#include "manager.h"
+#include "strv.h"
+
+static void help(void) {
+	printf("Usage: rdmad [OPTIONS]\n\n"
+	       "Bring every RDMA link into the state its profiles declare, and keep it there.\n\n"
+	       "  --root DIR          Read and write sysfs/configfs under DIR (fixture trees;\n"
+	       "                      no udev monitor then)\n"
+	       "  --config-dir DIR    Read profiles from DIR instead of the drop-in dirs\n"
+	       "                      (repeatable)\n"
+	       "  --state-dir DIR     Where rdmad remembers what it created (default /run/rdmad)\n"
+	       "  --once              Reconcile once and exit: 0 converged, 2 not converged,\n"
+	       "                      1 error\n"
+	       "  -v --log-level L    emerg..debug or 0..7 (-v alone: debug)\n"
+	       "  -h --help           Show this help\n"
+	       "     --version        Show the version\n");
+}
+
+int main(int argc, char **argv) {
+	enum { ARG_ROOT = 0x100, ARG_CONFIG_DIR, ARG_STATE_DIR, ARG_ONCE, ARG_VERSION };
+	static const struct option options[] = {
+		{ "root", required_argument, NULL, ARG_ROOT },
+		{ "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
+		{ "state-dir", required_argument, NULL, ARG_STATE_DIR },
+		{ "once", no_argument, NULL, ARG_ONCE },
+		{ "log-level", optional_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, ARG_VERSION },
+		{ 0 },
+	};
+	_cleanup_strv_free_ char **config_dirs = NULL;
+	_cleanup_(manager_freep) Manager *m = NULL;
+	const char *root = "/", *state_dir = "/run/rdmad";
+	bool once = false;
+	int c, r;
+
+	log_setup();
+	while ((c = getopt_long(argc, argv, "hv::", options, NULL)) >= 0)
+		switch (c) {
+		case ARG_ROOT:
+			root = optarg;
+			break;
+		case ARG_CONFIG_DIR:
+			if (strv_extend(&config_dirs, optarg) < 0)
+				return EXIT_FAILURE;
+			break;
+		case ARG_STATE_DIR:
+			state_dir = optarg;
+			break;
+		case ARG_ONCE:
+			once = true;
+			break;
+		case 'v':
+			r = optarg ? log_level_from_string(optarg) : LOG_DEBUG;
+			if (r < 0) {
+				log_error("Unknown log level '%s'.", optarg);
+				return EXIT_FAILURE;
+			}
+			log_set_max_level(r);
+			break;
+		case 'h':
+			help();
+			return EXIT_SUCCESS;
+		case ARG_VERSION:
+			printf("rdmad %s\n", PACKAGE_VERSION);
+			return EXIT_SUCCESS;
+		default:
+			return EXIT_FAILURE;
+		}
+	if (optind < argc) {
+		log_error("Unexpected argument '%s'.", argv[optind]);
+		return EXIT_FAILURE;
+	}
+
+	r = manager_new(root, config_dirs, state_dir, !streq(root, "/"), &m);
+	if (r < 0) {
+		log_error_errno(r, "Failed to set up");
+		return EXIT_FAILURE;
+	}
+	r = manager_load_config(m);
+	if (r < 0) {
+		/* Nothing to fall back to at start: say so and stop. */
+		log_error("Cannot start without valid profiles.");
+		return EXIT_FAILURE;
+	}
+	if (once) {
+		r = manager_reconcile(m);
+		if (r < 0) {
+			log_error_errno(r, "Reconcile failed");
+			return EXIT_FAILURE;
+		}
+		return r == 0 ? EXIT_SUCCESS : 2;
+	}
+	r = manager_start(m);
+	if (r < 0)
+		return EXIT_FAILURE;
+	r = manager_run(m);
+	if (r < 0) {
+		log_error_errno(r, "Event loop failed");
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}

@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Fixture tier for the daemon: rdmad against a copy of the rxe fixture, its netdev a veth in a
+# private network namespace. Prints TAP.
+#
+#   tests/daemon-test.sh RDMAD
+set -euo pipefail
+
+rdmad=$(realpath "$1")
+src=$(cd "$(dirname "$0")" && pwd)
+
+if [[ -z ${RDMAD_FIXTURE_NETNS:-} ]]; then
+        exec unshare --net env RDMAD_FIXTURE_NETNS=1 "$0" "$@"
+fi
+
+work=$(mktemp -d)
+pid=
+cleanup() {
+        [[ -n $pid ]] && kill "$pid" 2> /dev/null && wait "$pid" 2> /dev/null
+        rm -rf "$work"
+}
+trap cleanup EXIT
+
+cp -a "$src/fixtures/rxe" "$work/root"
+mkdir -p "$work/conf" "$work/state"
+root=$work/root
+tos=$root/sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos
+ip link set lo up
+ip link add veth0 type veth peer name peer0
+ip link set veth0 up
+
+cat > "$work/conf/50-rxe.yaml" << 'YAML'
+match: {device: rxe0}
+netdev: {mtu: 4000, addresses: [192.0.2.1/24]}
+roce: {tos: 106}
+YAML
+
+run() { "$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" "$@"; }
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
+check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+
+echo "1..9"
+
+rc=0
+run --once 2> "$work/once.log" || rc=$?
+check "--once converges the link (exit 0)" "[[ $rc -eq 0 ]]" || sed 's/^/# /' "$work/once.log"
+check "configfs ToS written" "[[ \$(cat $tos) == 106 ]]"
+check "MTU set over rtnetlink" "ip link show veth0 | grep -q 'mtu 4000'"
+check "declared address added" "ip -4 addr show veth0 | grep -q 192.0.2.1/24"
+
+# A converged host costs reads only: no write(2) to files, no netlink request that changes
+# anything (RTM_NEW*/RTM_SET*). Count writes to anything but stderr, and sendmsg/sendto.
+if command -v strace > /dev/null; then
+        strace -f -qq -e trace=write,pwrite64,writev,sendmsg,sendto -o "$work/strace" \
+                "$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" \
+                --once 2> /dev/null || true
+        writes=$(grep -Ev '^[0-9]+ +write\(2,' "$work/strace" | grep -cE 'write|RTM_NEW|RTM_SET' || true)
+        check "second --once on a converged host: zero writes (saw $writes)" "[[ $writes -eq 0 ]]"
+else
+        not_ok "strace is not installed: cannot count writes"
+fi
+
+# Long-running: drift is put back, a broken reload keeps the last good profiles.
+"$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" -v \
+        > "$work/daemon.log" 2>&1 &
+pid=$!
+for _ in $(seq 50); do grep -q 'converged' "$work/daemon.log" && break; sleep 0.1; done
+ip link set veth0 mtu 1500
+for _ in $(seq 50); do ip link show veth0 | grep -q 'mtu 4000' && break; sleep 0.1; done
+check "MTU changed behind rdmad's back is put back" "ip link show veth0 | grep -q 'mtu 4000'"
+
+printf 'roce:\n  tos: 999\n' > "$work/conf/60-broken.yaml"
+kill -HUP "$pid"
+for _ in $(seq 50); do grep -q 'keeping the previous configuration' "$work/daemon.log" && break; sleep 0.1; done
+check "broken reload: errors logged with file:line:col" \
+        "grep -q '60-broken.yaml:2:8: error: .roce.tos. must be in 0..255' $work/daemon.log"
+ip link set veth0 mtu 1500
+for _ in $(seq 50); do ip link show veth0 | grep -q 'mtu 4000' && break; sleep 0.1; done
+check "after a broken reload the previous profiles stay in force" \
+        "ip link show veth0 | grep -q 'mtu 4000' && kill -0 $pid"
+
+rm "$work/conf/60-broken.yaml"
+sed -i 's/tos: 106/tos: 96/' "$work/conf/50-rxe.yaml"
+kill -HUP "$pid"
+for _ in $(seq 50); do [[ $(cat "$tos") == 96 ]] && break; sleep 0.1; done
+check "a good reload re-plans the host" "[[ \$(cat $tos) == 96 ]]"
+
+[[ $failed -eq 0 ]] || sed 's/^/# /' "$work/daemon.log"
+exit $failed

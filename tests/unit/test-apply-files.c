@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The file-based apply backends (configfs rdma_cm, ECN sysfs) on a scratch root: compare before
+ * writing, read back, and say what is missing. */
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "apply.h"
+#include "fileio.h"
+#include "tests.h"
+
+static char root[] = "/tmp/rdmad-test-apply-XXXXXX";
+static char state[600];
+
+static void put(const char *path, const char *text) {
+	char full[600];
+	FILE *f;
+
+	snprintf(full, sizeof(full), "%s/%s", root, path);
+	for (char *p = full + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = 0;
+		mkdir(full, 0755);
+		*p = '/';
+	}
+	f = fopen(full, "we");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static char *get(const char *path) {
+	char full[600], buf[64];
+
+	snprintf(full, sizeof(full), "%s/%s", root, path);
+	if (read_small_at(AT_FDCWD, full, buf, sizeof(buf)) < 0)
+		return strdup("(missing)");
+	return strdup(buf);
+}
+
+static Action action(Key key, const char *device, const char *netdev) {
+	return (Action){
+		.key = key,
+		.link = (char *) "mlx5_0/1",
+		.device = (char *) device,
+		.port = 1,
+		.netdev = (char *) netdev,
+		.desired = (char *) "x",
+	};
+}
+
+#define TOS "sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos"
+#define MODE "sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_mode"
+
+TEST(configfs) {
+	Applier *a = NULL;
+	ActionOutcome o = { 0 };
+	Action x;
+	char *s;
+
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(state, sizeof(state), "%s/run/rdmad", root);
+	put(TOS, "0\n");
+	put(MODE, "RoCE v2\n");
+	CHECK(applier_new(root, state, &a) == 0);
+
+	x = action(KEY_ROCE_TOS, "mlx5_0", NULL);
+	x.value.number = 106;
+	CHECK(action_apply(a, &x, &o) == 0);
+	CHECK_STREQ(apply_result_to_string(o.result), "changed");
+	s = get(TOS);
+	CHECK_STREQ(s, "106");
+	free(s);
+	action_outcome_done(&o);
+
+	/* Again: nothing to write. */
+	CHECK(action_apply(a, &x, &o) == 0);
+	CHECK_STREQ(apply_result_to_string(o.result), "unchanged");
+	action_outcome_done(&o);
+
+	x = action(KEY_ROCE_MODE, "mlx5_0", NULL);
+	x.value.roce_mode = ROCE_MODE_V1;
+	CHECK(action_apply(a, &x, &o) == 0);
+	CHECK_STREQ(apply_result_to_string(o.result), "changed");
+	s = get(MODE);
+	CHECK_STREQ(s, "IB/RoCE v1");
+	free(s);
+	action_outcome_done(&o);
+
+	/* A device whose ports/ never appears (gone, or not a configfs): a clear failure. */
+	put("sys/kernel/config/rdma_cm/.keep", "");
+	x = action(KEY_ROCE_TOS, "mlx5_9", NULL);
+	x.value.number = 1;
+	CHECK(action_apply(a, &x, &o) == 0);
+	CHECK_STREQ(apply_result_to_string(o.result), "failed");
+	CHECK(o.message && strstr(o.message, "rdma_cm/mlx5_9/ports/1/default_roce_tos") != NULL);
+	action_outcome_done(&o);
+	applier_free(a);
+}
+
+#define NP(p) "sys/class/net/eth0/ecn/roce_np/enable/" #p
+
+TEST(ecn) {
+	Applier *a = NULL;
+	ActionOutcome o = { 0 };
+	Action x;
+	char *s;
+
+	put(NP(0), "0\n");
+	put(NP(1), "0\n");
+	put(NP(2), "0\n");
+	put(NP(3), "0\n");
+	put(NP(4), "0\n");
+	put(NP(5), "1\n");
+	put(NP(6), "0\n");
+	put(NP(7), "0\n");
+	CHECK(applier_new(root, state, &a) == 0);
+	x = action(KEY_ECN_ROCE_NP, "mlx5_0", "eth0");
+	x.value.priorities = 1u << 3;
+	CHECK(action_apply(a, &x, &o) == 0);
+	CHECK_STREQ(apply_result_to_string(o.result), "changed");
+	s = get(NP(3));
+	CHECK_STREQ(s, "1");
+	free(s);
+	s = get(NP(5));
+	CHECK_STREQ(s, "0");
+	free(s);
+	action_outcome_done(&o);
+	CHECK(action_apply(a, &x, &o) == 0);
+	CHECK_STREQ(apply_result_to_string(o.result), "unchanged");
+	action_outcome_done(&o);
+
+	x = action(KEY_ECN_ROCE_RP, "mlx5_0", "eth0"); /* no roce_rp/ */
+	CHECK(action_apply(a, &x, &o) == 0);
+	CHECK_STREQ(apply_result_to_string(o.result), "unsupported");
+	action_outcome_done(&o);
+	applier_free(a);
+}
+
+/* What the planner marked unsupported is not attempted. */
+TEST(unsupported_passthrough) {
+	Applier *a = NULL;
+	ActionOutcome o = { 0 };
+	Action x = action(KEY_QOS_PFC, "mlx5_0", "eth0");
+
+	x.unsupported = (char *) "DCB is not applied by this version";
+	CHECK(applier_new(root, state, &a) == 0);
+	CHECK(action_apply(a, &x, &o) == 0);
+	CHECK_STREQ(apply_result_to_string(o.result), "unsupported");
+	CHECK_STREQ(o.message, "DCB is not applied by this version");
+	action_outcome_done(&o);
+	applier_free(a);
+}
+
+TEST(cleanup) {
+	char cmd[700];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
+}
+
+TESTS_MAIN(TEST_ENTRY(configfs), TEST_ENTRY(ecn), TEST_ENTRY(unsupported_passthrough),
+	   TEST_ENTRY(cleanup))
