@@ -157,7 +157,8 @@ static int apply_pass(Manager *m, const Dirty *d, const Plan *p, Failures *failu
 }
 
 static LinkState link_state_compute(const Config *c, const Plan *p, const HostDevice *dev,
-				    const HostPort *port, const char *name, const Failures *fail) {
+				    const HostPort *port, const char *name, const Failures *fail,
+				    bool *ret_waiting_gids) {
 	bool pending = false, unsupported = false;
 	LinkSettings s;
 	LinkFacts f;
@@ -182,6 +183,7 @@ static LinkState link_state_compute(const Config *c, const Plan *p, const HostDe
 		else
 			pending = true;
 	}
+	*ret_waiting_gids = !pending && unmet;
 	if (pending || unmet)
 		return LINK_STATE_PENDING;
 	return unsupported ? LINK_STATE_DEGRADED : LINK_STATE_CONVERGED;
@@ -255,13 +257,15 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 			const HostPort *port = &d->ports[k];
 			const LinkStatus *old;
 			char name[128];
+			bool waiting = false;
 			LinkState st;
 
 			snprintf(name, sizeof(name), "%s/%u", d->name, port->port);
-			st = link_state_compute(m->config, p, d, port, name, fail);
+			st = link_state_compute(m->config, p, d, port, name, fail, &waiting);
 			r = status_set(&l[n++], name, d, port, st, failure_find(fail, name));
 			if (r < 0)
 				break;
+			l[n - 1].waiting_gids = waiting;
 			old = status_find(m, name);
 			if (old && st == LINK_STATE_FAILED)
 				l[n - 1].n_failed = old->n_failed + 1;
@@ -290,6 +294,30 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 	m->links = l;
 	m->n_links = n;
 	return r;
+}
+
+/* The kernel fills the GID table from a workqueue after the address event that rdmad saw: a
+ * link waiting for a GID is looked at again, backing off from 250 ms to 30 s, until it has it
+ * (or another event comes). */
+static void gids_wait_schedule(Manager *m) {
+	uint64_t usec;
+	bool any = false;
+
+	for (size_t i = 0; i < m->n_links; i++)
+		if (m->links[i].waiting_gids && m->links[i].device) {
+			any = true;
+			if (!strv_contains(m->dirty_devices, m->links[i].device))
+				(void) strv_extend(&m->dirty_devices, m->links[i].device);
+		}
+	if (!any) {
+		m->gid_wait_exp = 0;
+		return;
+	}
+	usec = (uint64_t) 250 * 1000 << (m->gid_wait_exp < 7 ? m->gid_wait_exp : 7);
+	if (usec > 30 * 1000 * 1000)
+		usec = 30 * 1000 * 1000;
+	m->gid_wait_exp++;
+	manager_schedule_reconcile(m, usec);
 }
 
 int manager_reconcile(Manager *m) {
@@ -366,6 +394,8 @@ finish:
 		manager_schedule_reconcile(m, (uint64_t) sec * 1000 * 1000);
 	} else if (r >= 0)
 		m->backoff_exp = 0;
+	if (r >= 0)
+		gids_wait_schedule(m);
 	failures_done(&failures);
 	strv_free(d.devices);
 	strv_free(d.netdevs);

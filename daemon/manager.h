@@ -29,6 +29,7 @@ typedef struct LinkStatus {
 	LinkState state;
 	char *last_error;
 	unsigned n_failed; /* consecutive reconciles with a failure, for the backoff */
+	bool waiting_gids; /* pending only because gids.require is unmet */
 } LinkStatus;
 
 typedef struct Manager {
@@ -58,6 +59,7 @@ typedef struct Manager {
 	unsigned n_reconciles;
 	unsigned n_writes; /* actions that changed something, over the daemon's life */
 	unsigned backoff_exp;
+	unsigned gid_wait_exp;
 } Manager;
 
 int manager_new(const char *root, char **config_dirs, const char *state_dir, bool test_mode,

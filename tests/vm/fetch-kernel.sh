@@ -1,0 +1,132 @@
+#!/bin/bash
+# fetch-kernel.sh - fetch and unpack the pinned Debian kernel for the VM test tier.
+#
+# The kernel package is downloaded with `apt-get download` and unpacked with `dpkg-deb -x`: it
+# is never installed on the host. The unpacked tree is cached, so a second run is instant and
+# needs neither apt nor the network.
+#
+# Usage: fetch-kernel.sh
+# Prints the kernel directory on stdout (progress goes to stderr). That directory holds:
+#   kver              the kernel release (uname -r), e.g. 6.1.0-57-amd64
+#   vmlinuz           the bzImage
+#   vmlinux           the uncompressed ELF; qemu boots it through its PVH entry, which skips
+#                     ~4 s of in-guest xz decompression under TCG (absent if extraction failed)
+#   root/             the unpacked package: root/lib/modules/$kver with modules.dep (depmod -b;
+#                     the .deb ships none, its postinst would generate it)
+#   package           "<package>=<version>" that was unpacked
+# Env:
+#   RDMAD_VM_CACHE          cache directory (default ${XDG_CACHE_HOME:-$HOME/.cache}/rdmad-vm)
+#   RDMAD_VM_KERNEL_PKG     kernel package (default: the pin below)
+#   RDMAD_VM_KERNEL_VERSION its version (default: the pin below)
+set -euo pipefail
+
+# The pin: the kernel the VM tier was proven on (bookworm-security). When it leaves the
+# archive, the script falls back to the kernel linux-image-amd64 depends on and says so;
+# move the pin forward then.
+PIN_PKG=linux-image-6.1.0-57-amd64-unsigned
+PIN_VERSION=6.1.192-3
+
+CACHE=${RDMAD_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/rdmad-vm}
+PKG=${RDMAD_VM_KERNEL_PKG:-$PIN_PKG}
+VERSION=${RDMAD_VM_KERNEL_VERSION:-$PIN_VERSION}
+
+log() { echo "fetch-kernel: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+kernel_dir() { echo "$CACHE/kernel/${1}_${2}"; }
+is_complete() { [ -f "$(kernel_dir "$1" "$2")/complete" ]; }
+
+# versions of a package that apt can download, newest first
+archive_versions() { apt-cache madison "$1" 2>/dev/null | awk -F'|' '{gsub(/ /, "", $2); print $2}'; }
+
+# The unsigned twin of the image linux-image-amd64 depends on, and its newest version.
+fallback_kernel() {
+	local signed
+	signed=$(apt-cache depends linux-image-amd64 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }')
+	[ -n "$signed" ] || die "apt knows no linux-image-amd64 (run apt-get update)"
+	PKG=$signed-unsigned
+	VERSION=$(archive_versions "$PKG" | head -n1)
+	[ -n "$VERSION" ] || die "$PKG is not in the archive (run apt-get update)"
+}
+
+# Uncompressed vmlinux out of a bzImage, using the x86 boot protocol header (>= 2.08):
+# the payload starts at (setup_sects + 1) * 512 + payload_offset and is payload_length bytes
+# long; all formats but gzip carry the decompressed size as 4 trailing bytes.
+extract_vmlinux() { # extract_vmlinux BZIMAGE OUT
+	local img=$1 out=$2 setup_sects offset length magic decompress
+	u8() { od -An -tu1 -j "$1" -N1 "$img" | tr -d ' '; }
+	u32() { od -An -tu4 -j "$1" -N4 "$img" | tr -d ' '; }
+	setup_sects=$(u8 $((0x1f1)))
+	[ "$setup_sects" -ne 0 ] || setup_sects=4
+	offset=$(( (setup_sects + 1) * 512 + $(u32 $((0x248))) ))
+	length=$(u32 $((0x24c)))
+	magic=$(od -An -tx1 -j "$offset" -N4 "$img" | tr -d ' ')
+	case "$magic" in
+	fd377a58) decompress="xz -dc" ;;
+	28b52ffd) decompress="zstd -dcq" ;;
+	1f8b*) decompress="gzip -dc"; length=$((length + 4)) ;;
+	*) log "unknown payload compression (magic $magic)"; return 1 ;;
+	esac
+	tail -c +"$((offset + 1))" "$img" | head -c "$((length - 4))" | $decompress > "$out"
+	readelf -h "$out" > /dev/null 2>&1 || { log "payload is not an ELF file"; return 1; }
+	# XEN_ELFNOTE_PHYS32_ENTRY (18): the PVH entry point qemu -kernel needs for an ELF kernel
+	readelf -n "$out" | grep -q 'Xen .* (0x00000012)' || { log "vmlinux has no PVH entry"; return 1; }
+}
+
+unpack() { # unpack PKG VERSION: download and unpack into the cache
+	local pkg=$1 version=$2 dir tmp deb kver
+	dir=$(kernel_dir "$pkg" "$version")
+	tmp=$(mktemp -d "$CACHE/kernel/.unpack.XXXXXX")
+	chmod 755 "$tmp"
+	# shellcheck disable=SC2064 # expand $tmp now: it is local
+	trap "rm -rf '$tmp'" EXIT
+	log "downloading $pkg=$version"
+	# APT::Sandbox::User=root: the cache directory need not be readable by the _apt user
+	(cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg=$version" >&2)
+	deb=$(echo "$tmp"/*.deb)
+	[ -f "$deb" ] || die "apt-get download $pkg=$version produced no .deb"
+	dpkg-deb -x "$deb" "$tmp/root"
+	rm -f "$deb"
+	kver=$(basename "$(echo "$tmp"/root/lib/modules/*)")
+	[ -f "$tmp/root/boot/vmlinuz-$kver" ] || die "$pkg has no /boot/vmlinuz-$kver"
+	depmod -b "$tmp/root" "$kver"
+	echo "$kver" > "$tmp/kver"
+	echo "$pkg=$version" > "$tmp/package"
+	ln -s "root/boot/vmlinuz-$kver" "$tmp/vmlinuz"
+	if ! extract_vmlinux "$tmp/vmlinuz" "$tmp/vmlinux"; then
+		log "warning: no vmlinux, the runner boots the bzImage (~4 s slower)"
+		rm -f "$tmp/vmlinux"
+	fi
+	touch "$tmp/complete"
+	rm -rf "$dir"
+	mv "$tmp" "$dir"
+	trap - EXIT
+	log "unpacked $kver into $dir"
+}
+
+main() {
+	# fast path: the pinned (or requested) kernel is already unpacked
+	if is_complete "$PKG" "$VERSION"; then
+		kernel_dir "$PKG" "$VERSION"
+		return
+	fi
+	mkdir -p "$CACHE/kernel"
+	# one download at a time: parallel test runs wait here for the first one
+	exec {lock}> "$CACHE/kernel/.lock"
+	flock "$lock"
+	if ! is_complete "$PKG" "$VERSION"; then
+		if ! archive_versions "$PKG" | grep -qxF "$VERSION"; then
+			local pinned="$PKG=$VERSION"
+			fallback_kernel
+			log "warning: $pinned is not in the archive (any more); falling back to" \
+				"$PKG=$VERSION, the kernel linux-image-amd64 depends on." \
+				"Update PIN_PKG/PIN_VERSION in $0."
+		fi
+		is_complete "$PKG" "$VERSION" || unpack "$PKG" "$VERSION"
+	fi
+	exec {lock}>&-
+	kernel_dir "$PKG" "$VERSION"
+}
+
+main "$@"

@@ -1,0 +1,162 @@
+# shellcheck shell=bash
+# lib.sh - sourced by every VM scenario: TAP output and small helpers for Soft-RoCE setups.
+#
+# A scenario is a bash script that prints TAP on stdout:
+#   . "$VM_LIB"
+#   check "rxe0 is added" rdma link add rxe0 type rxe netdev veth0
+#   is "ToS reads back" "$(cat "$tos")" 106
+#   done_testing          # prints the plan "1..N", exits non-zero if anything failed
+# Output of the commands goes to the console log; run-vm.sh passes only the TAP lines on.
+# Test names must not contain '#'.
+
+TAP_N=0
+TAP_FAILED=0
+
+diag() { # every line a TAP comment
+	local line
+	while IFS= read -r line; do echo "# $line"; done <<< "$*"
+}
+
+tap_result() { # tap_result OK|NOT_OK NAME [DIAG...]
+	local result=$1 name=$2
+	shift 2
+	TAP_N=$((TAP_N + 1))
+	if [ "$result" = ok ]; then
+		echo "ok $TAP_N - $name"
+	else
+		TAP_FAILED=$((TAP_FAILED + 1))
+		echo "not ok $TAP_N - $name"
+		local d
+		for d in "$@"; do diag "$d"; done
+	fi
+}
+pass() { tap_result ok "$1"; }
+fail() { tap_result not_ok "$@"; }
+
+check() { # check NAME CMD...: passes when CMD exits 0
+	local name=$1 rc=0
+	shift
+	"$@" || rc=$?
+	if [ "$rc" -eq 0 ]; then pass "$name"; else fail "$name" "'$*' exited with $rc"; fi
+	return "$rc"
+}
+
+is() { # is NAME GOT WANT
+	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got:  '$2'" "want: '$3'"; return 1; fi
+}
+
+fails_with() { # fails_with NAME ERRNO_TEXT CMD...: CMD fails and says ERRNO_TEXT on stderr
+	local name=$1 want=$2 err rc=0
+	shift 2
+	err=$("$@" 2>&1 > /dev/null) || rc=$?
+	if [ "$rc" -ne 0 ] && [[ "$err" == *"$want"* ]]; then
+		pass "$name"
+	else
+		fail "$name" "'$*' exited with $rc, stderr: '$err'" "want a failure with '$want'"
+		return 1
+	fi
+}
+
+skip() { # skip NAME REASON
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N - $1 # SKIP $2"
+}
+
+todo() { # todo NAME REASON CMD...: a known kernel limitation, expected to fail. If it passes,
+	# meson reports an unexpected pass (a failure): the limitation is gone, update the test.
+	local name=$1 reason=$2 rc=0
+	shift 2
+	"$@" || rc=$?
+	TAP_N=$((TAP_N + 1))
+	if [ "$rc" -eq 0 ]; then
+		echo "ok $TAP_N - $name # TODO $reason"
+	else
+		echo "not ok $TAP_N - $name # TODO $reason"
+	fi
+}
+
+bail() { # a setup step failed: nothing after it can mean anything
+	echo "Bail out! $*"
+	exit 1
+}
+
+done_testing() {
+	echo "1..$TAP_N"
+	[ "$TAP_FAILED" -eq 0 ] || exit 1
+	exit 0
+}
+
+# ---- helpers --------------------------------------------------------------------------------
+
+wait_until() { # wait_until SECONDS CMD...: poll CMD every 0.1 s until it succeeds
+	local tries=$(($1 * 10))
+	shift
+	while ! "$@" 2> /dev/null; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+logged() { # logged FILE CMD...: run CMD with its output in FILE (check NAME logged FILE CMD...)
+	local file=$1
+	shift
+	"$@" > "$file" 2>&1
+}
+
+write() { # write FILE VALUE: echo into a sysfs/configfs attribute
+	echo "$2" > "$1"
+}
+
+attr() { # attr FILE: print a sysfs/configfs attribute, fail like read(2) does
+	local v
+	read -r v < "$1" || return 1
+	echo "$v"
+}
+
+# shellcheck disable=SC2034 # for the scenarios
+ZERO_GID=0000:0000:0000:0000:0000:0000:0000:0000
+
+gid_of_ipv4() { # gid_of_ipv4 A.B.C.D: the sysfs text of its IPv4-mapped GID
+	local IFS=.
+	# shellcheck disable=SC2086 # split the address on dots
+	set -- $1
+	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' "$1" "$2" "$3" "$4"
+}
+
+gid_index() { # gid_index DEV PORT GID: the first slot holding GID
+	local f v
+	for f in /sys/class/infiniband/"$1"/ports/"$2"/gids/*; do
+		read -r v < "$f" || continue
+		[ "$v" = "$3" ] && { echo "${f##*/}"; return 0; }
+	done
+	return 1
+}
+
+has_gid() { gid_index "$@" > /dev/null; }
+lacks_gid() { ! gid_index "$@" > /dev/null; }
+
+rxe_modules() { # the modules a Soft-RoCE setup needs
+	modprobe -a rdma_rxe rdma_ucm ib_uverbs veth
+}
+
+install_unit_binaries() { # install_unit_binaries UNIT: (full VM) copy the --bin executables
+	# to the paths the unit's Exec*= lines name (e.g. /usr/local/sbin/rdmad), in the VM's
+	# throwaway overlay, so that the unit can be verified and started as installed
+	local cmd b path
+	while read -r cmd; do
+		path=${cmd%% *}
+		path=${path##[-@+!:]}
+		path=${path##[-@+!:]}
+		for b in ${VM_BINS:-}; do
+			if [ "$(basename "$b")" = "$(basename "$path")" ] && [ ! -e "$path" ]; then
+				install -D -m 755 "$b" "$path" || return 1
+			fi
+		done
+	done < <(sed -n 's/^Exec[A-Za-z]*=//p' "$1")
+}
+
+veth_pair() { # veth_pair A B: a veth pair, both ends up, addresses added by the caller
+	ip link add "$1" type veth peer name "$2" &&
+		ip link set "$1" up && ip link set "$2" up
+}

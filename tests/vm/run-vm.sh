@@ -1,0 +1,301 @@
+#!/bin/bash
+# run-vm.sh - boot one VM under qemu (TCG, no KVM, no NIC), run one scenario file in it and
+# report its TAP results.
+#
+# Usage: run-vm.sh [OPTIONS] [SCENARIO]
+#   --full            full VM: the host's root over 9p (read-only, tmpfs overlay) with systemd
+#                     as PID 1, udevd and dbus (~25 s to the scenario). Default: the light VM,
+#                     an initramfs with busybox and the RDMA tools (~5 s to the scenario).
+#   --bin PATH        a project executable (rdmactl, rdmad): on the guest's PATH under its
+#                     base name; the light VM gets it with its ldd libraries. Repeatable.
+#   --file PATH       a file or directory the scenario needs, at its own path (the full VM
+#                     sees the whole host read-only anyway). Repeatable.
+#   --env NAME=VALUE  exported to the scenario. Repeatable.
+#   --timeout SEC     stop the VM after SEC seconds and fail (default 300)
+#   --log FILE        the timestamped serial console log, with the guest's dmesg, daemon logs
+#                     and (full VM) journal when the scenario failed; kept only when the run
+#                     fails (default: ${TMPDIR:-/tmp}/rdmad-vm-SCENARIO.log)
+#   --keep-log        keep the log when the run passes, too
+#   --verbose         copy the console to stderr as it runs
+#   --shell           interactive: the console on this terminal and a root shell after the
+#                     scenario (SCENARIO may be left out); `exit` powers off, Ctrl-A x kills qemu
+#   --prepare         only fetch the kernel and build the cached initramfs images
+#   --smp N, --mem MB guest CPUs (default $RDMAD_VM_SMP or 1) and memory (default 1024,
+#                     full VM 2048)
+#   --append ARGS     more kernel command line (e.g. loglevel=7 to see the boot)
+#
+# Output is TAP (meson's protocol: 'tap'): the scenario's "ok N - name" / "not ok N - name"
+# lines and its plan, "# " diagnostics, and "Bail out! REASON" when the run itself failed:
+# a timeout, a kernel panic/BUG/Oops, a missing plan or result, a VM that stopped early.
+# Exit status: 0 when every planned test passed, 1 otherwise, 2 on bad usage.
+#
+# Env: RDMAD_VM_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/rdmad-vm): kernel, images, locks
+#      RDMAD_VM_MAX_PARALLEL (default 2): VMs that may run at once on this host
+#      RDMAD_VM_SMP (default 1): guest CPUs; two 1-CPU VMs side by side on a 2-core host
+#      ran as fast as or faster than two 2-CPU VMs
+# qemu uses KVM when /dev/kvm is usable (a developer's machine) and TCG otherwise (CI).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+CACHE=${RDMAD_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/rdmad-vm}
+MAX_PARALLEL=${RDMAD_VM_MAX_PARALLEL:-2}
+
+variant=light scenario="" timeout=300 log="" keep_log=0 verbose=0 shell=0 prepare=0
+smp=${RDMAD_VM_SMP:-1} mem="" append_extra=""
+bins=() files=() envs=()
+usage() { sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--full) variant=full ;;
+	--bin) bins+=("$(realpath "$2")"); shift ;;
+	--file) files+=("$(realpath "$2")"); shift ;;
+	--env) envs+=("$2"); shift ;;
+	--timeout) timeout=$2; shift ;;
+	--log) log=$(realpath -m "$2"); shift ;;
+	--keep-log) keep_log=1 ;;
+	--verbose) verbose=1 ;;
+	--shell) shell=1 ;;
+	--prepare) prepare=1 ;;
+	--smp) smp=$2; shift ;;
+	--mem) mem=$2; shift ;;
+	--append) append_extra+=" $2"; shift ;;
+	-h|--help) usage; exit 0 ;;
+	-*) echo "run-vm: unknown option $1" >&2; usage >&2; exit 2 ;;
+	*) [ -z "$scenario" ] || { echo "run-vm: one scenario per run" >&2; exit 2; }
+	   scenario=$(realpath -m "$1") ;;
+	esac
+	shift
+done
+[ -n "$mem" ] || { [ "$variant" = full ] && mem=2048 || mem=1024; }
+
+T0=${EPOCHREALTIME/./}
+now="" waited="" wall=""
+elapsed() { # elapsed VAR [SINCE]: seconds since the start (or SINCE, in µs), 2 decimals
+	local d=$(( ${EPOCHREALTIME/./} - ${2:-$T0} ))
+	printf -v "$1" '%d.%02d' $((d / 1000000)) $((d % 1000000 / 10000))
+}
+bail() { echo "Bail out! $*"; exit 1; }
+diag() { echo "# $*"; }
+
+# ---- host prerequisites -------------------------------------------------------------------
+for tool in qemu-system-x86_64 cpio busybox depmod modprobe apt-get dpkg-deb readelf flock; do
+	command -v "$tool" > /dev/null ||
+		bail "$tool is not installed: run tests/vm/setup.sh (as root)"
+done
+[ -z "$scenario" ] || [ -f "$scenario" ] || bail "no scenario file $scenario"
+for b in ${bins[@]+"${bins[@]}"}; do
+	[ -x "$b" ] || bail "--bin $b: not an executable"
+done
+
+# ---- kernel and the cached base images ---------------------------------------------------
+kdir=$("$HERE/fetch-kernel.sh") || bail "could not fetch the kernel (see fetch-kernel.sh output)"
+kver=$(cat "$kdir/kver")
+kernel=$kdir/vmlinux
+[ -f "$kernel" ] || kernel=$kdir/vmlinuz
+
+# A base image is rebuilt when the harness's guest side, the kernel or the host's packages
+# (dpkg status) change; parallel runs build it once.
+base_image() { # base_image VARIANT: path of the cached image, built if missing
+	local v=$1 key img lock
+	key=$( { cat "$HERE/build-initramfs.sh" "$HERE"/guest/*; echo "$kdir";
+		stat -c %Y /var/lib/dpkg/status; } | sha256sum | cut -c1-16)
+	img=$CACHE/initramfs/$v-$key.cpio
+	if [ ! -f "$img" ]; then
+		mkdir -p "$CACHE/initramfs"
+		exec {lock}> "$CACHE/initramfs/.lock"
+		flock "$lock"
+		if [ ! -f "$img" ]; then
+			rm -f "$CACHE/initramfs/$v"-*.cpio
+			"$HERE/build-initramfs.sh" --variant "$v" --kernel-dir "$kdir" "$img" >&2 ||
+				return 1
+		fi
+		exec {lock}>&-
+	fi
+	echo "$img"
+}
+
+if [ "$prepare" = 1 ]; then
+	base_image light > /dev/null || bail "could not build the light VM initramfs"
+	base_image full > /dev/null || bail "could not build the full VM initramfs"
+	diag "kernel $kver in $kdir"
+	echo "ok 1 - VM kernel and initramfs images ready"
+	echo "1..1"
+	exit 0
+fi
+base=$(base_image "$variant") || bail "could not build the $variant VM initramfs"
+
+# ---- this run's files ---------------------------------------------------------------------
+run=$(mktemp -d "${TMPDIR:-/tmp}/rdmad-vm-run.XXXXXX")
+chmod 755 "$run"
+qemu_pid=""
+# shellcheck disable=SC2317 # called by the traps
+cleanup() {
+	if [ -n "$qemu_pid" ] && kill -0 "$qemu_pid" 2> /dev/null; then
+		kill "$qemu_pid" 2> /dev/null || true
+		sleep 1
+		kill -9 "$qemu_pid" 2> /dev/null || true
+	fi
+	rm -rf "$run"
+}
+trap cleanup EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+
+if [ -z "$log" ]; then
+	name=$(basename "${scenario:-shell}" .sh)
+	log=${TMPDIR:-/tmp}/rdmad-vm-$name.log
+fi
+mkdir -p "$(dirname "$log")"
+
+# The guest's entry point: the scenario's environment, then guest/run-scenario.sh.
+if [ "$variant" = light ]; then guest_dir=/vm/guest; else guest_dir=$HERE/guest; fi
+{
+	echo "#!/bin/bash"
+	printf 'export %s=%q\n' VM_VARIANT "$variant" VM_SCENARIO "$scenario" \
+		VM_BINS "${bins[*]-}" VM_SHELL "$shell" VM_LIB "$guest_dir/lib.sh"
+	for e in ${envs[@]+"${envs[@]}"}; do
+		printf 'export %s=%q\n' "${e%%=*}" "${e#*=}"
+	done
+	echo "exec bash $guest_dir/run-scenario.sh"
+} > "$run/start"
+chmod 755 "$run/start"
+
+append="console=ttyS0 panic=-1 quiet$append_extra"
+virtfs=()
+if [ "$variant" = light ]; then
+	extra=()
+	for b in ${bins[@]+"${bins[@]}"}; do extra+=(--bin "$b"); done
+	for f in ${files[@]+"${files[@]}"} ${scenario:+"$scenario"}; do extra+=(--file "$f"); done
+	"$HERE/build-initramfs.sh" --extra-only ${extra[@]+"${extra[@]}"} \
+		--add "$run/start:/vm/start" "$run/extra.cpio" || bail "could not pack the run's files"
+	cat "$base" "$run/extra.cpio" > "$run/initrd.cpio"
+	initrd=$run/initrd.cpio
+else
+	initrd=$base
+	# security_model=none + readonly: the guest sees host owners and modes, writes nothing.
+	# multidevs=remap: the host / spans several file systems; avoids inode collisions.
+	virtfs=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+		-virtfs "local,path=$kdir/root/lib/modules/$kver,mount_tag=modules,security_model=none,readonly=on")
+	# systemd.run= only pulls in sysinit.target: basic.target brings sockets (dbus.socket).
+	# poweroff-immediate: no orderly shutdown of a throwaway overlay (~6 s saved).
+	append+=" systemd.run=$run/start systemd.wants=basic.target systemd.show_status=error"
+	append+=" systemd.run_success_action=poweroff-immediate"
+	append+=" systemd.run_failure_action=poweroff-immediate"
+fi
+
+# KVM where /dev/kvm works (falls back to TCG when it does not), TCG in CI
+# shellcheck disable=SC2054 # the comma belongs to qemu's option value
+accel=(-accel tcg,thread=multi)
+[ ! -w /dev/kvm ] || accel=(-accel kvm "${accel[@]}")
+qemu=(qemu-system-x86_64 -machine q35 "${accel[@]}" -cpu max -m "$mem" -smp "$smp"
+	-display none -nodefaults -no-reboot -nic none
+	-kernel "$kernel" -initrd "$initrd" -append "$append" ${virtfs[@]+"${virtfs[@]}"})
+
+if [ "$shell" = 1 ]; then
+	echo "run-vm: $variant VM, kernel $kver; Ctrl-A x quits qemu" >&2
+	# no exec: the EXIT trap removes the run directory afterwards
+	"${qemu[@]}" -serial mon:stdio
+	exit
+fi
+
+# ---- at most MAX_PARALLEL VMs on this host ------------------------------------------------
+mkdir -p "$CACHE/slots"
+wait_start=${EPOCHREALTIME/./}
+slot=""
+while [ -z "$slot" ]; do
+	for ((i = 0; i < MAX_PARALLEL; i++)); do
+		exec {slot_fd}> "$CACHE/slots/$i"
+		if flock -n "$slot_fd"; then slot=$i; break; fi
+		exec {slot_fd}>&-
+	done
+	[ -n "$slot" ] || sleep 1
+done
+elapsed waited "$wait_start"
+
+# ---- boot and follow the console ------------------------------------------------------------
+mkfifo "$run/console"
+"${qemu[@]}" -serial stdio < /dev/null > "$run/console" 2>&1 &
+qemu_pid=$!
+exec {console}< "$run/console"
+
+deadline=$(( ${EPOCHREALTIME%.*} + timeout ))
+timed_out=0 done_rc="" plan="" started="" boot="" panic="" ran=0 failed=0 bailed=0
+: > "$log"
+while :; do
+	left=$(( deadline - ${EPOCHREALTIME%.*} ))
+	if [ "$left" -le 0 ]; then timed_out=1; break; fi
+	line="" status=0
+	IFS= read -r -t "$left" line <&"$console" || status=$?
+	if [ "$status" -gt 128 ]; then timed_out=1; break; fi
+	# EOF: qemu exited, maybe after a last line without a newline
+	if [ "$status" -ne 0 ] && [ -z "$line" ]; then break; fi
+	line=${line%$'\r'}
+	elapsed now
+	printf '[%7s] %s\n' "$now" "$line" >> "$log"
+	[ "$verbose" = 0 ] || printf '[%7s] %s\n' "$now" "$line" >&2
+	case "$line" in
+	"ok "[0-9]*|"not ok "[0-9]*)
+		echo "$line"
+		ran=$((ran + 1))
+		# "# TODO": expected to fail, and a pass is unexpected (meson counts it as failed)
+		if [[ "$line" =~ \#\ *[Tt][Oo][Dd][Oo] ]]; then
+			[[ "$line" == "not ok"* ]] || failed=$((failed + 1))
+		elif [[ "$line" == "not ok"* ]]; then
+			failed=$((failed + 1))
+		fi ;;
+	1..[0-9]*) plan=${line#1..}; plan=${plan%%[!0-9]*} ;;
+	"Bail out!"*) echo "$line"; bailed=1 ;;
+	"#"*) echo "$line" ;;
+	"@@VM-START "*) started=$now boot=${line##*uptime=} ;;
+	"@@VM-DONE rc="*) done_rc=${line#@@VM-DONE rc=}; done_rc=${done_rc%% *} ;;
+	"@@VM-INIT-FAIL "*) panic="init failed: ${line#@@VM-INIT-FAIL }" ;;
+	esac
+	# a kernel splat (printk time stamps are on in Debian kernels)
+	if [[ "$line" =~ ^\[\ *[0-9]+\.[0-9]+\]\ (Kernel\ panic|BUG:|Oops|general\ protection) ]]; then
+		[ -n "$panic" ] || panic=${line#*] }
+	fi
+done
+exec {console}<&-
+if kill -0 "$qemu_pid" 2> /dev/null; then
+	kill "$qemu_pid" 2> /dev/null || true
+fi
+wait "$qemu_pid" 2> /dev/null || true
+qemu_pid=""
+elapsed wall
+echo "[$wall] @@HOST qemu exited, wall $wall s, timed_out=$timed_out" >> "$log"
+
+# ---- verdict --------------------------------------------------------------------------------
+diag "$variant VM, kernel $kver: booted in ${boot:-?} s (guest uptime), scenario started" \
+	"at ${started:-never} s, wall $wall s (${waited} s of it waiting for a VM slot)"
+reason=""
+if [ "$timed_out" = 1 ]; then
+	reason="VM timed out after $timeout s"
+elif [ -n "$panic" ]; then
+	reason="kernel: $panic"
+elif [ -z "$done_rc" ]; then
+	reason="VM stopped before the scenario finished"
+elif [ "$bailed" = 1 ]; then
+	reason="" # the scenario said why
+elif [ -z "$plan" ]; then
+	reason="the scenario printed no TAP plan"
+elif [ "$plan" != "$ran" ]; then
+	reason="planned $plan tests, $ran ran"
+elif [ "$done_rc" != 0 ] && [ "$failed" = 0 ]; then
+	reason="the scenario exited with status $done_rc"
+fi
+if [ -z "$reason" ] && [ "$bailed" = 0 ] && [ "$failed" = 0 ]; then
+	echo "1..$plan"
+	if [ "$keep_log" = 1 ]; then diag "console log: $log"; else rm -f "$log"; fi
+	exit 0
+fi
+diag "console log: $log"
+diag "---- the scenario's output (the log has the guest's dmesg, daemon logs, journal):"
+sed -n '/@@VM-START/,/@@VM-DIAG\|@@VM-DONE/p' "$log" | tail -n 150 | sed 's/^/# /'
+diag "---- the log's last lines:"
+tail -n 15 "$log" | sed 's/^/# /'
+if [ -n "$reason" ]; then
+	echo "Bail out! $reason"
+elif [ -n "$plan" ]; then
+	echo "1..$plan"
+fi
+exit 1

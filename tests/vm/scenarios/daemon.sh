@@ -1,0 +1,150 @@
+#!/bin/bash
+# daemon.sh (light VM) - rdmad against a real kernel: loads modules with libkmod, creates a
+# Soft-RoCE link from a profile, sets the rdma_cm RoCE mode and ToS in configfs, puts the ToS
+# back when the device is deleted and added again by hand, follows the GID table (pending
+# without the IPv4 address, converged with it), survives a driver reload, and the links it
+# manages carry RDMA traffic (ib_write_bw). rdmad and rdmactl come from the build (--bin);
+# udevd (systemd 252's udevadm is udevd when called by that name) relays the kernel's uevents
+# to rdmad's sd-device monitor.
+set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
+. "$VM_LIB"
+
+LOG=${VM_LOGDIR:-/tmp}/rdmad.log
+CONF=/etc/rdmad
+TOS=/sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos
+MODE=/sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_mode
+
+for b in rdmad rdmactl udevadm; do
+	command -v "$b" > /dev/null || bail "no $b on PATH: run-vm.sh --bin"
+done
+
+# udevd with no rules: it only relays kernel uevents to libudev/sd-device listeners.
+mkdir -p /run/udev /etc/udev/rules.d /run/rdmad-vm/udevd
+ln -sf "$(command -v udevadm)" /run/rdmad-vm/udevd/systemd-udevd
+/run/rdmad-vm/udevd/systemd-udevd --daemon > "$VM_LOGDIR/udevd.log" 2>&1 ||
+	bail "systemd-udevd did not start: $(cat "$VM_LOGDIR/udevd.log")"
+modprobe veth
+ip link add veth0 type veth peer name veth1
+ip link set veth1 up
+
+mkdir -p "$CONF"
+cat > "$CONF/50-rxe.yaml" << 'YAML'
+links:
+  - {name: rxe0, type: rxe, netdev: veth0}
+---
+match: {device: rxe0}
+modules: [rdma_ucm]
+netdev:
+  up: true
+  mtu: 4000
+  addresses: [192.0.2.1/24]
+roce:
+  mode: v2
+  tos: 106
+gids:
+  require: [roce-v2-ipv4]
+YAML
+
+is "rdma_rxe is not loaded before rdmad runs" "$(lsmod | grep -c '^rdma_rxe ')" 0
+
+rc=0
+rdmad --once -v > "$VM_LOGDIR/once.log" 2>&1 || rc=$?
+is "rdmad --once converges (exit 0)" "$rc" 0 || diag "$(cat "$VM_LOGDIR/once.log")"
+check "rdma_rxe loaded through libkmod" grep -q '^rdma_rxe ' /proc/modules
+check "rdma_ucm loaded through libkmod" grep -q '^rdma_ucm ' /proc/modules
+check "rxe0 created on veth0 (RDMA netlink NEWLINK)" wait_until 2 test -e /sys/class/infiniband/rxe0
+is "rxe0 sits on veth0" "$(attr /sys/class/infiniband/rxe0/parent)" veth0
+is "configfs default_roce_tos" "$(attr "$TOS")" 106
+is "configfs default_roce_mode" "$(attr "$MODE")" "RoCE v2"
+is "MTU" "$(attr /sys/class/net/veth0/mtu)" 4000
+check "the IPv4 RoCE v2 GID exists" has_gid rxe0 1 "$(gid_of_ipv4 192.0.2.1)"
+check "rdmad recorded the link it created" test -f /run/rdmad/links/rxe0
+
+rc=0
+rdmad --once > /dev/null 2>&1 || rc=$?
+is "a second --once finds nothing to do (exit 0)" "$rc" 0
+
+# ---- long-running ----------------------------------------------------------------------------
+rdmad -v > "$LOG" 2>&1 &
+RDMAD=$!
+check "rdmad starts and reports the link converged" wait_until 10 grep -q 'rxe0/1: converged' "$LOG"
+
+# The kernel resets the rdma_cm defaults when the device is added again: rdmad's raison d'etre.
+uptime_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; } # busybox date has no %N
+rdma link del rxe0
+rdma link add rxe0 type rxe netdev veth0
+t0=$(uptime_ms)
+if wait_until 5 sh -c "[ \"\$(cat $TOS 2> /dev/null)\" = 106 ]"; then
+	ms=$(($(uptime_ms) - t0))
+	pass "ToS re-applied after rdma link del/add by hand (${ms} ms)"
+	[ "$ms" -le 1000 ] && pass "... within a second" || fail "... within a second" "took ${ms} ms"
+else
+	fail "ToS re-applied after rdma link del/add by hand" "tos: $(cat $TOS 2>&1)"
+	fail "... within a second" "never"
+fi
+
+# GIDs follow addresses. With the address no longer declared (a reload), removing it leaves
+# no IPv4 GID: the link is pending; adding it back by hand makes it converged again.
+sed -i '/addresses:/d' "$CONF/50-rxe.yaml"
+kill -HUP "$RDMAD"
+check "reload logged" wait_until 5 grep -q 'Reloading profiles' "$LOG"
+converged_before=$(grep -c 'rxe0/1: converged' "$LOG")
+ip addr del 192.0.2.1/24 dev veth0
+check "without its IPv4 address the link is pending" wait_until 5 grep -q 'rxe0/1: pending' "$LOG"
+check "... and stays without the address (not declared any more)" \
+	sh -c "! ip -4 addr show veth0 | grep -q 192.0.2.1/24"
+ip addr add 192.0.2.1/24 dev veth0
+check "with the address back, converged again" \
+	wait_until 10 sh -c "[ \$(grep -c 'rxe0/1: converged' $LOG) -gt $converged_before ]"
+
+# A driver reload by hand: every rxe device goes away with the module, and nothing brings them
+# back but rdmad (udev says rxe0 was removed; rxe0 is a declared link: a full pass).
+rmmod rdma_rxe
+check "rdma_rxe unloaded (rxe0 with it)" sh -c "! test -e /sys/class/infiniband/rxe0"
+modprobe rdma_rxe
+check "rdmad recreates rxe0 after rmmod/modprobe rdma_rxe" \
+	wait_until 10 test -e /sys/class/infiniband/rxe0
+check "... with its ToS" wait_until 5 sh -c "[ \"\$(cat $TOS 2> /dev/null)\" = 106 ]"
+check "rdmad is still running" kill -0 "$RDMAD"
+
+# ---- data path: two rdmad-managed links ------------------------------------------------------
+# rxe routes and listens in the initial namespace only, so both ends stay here, with the
+# policy routing of datapath.sh that sends each address over the veth wire.
+cat >> "$CONF/50-rxe.yaml" << 'YAML'
+---
+links:
+  - {name: rxe1, type: rxe, netdev: veth1}
+---
+match: {device: rxe1}
+netdev: {up: true, mtu: 4000, addresses: [192.0.2.2/24]}
+roce: {tos: 106}
+gids: {require: [roce-v2-ipv4]}
+YAML
+kill -HUP "$RDMAD"
+check "rdmad creates and converges rxe1 after a reload" wait_until 10 grep -q 'rxe1/1: converged' "$LOG"
+for conf in all veth0 veth1; do
+	sysctl -qw "net.ipv4.conf.$conf.accept_local=1" "net.ipv4.conf.$conf.rp_filter=0"
+done
+ip rule add pref 10 iif veth0 lookup local
+ip rule add pref 11 iif veth1 lookup local
+ip route add 192.0.2.1/32 dev veth1 src 192.0.2.2 table 100
+ip route add 192.0.2.2/32 dev veth0 src 192.0.2.1 table 100
+ip rule add pref 20 lookup 100
+ip rule add pref 100 lookup local
+ip rule del pref 0
+gid0=$(gid_index rxe0 1 "$(gid_of_ipv4 192.0.2.1)")
+gid1=$(gid_index rxe1 1 "$(gid_of_ipv4 192.0.2.2)")
+timeout 60 ib_write_bw -d rxe0 -x "$gid0" -n 100 -p 18515 > "$VM_LOGDIR/bw-server.log" 2>&1 &
+server=$!
+sleep 1
+check "ib_write_bw between the two rdmad-managed links" \
+	logged "$VM_LOGDIR/bw-client.log" timeout 60 \
+	ib_write_bw -d rxe1 -x "$gid1" -n 100 -p 18515 192.0.2.1
+wait "$server"
+check "ib_write_bw server side completed" test $? -eq 0
+
+kill "$RDMAD"
+wait "$RDMAD"
+is "rdmad stops on SIGTERM with status 0" "$?" 0
+done_testing

@@ -1,0 +1,81 @@
+#!/bin/bash
+# full-boot.sh (full VM: run-vm.sh --full) - the host's systemd booted as PID 1 on the VM
+# kernel, with what rdmad's unit will need: udevd, dbus, the journal, transient units over
+# D-Bus, and udev seeing a Soft-RoCE device.
+#   RDMAD_UNIT  a unit file to check with `systemd-analyze verify` (skipped when unset); the
+#               --bin executables are installed where its Exec*= lines expect them first
+# No `set -e`: a failed check is reported and the scenario goes on.
+set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
+. "$VM_LIB"
+
+is "PID 1 is systemd" "$(cat /proc/1/comm)" systemd
+is "the kernel is the VM's" "$(uname -r)" "$(ls /lib/modules)"
+diag "system state: $(systemctl is-system-running 2>&1)"
+diag "failed units: $(systemctl list-units --state=failed --no-legend --plain | awk '{print $1}')"
+for unit in systemd-journald.service systemd-udevd.service dbus.socket; do
+	check "$unit is active" systemctl is-active --quiet "$unit"
+done
+# dbus.service is socket-activated: the first client starts it
+check "busctl talks to the system bus" logged /tmp/busctl.log \
+	busctl --system --no-pager list --acquired
+check "dbus.service is active" systemctl is-active --quiet dbus.service
+check "a transient unit runs over D-Bus (systemd-run --wait)" \
+	systemd-run --wait --quiet --collect -p Type=oneshot /bin/true
+
+if [ -n "${RDMAD_UNIT:-}" ]; then
+	check "the built binaries are installed where $(basename "$RDMAD_UNIT") expects them" \
+		install_unit_binaries "$RDMAD_UNIT"
+	check "systemd-analyze verify $(basename "$RDMAD_UNIT")" \
+		systemd-analyze verify --man=no "$RDMAD_UNIT"
+else
+	skip "the built binaries are installed where rdmad.service expects them" "no RDMAD_UNIT"
+	skip "systemd-analyze verify of rdmad.service" "no RDMAD_UNIT given"
+fi
+
+# udev processes Soft-RoCE devices: modules come from the VM kernel's tree (9p)
+check "modprobe rdma_rxe, rdma_ucm, veth" modprobe -a rdma_rxe rdma_ucm veth
+mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
+check "configfs rdma_cm is there" test -d /sys/kernel/config/rdma_cm
+veth_pair veth0 veth1 || bail "cannot create veth pair"
+ip addr add 192.0.2.1/24 dev veth0
+check "rdma link add rxe0" rdma link add rxe0 type rxe netdev veth0
+check "udevadm settle" udevadm settle --timeout=30
+check "udev knows rxe0 (subsystem infiniband)" \
+	bash -c 'udevadm info -q property /sys/class/infiniband/rxe0 | grep -qx SUBSYSTEM=infiniband'
+check "udev made /dev/infiniband/uverbs0" test -c /dev/infiniband/uverbs0
+
+# ---- rdmad.service: started by systemd, sandboxed, Type=notify, reloads ----------------------
+if [ -n "${RDMAD_UNIT:-}" ] && command -v rdmad > /dev/null; then
+	TOS=/sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos
+	mkdir -p /etc/rdmad
+	printf 'match: {device: rxe0}\nroce: {tos: 106}\n' > /etc/rdmad/50-rxe.yaml
+	cp "$RDMAD_UNIT" /run/systemd/system/rdmad.service
+	systemctl daemon-reload
+	check "systemctl start rdmad (Type=notify: returns after READY=1)" \
+		timeout 60 systemctl start rdmad
+	check "rdmad.service is active" systemctl is-active --quiet rdmad
+	is "the sandboxed daemon set the ToS before READY=1" "$(attr "$TOS")" 106
+	status=$(systemctl show -p StatusText --value rdmad)
+	diag "StatusText: $status"
+	check "STATUS= counts the converged link" grep -q '1 converged' <<< "$status"
+	check "the journal has rdmad's fields (journalctl RDMA_DEVICE=rxe0)" \
+		wait_until 5 sh -c "journalctl -q RDMA_DEVICE=rxe0 -o cat | grep -q converged"
+
+	printf 'roce:\n  tos: 999\n' > /etc/rdmad/60-broken.yaml
+	rc=0
+	timeout 60 systemctl reload rdmad > /tmp/reload.log 2>&1 || rc=$?
+	check "systemctl reload with a broken profile fails" test "$rc" -ne 0
+	check "... and rdmad keeps running" systemctl is-active --quiet rdmad
+	check "... the error names file:line:col" \
+		sh -c "journalctl -q -u rdmad -o cat | grep -q '60-broken.yaml:2:8: error'"
+	rm /etc/rdmad/60-broken.yaml
+	sed -i 's/tos: 106/tos: 96/' /etc/rdmad/50-rxe.yaml
+	check "systemctl reload with good profiles succeeds" timeout 60 systemctl reload rdmad
+	check "... and re-plans the host" wait_until 5 sh -c "[ \"\$(cat $TOS)\" = 96 ]"
+	check "systemctl stop rdmad" timeout 60 systemctl stop rdmad
+else
+	fail "rdmad.service starts" "no RDMAD_UNIT or no rdmad (--bin) given"
+fi
+
+done_testing

@@ -1,0 +1,156 @@
+#!/bin/bash
+# rdmactl.sh (light VM) - `rdmactl links` and `rdmactl gids` on real rxe devices agree with
+# `rdma link show` (RDMA netlink) and with the raw sysfs files, also after addresses are
+# added and removed. rdmactl comes from the build (run-vm.sh --bin); without it this fails.
+#
+# The contract (JSON arrays):
+#   rdmactl links [--root DIR] [--json]
+#     {"link":"rxe0/1","device":"rxe0","port":1,"netdev":"veth0","driver":"rdma_rxe",
+#      "state":"ACTIVE","physical_state":"LINK_UP","link_layer":"Ethernet","profiles":[]}
+#   rdmactl gids [--root DIR] [--json] [DEV[/PORT]]     (populated slots only)
+#     {"device":"rxe0","port":1,"index":0,"gid":"<the sysfs text of gids/N>",
+#      "ipv4":"192.0.2.1" or null,"type":"RoCE v2","netdev":"veth0"}
+# No `set -e`: a failed check is reported and the scenario goes on.
+set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
+. "$VM_LIB"
+
+IB=/sys/class/infiniband
+
+if ! command -v rdmactl > /dev/null; then
+	fail "rdmactl is on PATH" "run-vm.sh got no --bin .../rdmactl: build it first"
+	bail "no rdmactl to test"
+fi
+pass "rdmactl is on PATH"
+
+# ---- what rdmactl should say, from iproute2 and sysfs ------------------------------------------
+
+expected_links() { # from RDMA netlink (rdma link show), link_layer from sysfs
+	local portdir layers
+	layers=$(for portdir in "$IB"/*/ports/*; do
+		printf '%s/%s\t%s\n' "$(basename "${portdir%/ports/*}")" "${portdir##*/}" \
+			"$(attr "$portdir/link_layer")"
+	done)
+	rdma -j link show | jq -S --arg layers "$layers" '
+		($layers | split("\n") | map(select(length > 0) | split("\t") | {(.[0]): .[1]}) | add)
+		as $layer | map({link: "\(.ifname)/\(.port)", device: .ifname, port, netdev,
+			driver: "rdma_rxe", state, physical_state,
+			link_layer: $layer["\(.ifname)/\(.port)"]}) | sort_by(.link)'
+}
+
+ipv4_of_gid() { # the dotted IPv4 address of an IPv4-mapped GID, or nothing
+	local g=$1
+	[[ "$g" == 0000:0000:0000:0000:0000:ffff:* ]] || return 0
+	g=${g#0000:0000:0000:0000:0000:ffff:}
+	printf '%d.%d.%d.%d' "0x${g:0:2}" "0x${g:2:2}" "0x${g:5:2}" "0x${g:7:2}"
+}
+
+expected_gids() { # [DEV[/PORT]]: every populated slot, straight from sysfs
+	local want=${1:-} want_dev want_port="" portdir dev port f gid type ndev
+	want_dev=${want%%/*}
+	[[ "$want" != */* ]] || want_port=${want#*/}
+	for portdir in "$IB"/*/ports/*; do
+		dev=${portdir#"$IB"/}
+		dev=${dev%%/*}
+		port=${portdir##*/}
+		[ -z "$want_dev" ] || [ "$dev" = "$want_dev" ] || continue
+		[ -z "$want_port" ] || [ "$port" = "$want_port" ] || continue
+		for f in "$portdir"/gids/*; do
+			read -r gid < "$f"
+			[ "$gid" != "$ZERO_GID" ] || continue
+			type=$(attr "$portdir/gid_attrs/types/${f##*/}" 2> /dev/null) || continue
+			ndev=$(attr "$portdir/gid_attrs/ndevs/${f##*/}" 2> /dev/null)
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$dev" "$port" "${f##*/}" "$gid" \
+				"$(ipv4_of_gid "$gid")" "$type" "$ndev"
+		done
+	done | jq -R -s -S 'split("\n") | map(select(length > 0) | split("\t") |
+		{device: .[0], port: (.[1] | tonumber), index: (.[2] | tonumber), gid: .[3],
+		 ipv4: (if .[4] == "" then null else .[4] end), type: .[5], netdev: .[6]})
+		| sort_by(.device, .port, .index)'
+}
+
+actual_links() { # rdmactl links ARGS..., the contract's fields but profiles, sorted
+	rdmactl links "$@" | jq -S 'map({link, device, port, netdev, driver, state,
+		physical_state, link_layer}) | sort_by(.link)'
+}
+actual_gids() { # rdmactl gids ARGS..., sorted
+	rdmactl gids "$@" | jq -S 'map({device, port, index, gid, ipv4, type, netdev})
+		| sort_by(.device, .port, .index)'
+}
+
+agree() { # agree NAME EXPECTED ACTUAL: equal JSON, or a failure with the diff
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "$(diff -U2 -L expected -L rdmactl <(echo "$2") <(echo "$3"))"
+	fi
+}
+
+# ---- two rxe devices ---------------------------------------------------------------------------
+rxe_modules || bail "no RDMA modules"
+veth_pair veth0 veth1 || bail "cannot create veth pair"
+ip addr add 192.0.2.1/24 dev veth0
+ip addr add 192.0.2.2/24 dev veth1
+rdma link add rxe0 type rxe netdev veth0 || bail "cannot add rxe0"
+rdma link add rxe1 type rxe netdev veth1 || bail "cannot add rxe1"
+wait_until 5 has_gid rxe0 1 "$(gid_of_ipv4 192.0.2.1)" || bail "rxe0 has no IPv4 GID"
+wait_until 5 has_gid rxe1 1 "$(gid_of_ipv4 192.0.2.2)" || bail "rxe1 has no IPv4 GID"
+
+# ---- links -------------------------------------------------------------------------------------
+check "rdmactl links exits 0" logged /tmp/links.txt rdmactl links
+check "rdmactl links --json is a JSON array" jq -e 'type == "array"' \
+	< <(rdmactl links --json)
+agree "links --json agrees with rdma link show and sysfs" "$(expected_links)" \
+	"$(actual_links --json)"
+check "every link has a profiles array" jq -e 'all(.profiles | type == "array")' \
+	< <(rdmactl links --json)
+states=$(for p in "$IB"/*/ports/*; do s=$(attr "$p/state"); echo "${s#*: }"; done | sort)
+is "link states agree with sysfs state" \
+	"$(rdmactl links --json | jq -r '.[].state' | sort)" "$states"
+agree "links --root / is the same" "$(actual_links --json)" "$(actual_links --root / --json)"
+
+# ---- gids --------------------------------------------------------------------------------------
+check "rdmactl gids exits 0" logged /tmp/gids.txt rdmactl gids
+agree "gids --json agrees with sysfs" "$(expected_gids)" "$(actual_gids --json)"
+agree "gids --json rxe0 agrees with sysfs" "$(expected_gids rxe0)" "$(actual_gids --json rxe0)"
+agree "gids --json rxe1/1 agrees with sysfs" "$(expected_gids rxe1/1)" \
+	"$(actual_gids --json rxe1/1)"
+agree "gids --root / is the same" "$(actual_gids --json)" "$(actual_gids --root / --json)"
+is "the IPv4 GID of rxe0 says ipv4 192.0.2.1" \
+	"$(rdmactl gids --json rxe0 | jq -r --arg g "$(gid_of_ipv4 192.0.2.1)" \
+		'.[] | select(.gid == $g) | .ipv4')" 192.0.2.1
+
+# ---- after address changes -------------------------------------------------------------------
+v4gid=$(gid_of_ipv4 192.0.2.11)
+v6gid=2001:0db8:0000:0000:0000:0000:0000:0011
+ip addr add 192.0.2.11/24 dev veth0
+ip addr add 2001:db8::11/64 dev veth0 nodad
+if ! { wait_until 5 has_gid rxe0 1 "$v4gid" && wait_until 5 has_gid rxe0 1 "$v6gid"; }; then
+	bail "the new addresses got no GIDs"
+fi
+agree "after adding addresses: gids agree with sysfs" "$(expected_gids)" "$(actual_gids --json)"
+is "the new IPv4 GID is listed with its index and ipv4" \
+	"$(rdmactl gids --json rxe0/1 | jq -r --arg g "$v4gid" \
+		'.[] | select(.gid == $g) | "\(.index) \(.ipv4) \(.type) \(.netdev)"')" \
+	"$(gid_index rxe0 1 "$v4gid") 192.0.2.11 RoCE v2 veth0"
+is "the new IPv6 GID is listed with ipv4 null" \
+	"$(rdmactl gids --json rxe0 | jq -r --arg g "$v6gid" '.[] | select(.gid == $g) | .ipv4')" \
+	null
+
+ip addr del 192.0.2.11/24 dev veth0
+ip addr del 2001:db8::11/64 dev veth0
+if ! { wait_until 5 lacks_gid rxe0 1 "$v4gid" && wait_until 5 lacks_gid rxe0 1 "$v6gid"; }; then
+	bail "the GIDs of the removed addresses stay"
+fi
+agree "after removing them: gids agree with sysfs" "$(expected_gids)" "$(actual_gids --json)"
+is "the removed GIDs are gone" \
+	"$(rdmactl gids --json | jq --arg a "$v4gid" --arg b "$v6gid" \
+		'map(select(.gid == $a or .gid == $b)) | length')" 0
+
+# ---- after a device goes away ------------------------------------------------------------------
+rdma link del rxe1
+agree "after rdma link del rxe1: links agree" "$(expected_links)" "$(actual_links --json)"
+agree "after rdma link del rxe1: gids agree" "$(expected_gids)" "$(actual_gids --json)"
+
+cat /tmp/links.txt /tmp/gids.txt
+done_testing
