@@ -106,13 +106,40 @@ static void log_outcome(const Action *a, const ActionOutcome *o) {
 
 /* Failures of this reconcile, by link name, with the last error. */
 typedef struct Failures {
-	char **links;
-	char **errors;
+	char **links;	 /* one entry per failed link */
+	char **errors;	 /* its first error */
+	char **settings; /* "link setting" of every failed action */
 } Failures;
 
 static void failures_done(Failures *f) {
 	strv_free(f->links);
 	strv_free(f->errors);
+	strv_free(f->settings);
+}
+
+static int failure_add(Failures *f, const Action *a, const char *error) {
+	char *s;
+	int r;
+
+	if (asprintf(&s, "%s %s", a->link, action_setting(a)) < 0)
+		return -ENOMEM;
+	r = strv_consume(&f->settings, s);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; f->links && f->links[i]; i++)
+		if (streq(f->links[i], a->link))
+			return 0;
+	r = strv_extend(&f->links, a->link);
+	if (r >= 0)
+		r = strv_extend(&f->errors, error);
+	return r;
+}
+
+static bool failure_has_setting(const Failures *f, const Action *a) {
+	char s[256];
+
+	snprintf(s, sizeof(s), "%s %s", a->link, action_setting(a));
+	return strv_contains(f->settings, s);
 }
 
 static const char *failure_find(const Failures *f, const char *link) {
@@ -133,6 +160,9 @@ static int apply_pass(Manager *m, const Dirty *d, const Plan *p, Failures *failu
 
 		if (!action_affected(d, a) || a->unsupported)
 			continue;
+		/* Tried and failed in an earlier pass of this reconcile: the backoff retries it. */
+		if (failure_has_setting(failures, a))
+			continue;
 		r = action_apply(m->applier, a, &o);
 		if (r < 0)
 			return r;
@@ -140,11 +170,8 @@ static int apply_pass(Manager *m, const Dirty *d, const Plan *p, Failures *failu
 		if (o.result == APPLY_CHANGED) {
 			changed = true;
 			m->n_writes++;
-		} else if (o.result == APPLY_FAILED && !failure_find(failures, a->link)) {
-			r = strv_extend(&failures->links, a->link);
-			if (r >= 0)
-				r = strv_extend(&failures->errors,
-						o.message ? o.message : strerror(-o.error));
+		} else if (o.result == APPLY_FAILED) {
+			r = failure_add(failures, a, o.message ? o.message : strerror(-o.error));
 			if (r < 0) {
 				action_outcome_done(&o);
 				return r;
@@ -330,9 +357,11 @@ int manager_reconcile(Manager *m) {
 		.netdevs = TAKE_PTR(m->dirty_netdevs),
 	};
 	_cleanup_strv_free_ char **only = NULL;
+	bool followup = m->followup_scheduled;
 	int r = 0, not_converged = 0;
 
 	m->dirty_all = false;
+	m->followup_scheduled = false;
 	m->n_reconciles++;
 	if (!m->config)
 		goto finish;
@@ -396,6 +425,15 @@ finish:
 		m->backoff_exp = 0;
 	if (r >= 0)
 		gids_wait_schedule(m);
+	if (r >= 0 && !followup && d.netdevs) {
+		/* An address event comes before the kernel's GID table follows it (a workqueue):
+		 * look at the same netdevs once more, shortly after. */
+		STRV_FOREACH (nd, d.netdevs)
+			if (!strv_contains(m->dirty_netdevs, *nd))
+				(void) strv_extend(&m->dirty_netdevs, *nd);
+		m->followup_scheduled = true;
+		manager_schedule_reconcile(m, 300 * 1000);
+	}
 	failures_done(&failures);
 	strv_free(d.devices);
 	strv_free(d.netdevs);

@@ -60,6 +60,7 @@ typedef struct Manager {
 	unsigned n_writes; /* actions that changed something, over the daemon's life */
 	unsigned backoff_exp;
 	unsigned gid_wait_exp;
+	bool followup_scheduled; /* the next reconcile is the look-again after netdev events */
 } Manager;
 
 int manager_new(const char *root, char **config_dirs, const char *state_dir, bool test_mode,

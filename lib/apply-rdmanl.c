@@ -400,6 +400,15 @@ int apply_soft_link(Applier *a, const Action *x, ActionOutcome *ret) {
 		r = rdmanl_transact(sk, m, NULL, NULL);
 	if (r == -ENOMEM)
 		return r;
+	if (r == -EEXIST || r == -ENFILE) {
+		/* Someone else (an administrator's `rdma link add`) was quicker: fine if it is
+		 * what was declared. It is not recorded: rdmad did not create it. */
+		uint32_t other = 0;
+
+		if (dev_find(sk, name, &other) > 0 && dev_netdev(sk, other, have) >= 0 &&
+		    streq(have, ndev))
+			return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
+	}
 	if (r < 0)
 		return outcome_set(
 			ret, APPLY_FAILED, r, "cannot add RDMA link %s (%s on %s): %s", name, type,

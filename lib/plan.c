@@ -359,10 +359,19 @@ static bool plan_has_module(const Plan *p, const char *module) {
 	return false;
 }
 
+/* Modules, Soft-RoCE links and the netns mode belong to the running kernel, not to a root
+ * directory: under a fixture root they are planned, and said to be out of reach. */
+static const char *kernel_global_unsupported(const HostState *h) {
+	if (!h->root || streq(h->root, "/"))
+		return NULL;
+	return "kernel-wide: not changed under a fixture root (--root)";
+}
+
 static int plan_module(Plan *p, const HostState *h, const char *module, const char *profile) {
 	if (host_module_loaded(h, module) || plan_has_module(p, module))
 		return 0;
-	return plan_host_add(p, PHASE_MODULES, KEY_MODULES, NULL, module, profile, NULL);
+	return plan_host_add(p, PHASE_MODULES, KEY_MODULES, NULL, module, profile,
+			     kernel_global_unsupported(h));
 }
 
 /* Modules of every profile that matches at least one link. */
@@ -415,6 +424,7 @@ static int plan_system(Plan *p, const Config *c, const HostState *h) {
 			.current = h->has_netns_mode ? netns_mode_to_string(h->netns_mode) : NULL,
 			.desired = want,
 			.profile = last->name,
+			.unsupported = kernel_global_unsupported(h),
 			.netns_mode = last->netns_mode,
 		});
 }
@@ -456,7 +466,7 @@ static int plan_soft_link(Plan *p, const HostState *h, const SoftLink *l, const 
 	r = plan_module(p, h, driver, profile);
 	if (r < 0)
 		return r;
-	return plan_link_decl_add(p, l, NULL, desired, profile, NULL);
+	return plan_link_decl_add(p, l, NULL, desired, profile, kernel_global_unsupported(h));
 }
 
 static int plan_soft_links(Plan *p, const Config *c, const HostState *h) {

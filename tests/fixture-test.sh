@@ -24,27 +24,14 @@ if [[ -z ${RDMAD_FIXTURE_NETNS:-} ]]; then
         exec unshare --net env RDMAD_FIXTURE_NETNS=1 "$0" "$@"
 fi
 
+# shellcheck source=../tools/netns-mirror.sh
+. "$src/../tools/netns-mirror.sh"
 ip link set lo up
 if [[ -f $expected/netdevs ]]; then
-        n=0
         while read -r name addresses; do
                 [[ -z $name || $name == \#* ]] && continue
-                # The stand-in mirrors the fixture's sysfs: same MTU, same administrative state.
-                ip link add "$name" type veth peer name "peer$n"
-                sys=$root/sys/class/net/$name
-                [[ -f $sys/mtu ]] && ip link set "$name" mtu "$(cat "$sys/mtu")"
-                if [[ ! -f $sys/flags ]] || (( $(cat "$sys/flags") & 1 )); then
-                        ip link set "$name" up
-                fi
-                for a in $addresses; do
-                        # nodad: an IPv6 address is usable at once, as on a host up for a while
-                        if [[ $a == *:* ]]; then
-                                ip address add "$a" dev "$name" nodad
-                        else
-                                ip address add "$a" dev "$name"
-                        fi
-                done
-                n=$((n + 1))
+                # shellcheck disable=SC2086 # one address per word
+                netns_mirror "$root" "$name" $addresses
         done < "$expected/netdevs"
 fi
 

@@ -122,12 +122,14 @@ static int plan_print_text(const Plan *p) {
 		const Action *x = &p->actions[i];
 
 		if (x->unsupported) {
-			const char *cells[] = { x->link, action_setting(x), x->unsupported };
+			const char *cells[] = { x->link, action_setting(x), x->desired,
+						x->unsupported };
 
 			if (!u) {
-				static const char *const h[] = { "LINK", "SETTING", "NOT APPLIED" };
+				static const char *const h[] = { "LINK", "SETTING", "DESIRED",
+								 "NOT APPLIED" };
 
-				u = table_new(3, h);
+				u = table_new(4, h);
 				if (!u)
 					return -ENOMEM;
 			}
@@ -153,7 +155,8 @@ static int plan_print_text(const Plan *p) {
 			return r;
 	}
 	if (table_rows(t) == 0)
-		printf("%sNothing to change: the host is in the declared state.\n", u ? "\n" : "");
+		printf("%s\n", u ? "\nNothing else to change." :
+				   "Nothing to change: the host is in the declared state.");
 	else
 		printf("\n%zu change%s pending.\n", table_rows(t), table_rows(t) == 1 ? "" : "s");
 	return 0;

@@ -90,8 +90,10 @@ sed -i '/addresses:/d' "$CONF/50-rxe.yaml"
 kill -HUP "$RDMAD"
 check "reload logged" wait_until 5 grep -q 'Reloading profiles' "$LOG"
 converged_before=$(grep -c 'rxe0/1: converged' "$LOG")
+pending_before=$(grep -c 'rxe0/1: pending' "$LOG")
 ip addr del 192.0.2.1/24 dev veth0
-check "without its IPv4 address the link is pending" wait_until 5 grep -q 'rxe0/1: pending' "$LOG"
+check "without its IPv4 address the link is pending" \
+	wait_until 5 sh -c "[ \$(grep -c 'rxe0/1: pending' $LOG) -gt $pending_before ]"
 check "... and stays without the address (not declared any more)" \
 	sh -c "! ip -4 addr show veth0 | grep -q 192.0.2.1/24"
 ip addr add 192.0.2.1/24 dev veth0
