@@ -7,27 +7,10 @@
 #include "apply.h"
 #include "fileio.h"
 #include "tests.h"
+#include "test-util.h"
 
 static char root[] = "/tmp/rdmad-test-apply-XXXXXX";
 static char state[600];
-
-static void put(const char *path, const char *text) {
-	char full[600];
-	FILE *f;
-
-	snprintf(full, sizeof(full), "%s/%s", root, path);
-	for (char *p = full + strlen(root) + 1; (p = strchr(p, '/')); p++) {
-		*p = 0;
-		mkdir(full, 0755);
-		*p = '/';
-	}
-	f = fopen(full, "we");
-	CHECK(f != NULL);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
 
 static char *get(const char *path) {
 	char full[600], buf[64];
@@ -49,7 +32,7 @@ static Action action(Key key, const char *device, const char *netdev) {
 	};
 }
 
-#define TOS "sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos"
+#define TOS  "sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos"
 #define MODE "sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_mode"
 
 TEST(configfs) {
@@ -60,8 +43,8 @@ TEST(configfs) {
 
 	CHECK(mkdtemp(root) != NULL);
 	snprintf(state, sizeof(state), "%s/run/rdmad", root);
-	put(TOS, "0\n");
-	put(MODE, "RoCE v2\n");
+	put_file(root, TOS, "0\n");
+	put_file(root, MODE, "RoCE v2\n");
 	CHECK(applier_new(root, state, &a) == 0);
 
 	x = action(KEY_ROCE_TOS, "mlx5_0", NULL);
@@ -88,7 +71,7 @@ TEST(configfs) {
 	action_outcome_done(&o);
 
 	/* A device whose ports/ never appears (gone, or not a configfs): a clear failure. */
-	put("sys/kernel/config/rdma_cm/.keep", "");
+	put_file(root, "sys/kernel/config/rdma_cm/.keep", "");
 	x = action(KEY_ROCE_TOS, "mlx5_9", NULL);
 	x.value.number = 1;
 	CHECK(action_apply(a, &x, &o) == 0);
@@ -106,14 +89,14 @@ TEST(ecn) {
 	Action x;
 	char *s;
 
-	put(NP(0), "0\n");
-	put(NP(1), "0\n");
-	put(NP(2), "0\n");
-	put(NP(3), "0\n");
-	put(NP(4), "0\n");
-	put(NP(5), "1\n");
-	put(NP(6), "0\n");
-	put(NP(7), "0\n");
+	put_file(root, NP(0), "0\n");
+	put_file(root, NP(1), "0\n");
+	put_file(root, NP(2), "0\n");
+	put_file(root, NP(3), "0\n");
+	put_file(root, NP(4), "0\n");
+	put_file(root, NP(5), "1\n");
+	put_file(root, NP(6), "0\n");
+	put_file(root, NP(7), "0\n");
 	CHECK(applier_new(root, state, &a) == 0);
 	x = action(KEY_ECN_ROCE_NP, "mlx5_0", "eth0");
 	x.value.priorities = 1u << 3;

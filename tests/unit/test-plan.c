@@ -5,29 +5,7 @@
 #include "plan.h"
 #include "strv.h"
 #include "tests.h"
-
-static Config *config_from(const char *const *texts) {
-	Config *c = calloc(1, sizeof(Config));
-
-	for (size_t i = 0; texts[i]; i++) {
-		Diagnostics d = { 0 };
-		Profile **l = NULL;
-		size_t n = 0;
-		char name[32];
-
-		snprintf(name, sizeof(name), "%02zu-test.yaml", i * 10);
-		CHECK(profile_load_string(name, texts[i], strlen(texts[i]), &d, &l, &n) == 0);
-		for (size_t k = 0; k < d.n; k++)
-			printf("# %s:%u:%u %s\n", name, d.items[k].line, d.items[k].column,
-			       d.items[k].message);
-		diagnostics_done(&d);
-		c->profiles = realloc(c->profiles, sizeof(Profile *) * (c->n_profiles + n));
-		memcpy(c->profiles + c->n_profiles, l, sizeof(Profile *) * n);
-		c->n_profiles += n;
-		free(l);
-	}
-	return c;
-}
+#include "test-util.h"
 
 static HostDevice *host_add_device(HostState *h, const char *name, const char *driver,
 				   const char *netdev, LinkLayer ll) {

@@ -6,26 +6,9 @@
 #include "profile.h"
 #include "strv.h"
 #include "tests.h"
+#include "test-util.h"
 
 static char root[] = "/tmp/rdmad-test-dropin-XXXXXX";
-
-static void put(const char *path, const char *text) {
-	char full[512];
-	FILE *f;
-
-	snprintf(full, sizeof(full), "%s%s", root, path);
-	for (char *p = full + strlen(root) + 1; (p = strchr(p, '/')); p++) {
-		*p = 0;
-		mkdir(full, 0755);
-		*p = '/';
-	}
-	f = fopen(full, "we");
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	fputs(text, f);
-	fclose(f);
-}
 
 static void link_to(const char *path, const char *target) {
 	char full[512];
@@ -51,17 +34,17 @@ TEST(mask_and_order) {
 	char *s;
 
 	CHECK(mkdtemp(root) != NULL);
-	put("/usr/lib/rdmad/00-defaults.yaml", "modules: [ib_uverbs]\n");
-	put("/usr/lib/rdmad/50-vendor.yaml", "roce: {tos: 1}\n");
-	put("/usr/lib/rdmad/60-masked-by-empty.yaml", "roce: {tos: 2}\n");
-	put("/usr/lib/rdmad/70-masked-by-null.yml", "roce: {tos: 3}\n");
-	put("/usr/lib/rdmad/README", "not a profile\n");
-	put("/usr/lib/rdmad/.hidden.yaml", "roce: {tos: 4}\n");
-	put("/run/rdmad/50-vendor.yaml", "roce: {tos: 5}\n");
-	put("/run/rdmad/10-runtime.yaml", "roce: {tos: 6}\n");
-	put("/etc/rdmad/50-vendor.yaml", "roce: {tos: 7}\n");
-	put("/etc/rdmad/60-masked-by-empty.yaml", "");
-	put("/etc/rdmad/99-local.yml", "roce: {tos: 8}\n");
+	put_file(root, "/usr/lib/rdmad/00-defaults.yaml", "modules: [ib_uverbs]\n");
+	put_file(root, "/usr/lib/rdmad/50-vendor.yaml", "roce: {tos: 1}\n");
+	put_file(root, "/usr/lib/rdmad/60-masked-by-empty.yaml", "roce: {tos: 2}\n");
+	put_file(root, "/usr/lib/rdmad/70-masked-by-null.yml", "roce: {tos: 3}\n");
+	put_file(root, "/usr/lib/rdmad/README", "not a profile\n");
+	put_file(root, "/usr/lib/rdmad/.hidden.yaml", "roce: {tos: 4}\n");
+	put_file(root, "/run/rdmad/50-vendor.yaml", "roce: {tos: 5}\n");
+	put_file(root, "/run/rdmad/10-runtime.yaml", "roce: {tos: 6}\n");
+	put_file(root, "/etc/rdmad/50-vendor.yaml", "roce: {tos: 7}\n");
+	put_file(root, "/etc/rdmad/60-masked-by-empty.yaml", "");
+	put_file(root, "/etc/rdmad/99-local.yml", "roce: {tos: 8}\n");
 	link_to("/etc/rdmad/70-masked-by-null.yml", "/dev/null");
 
 	s = found();
@@ -74,7 +57,7 @@ TEST(mask_and_order) {
 TEST(run_masks_usr_lib) {
 	char *s;
 
-	put("/run/rdmad/00-defaults.yaml", "modules: []\n");
+	put_file(root, "/run/rdmad/00-defaults.yaml", "modules: []\n");
 	s = found();
 	CHECK_STREQ(s, "/run/rdmad/00-defaults.yaml,/run/rdmad/10-runtime.yaml,"
 		       "/etc/rdmad/50-vendor.yaml,/etc/rdmad/99-local.yml");
@@ -106,8 +89,8 @@ TEST(broken_file) {
 	Config *c = NULL;
 	char *e;
 
-	put("/etc/rdmad/80-broken.yaml", "roce:\n  tos: 999\n");
-	put("/etc/rdmad/81-broken.yaml", "netdev: {mtu: 1}\n");
+	put_file(root, "/etc/rdmad/80-broken.yaml", "roce:\n  tos: 999\n");
+	put_file(root, "/etc/rdmad/81-broken.yaml", "netdev: {mtu: 1}\n");
 	CHECK(config_load(root, NULL, &d, &c) == -EINVAL);
 	CHECK(c == NULL);
 	CHECK_INTEQ(d.n, 2);

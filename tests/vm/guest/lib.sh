@@ -136,6 +136,23 @@ gid_index() { # gid_index DEV PORT GID: the first slot holding GID
 has_gid() { gid_index "$@" > /dev/null; }
 lacks_gid() { ! gid_index "$@" > /dev/null; }
 
+route_over_wire() { # route_over_wire IF_A IP_A IF_B IP_B: two ends of a veth pair in one netns
+	# reach each other over the wire, not through lo (rxe needs the packets on its netdev):
+	# packets arriving on either end are local, everything else takes a table that sends each
+	# address out of the other end (accept_local lets the receiver take its "own" source).
+	local conf
+	for conf in all "$1" "$3"; do
+		sysctl -qw "net.ipv4.conf.$conf.accept_local=1" "net.ipv4.conf.$conf.rp_filter=0"
+	done
+	ip rule add pref 10 iif "$1" lookup local
+	ip rule add pref 11 iif "$3" lookup local
+	ip route add "$2/32" dev "$3" src "$4" table 100
+	ip route add "$4/32" dev "$1" src "$2" table 100
+	ip rule add pref 20 lookup 100
+	ip rule add pref 100 lookup local
+	ip rule del pref 0
+}
+
 rxe_modules() { # the modules a Soft-RoCE setup needs
 	modprobe -a rdma_rxe rdma_ucm ib_uverbs veth
 }

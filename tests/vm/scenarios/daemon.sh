@@ -125,16 +125,7 @@ gids: {require: [roce-v2-ipv4]}
 YAML
 kill -HUP "$RDMAD"
 check "rdmad creates and converges rxe1 after a reload" wait_until 10 grep -q 'rxe1/1: converged' "$LOG"
-for conf in all veth0 veth1; do
-	sysctl -qw "net.ipv4.conf.$conf.accept_local=1" "net.ipv4.conf.$conf.rp_filter=0"
-done
-ip rule add pref 10 iif veth0 lookup local
-ip rule add pref 11 iif veth1 lookup local
-ip route add 192.0.2.1/32 dev veth1 src 192.0.2.2 table 100
-ip route add 192.0.2.2/32 dev veth0 src 192.0.2.1 table 100
-ip rule add pref 20 lookup 100
-ip rule add pref 100 lookup local
-ip rule del pref 0
+route_over_wire veth0 192.0.2.1 veth1 192.0.2.2
 gid0=$(gid_index rxe0 1 "$(gid_of_ipv4 192.0.2.1)")
 gid1=$(gid_index rxe1 1 "$(gid_of_ipv4 192.0.2.2)")
 timeout 60 ib_write_bw -d rxe0 -x "$gid0" -n 100 -p 18515 > "$VM_LOGDIR/bw-server.log" 2>&1 &

@@ -29,16 +29,7 @@ wait_until 5 has_gid rxe1 1 "$(gid_of_ipv4 192.0.2.2)" || bail "rxe1 has no IPv4
 gid0=$(gid_index rxe0 1 "$(gid_of_ipv4 192.0.2.1)")
 gid1=$(gid_index rxe1 1 "$(gid_of_ipv4 192.0.2.2)")
 
-for conf in all veth0 veth1; do
-	sysctl -qw "net.ipv4.conf.$conf.accept_local=1" "net.ipv4.conf.$conf.rp_filter=0"
-done
-ip rule add pref 10 iif veth0 lookup local
-ip rule add pref 11 iif veth1 lookup local
-ip route add 192.0.2.1/32 dev veth1 src 192.0.2.2 table 100
-ip route add 192.0.2.2/32 dev veth0 src 192.0.2.1 table 100
-ip rule add pref 20 lookup 100
-ip rule add pref 100 lookup local
-ip rule del pref 0
+route_over_wire veth0 192.0.2.1 veth1 192.0.2.2
 is "policy routing: 192.0.2.2 reaches 192.0.2.1 over veth1" \
 	"$(ip -j route get 192.0.2.1 from 192.0.2.2 | jq -r '.[0].dev')" veth1
 
