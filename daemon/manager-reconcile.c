@@ -4,6 +4,9 @@
 #include <malloc.h>
 #include <stdio.h>
 
+#include <dirent.h>
+
+#include "apply-rdmanl.h"
 #include "gid.h"
 #include "log.h"
 #include "manager.h"
@@ -25,6 +28,14 @@ static bool soft_link_declared(const Config *c, const char *name) {
 		for (size_t k = 0; k < c->profiles[i]->n_links; k++)
 			if (streq(c->profiles[i]->links[k].name, name) ||
 			    streq(c->profiles[i]->links[k].netdev, name))
+				return true;
+	return false;
+}
+
+static bool soft_link_name_declared(const Config *c, const char *name) {
+	for (size_t i = 0; c && i < c->n_profiles; i++)
+		for (size_t k = 0; k < c->profiles[i]->n_links; k++)
+			if (streq(c->profiles[i]->links[k].name, name))
 				return true;
 	return false;
 }
@@ -347,6 +358,43 @@ static void gids_wait_schedule(Manager *m) {
 	manager_schedule_reconcile(m, usec);
 }
 
+/* Soft-RoCE links rdmad created (recorded in <state dir>/links) that no profile declares any
+ * more are deleted; links rdmad did not create are never touched. Full passes only. */
+static int soft_links_prune(Manager *m) {
+	_cleanup_free_ char *dir = NULL;
+	DIR *d;
+	int r = 0;
+
+	if (asprintf(&dir, "%s/links", m->state_dir) < 0)
+		return -ENOMEM;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	for (struct dirent *de; r >= 0 && (de = readdir(d));) {
+		ActionOutcome o = { 0 };
+
+		if (de->d_name[0] == '.' || soft_link_name_declared(m->config, de->d_name))
+			continue;
+		r = soft_link_remove(m->applier, de->d_name, &o);
+		if (r < 0)
+			break;
+		if (o.result == APPLY_CHANGED)
+			log_info("host: removed Soft-RoCE link %s, which rdmad created and no "
+				 "profile "
+				 "declares any more",
+				 de->d_name);
+		else if (o.result == APPLY_FAILED)
+			log_full(LOG_ERR, o.error,
+				 &(LogFields){ .device = de->d_name,
+					       .message_id = MESSAGE_ID_ACTION_FAILED },
+				 "host: failed to remove Soft-RoCE link %s: %s", de->d_name,
+				 o.message ? o.message : strerror(-o.error));
+		action_outcome_done(&o);
+	}
+	closedir(d);
+	return r;
+}
+
 int manager_reconcile(Manager *m) {
 	_cleanup_(plan_freep) Plan *p = NULL;
 	_cleanup_(host_state_freep) HostState *h = NULL;
@@ -371,6 +419,12 @@ int manager_reconcile(Manager *m) {
 		goto finish;
 	if (!d.all && strv_length(only) == 0)
 		goto finish; /* events about netdevs no link uses */
+
+	if (d.all) {
+		r = soft_links_prune(m);
+		if (r < 0)
+			goto finish;
+	}
 
 	for (unsigned pass = 0; pass < RECONCILE_PASSES; pass++) {
 		bool changed = false;

@@ -26,7 +26,13 @@ int schema_error(SchemaContext *ctx, const yaml_node_t *node, const char *format
 const char *yaml_node_kind(const yaml_node_t *node) {
 	switch (node->type) {
 	case YAML_SCALAR_NODE:
-		return node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? "a scalar" : "a string";
+		if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+			return "a string";
+		if (node->data.scalar.length == 0 ||
+		    streq((const char *) node->data.scalar.value, "~") ||
+		    streq((const char *) node->data.scalar.value, "null"))
+			return "null (nothing)";
+		return "a scalar";
 	case YAML_SEQUENCE_NODE:
 		return "a list";
 	case YAML_MAPPING_NODE:

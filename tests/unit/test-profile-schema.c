@@ -149,6 +149,7 @@ static const struct {
 	  "eth1}\n",
 	  "t.yaml:3:5: error: 'links': link 'rxe0' is declared twice" },
 	{ "links: {name: rxe0}\n", "t.yaml:1:8: error: 'links' expects a list, got a mapping" },
+	{ "links:\n", "t.yaml:1:7: error: 'links' expects a list, got null (nothing)" },
 	/* system */
 	{ "system:\n  netns-mode: private\n",
 	  "t.yaml:2:15: error: 'system.netns-mode': unknown value 'private', expected one of: "

@@ -137,6 +137,17 @@ check "ib_write_bw between the two rdmad-managed links" \
 wait "$server"
 check "ib_write_bw server side completed" test $? -eq 0
 
+# Links rdmad created and no profile declares any more are removed; others never are.
+rdma link add rxe9 type rxe netdev lo 2> /dev/null || ip link add dummy9 type dummy
+[ -e /sys/class/infiniband/rxe9 ] || rdma link add rxe9 type rxe netdev dummy9
+sed -i 's/- {name: rxe1, type: rxe, netdev: veth1}/[]/' "$CONF/50-rxe.yaml"
+kill -HUP "$RDMAD"
+check "rxe1, created by rdmad and no longer declared, is removed" \
+	wait_until 10 sh -c "! test -e /sys/class/infiniband/rxe1"
+check "... and so is its record" sh -c "! test -e /run/rdmad/links/rxe1"
+check "rxe9, added by hand, is left alone" test -e /sys/class/infiniband/rxe9
+check "rxe0, still declared, stays" test -e /sys/class/infiniband/rxe0
+
 kill "$RDMAD"
 wait "$RDMAD"
 is "rdmad stops on SIGTERM with status 0" "$?" 0
