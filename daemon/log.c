@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <unistd.h>
 #include <systemd/sd-journal.h>
 
 #include "log.h"
@@ -13,8 +15,15 @@ static int max_level = LOG_INFO;
 static bool to_journal;
 
 void log_setup(void) {
-	/* systemd sets JOURNAL_STREAM when stderr is connected to the journal. */
-	to_journal = getenv("JOURNAL_STREAM") != NULL;
+	/* systemd sets JOURNAL_STREAM=dev:ino when stderr is connected to the journal; a child
+	 * that inherited it with stderr redirected elsewhere must not log to the journal. */
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	to_journal = e && sscanf(e, "%llu:%llu", &dev, &ino) == 2 &&
+		     fstat(STDERR_FILENO, &st) >= 0 && (unsigned long long) st.st_dev == dev &&
+		     (unsigned long long) st.st_ino == ino;
 }
 
 void log_set_max_level(int level) {

@@ -6,6 +6,9 @@
 
 #include <dirent.h>
 
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
 #include "apply-rdmanl.h"
 #include "gid.h"
 #include "log.h"
@@ -38,6 +41,15 @@ static bool soft_link_name_declared(const Config *c, const char *name) {
 			if (streq(c->profiles[i]->links[k].name, name))
 				return true;
 	return false;
+}
+
+static bool netdev_has_rdma(const Manager *m, const char *netdev) {
+	_cleanup_free_ char *path = NULL;
+
+	if (asprintf(&path, "%s/sys/class/net/%s/device/infiniband",
+		     streq(m->root, "/") ? "" : m->root, netdev) < 0)
+		return true; /* out of memory: the safe answer */
+	return access(path, F_OK) >= 0;
 }
 
 /* Turn what events touched into the devices to observe; NULL with *ret_all for everything. */
@@ -75,7 +87,12 @@ static int dirty_resolve(const Manager *m, Dirty *d, char ***ret_devices) {
 						return r;
 				}
 			}
-		(void) known; /* a netdev no RDMA link sits on: nothing to do for it */
+		if (!known && netdev_has_rdma(m, *nd)) {
+			/* A netdev of an RDMA device that no link was known on: renamed, or
+			 * new. Which links it belongs to is not known here: look at everything. */
+			d->all = true;
+			return 0;
+		}
 	}
 	*ret_devices = TAKE_PTR(devices);
 	return 0;
@@ -174,6 +191,8 @@ static int apply_pass(Manager *m, const Dirty *d, const Plan *p, Failures *failu
 		/* Tried and failed in an earlier pass of this reconcile: the backoff retries it. */
 		if (failure_has_setting(failures, a))
 			continue;
+		/* A reconcile blocks the loop (kmod, netlink): keep the watchdog fed meanwhile. */
+		(void) sd_notify(false, "WATCHDOG=1");
 		r = action_apply(m->applier, a, &o);
 		if (r < 0)
 			return r;
@@ -198,7 +217,7 @@ static LinkState link_state_compute(const Config *c, const Plan *p, const HostDe
 				    const HostPort *port, const char *name, const Failures *fail,
 				    bool *ret_waiting_gids) {
 	bool pending = false, unsupported = false;
-	LinkSettings s;
+	LinkSettings s = { 0 };
 	LinkFacts f;
 	uint32_t unmet;
 	int r;
@@ -257,7 +276,8 @@ static const LinkStatus *status_find(const Manager *m, const char *name) {
 }
 
 /* Rebuild the status table from the final observation; log transitions to converged. */
-static int statuses_update(Manager *m, const HostState *h, const Plan *p, const Failures *fail) {
+static int statuses_update(Manager *m, const HostState *h, const Plan *p, const Failures *fail,
+			   char *const *only) {
 	LinkStatus *l;
 	size_t n = 0, total = 1;
 	int r = 0;
@@ -273,7 +293,8 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 	if (h->partial) {
 		/* Links (and the host) this reconcile did not look at keep their state. */
 		for (size_t i = 0; i < m->n_links; i++)
-			if (!m->links[i].device || !host_device_find(h, m->links[i].device)) {
+			if (!m->links[i].device || (!host_device_find(h, m->links[i].device) &&
+						    !strv_contains(only, m->links[i].device))) {
 				l[n++] = m->links[i];
 				m->links[i] = (LinkStatus){ 0 };
 			}
@@ -283,11 +304,13 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 		for (size_t i = 0; i < p->n_actions; i++)
 			if (streq(p->actions[i].link, "host") && !p->actions[i].unsupported)
 				host_pending = true;
-		r = status_set(&l[n++], "host", NULL, NULL,
+		r = status_set(&l[n], "host", NULL, NULL,
 			       failure_find(fail, "host") ? LINK_STATE_FAILED
 			       : host_pending		  ? LINK_STATE_PENDING
 							  : LINK_STATE_CONVERGED,
 			       failure_find(fail, "host"));
+		if (r >= 0)
+			n++;
 	}
 	for (size_t i = 0; r >= 0 && i < h->n_devices; i++)
 		for (size_t k = 0; r >= 0 && k < h->devices[i].n_ports; k++) {
@@ -300,9 +323,10 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 
 			snprintf(name, sizeof(name), "%s/%u", d->name, port->port);
 			st = link_state_compute(m->config, p, d, port, name, fail, &waiting);
-			r = status_set(&l[n++], name, d, port, st, failure_find(fail, name));
+			r = status_set(&l[n], name, d, port, st, failure_find(fail, name));
 			if (r < 0)
 				break;
+			n++;
 			l[n - 1].waiting_gids = waiting;
 			old = status_find(m, name);
 			if (old && st == LINK_STATE_FAILED)
@@ -448,7 +472,7 @@ int manager_reconcile(Manager *m) {
 			r = plan_compute(m->config, h, &p);
 	}
 	if (r >= 0)
-		r = statuses_update(m, h, p, &failures);
+		r = statuses_update(m, h, p, &failures, d.all ? NULL : only);
 	for (size_t i = 0; r >= 0 && i < m->n_links; i++)
 		if (m->links[i].state == LINK_STATE_PENDING ||
 		    m->links[i].state == LINK_STATE_FAILED)
@@ -477,9 +501,15 @@ finish:
 		manager_schedule_reconcile(m, (uint64_t) sec * 1000 * 1000);
 	} else if (r >= 0)
 		m->backoff_exp = 0;
+	if (r < 0 && r != -ENOMEM) {
+		/* What this reconcile was to look at is lost with it: look at everything again. */
+		m->dirty_all = true;
+		manager_schedule_reconcile(
+			m, (uint64_t) 1000 * 1000 << (m->backoff_exp < 6 ? m->backoff_exp++ : 6));
+	}
 	if (r >= 0)
 		gids_wait_schedule(m);
-	if (r >= 0 && !followup && d.netdevs) {
+	if (r >= 0 && !followup && d.netdevs && (d.all || strv_length(only) > 0)) {
 		/* An address event comes before the kernel's GID table follows it (a workqueue):
 		 * look at the same netdevs once more, shortly after. */
 		STRV_FOREACH (nd, d.netdevs)

@@ -3,6 +3,7 @@
  * needs (level-triggered), so a lost or reordered event costs a little latency, not state. */
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <netlink/attr.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 
@@ -60,11 +61,21 @@ static int on_rtnl_message(struct nl_msg *msg, void *userdata) {
 
 	switch (nlh->nlmsg_type) {
 	case RTM_NEWLINK:
-	case RTM_DELLINK:
+	case RTM_DELLINK: {
+		struct nlattr *tb[IFLA_MAX + 1];
+
 		if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
 			return NL_OK;
+		/* The name is in the message: a deleted link has no ifindex to look up. */
+		if (nlmsg_parse(nlh, sizeof(struct ifinfomsg), tb, IFLA_MAX, NULL) >= 0 &&
+		    tb[IFLA_IFNAME] && nla_len(tb[IFLA_IFNAME]) <= IF_NAMESIZE &&
+		    memchr(nla_data(tb[IFLA_IFNAME]), 0, nla_len(tb[IFLA_IFNAME]))) {
+			manager_mark_netdev(m, nla_get_string(tb[IFLA_IFNAME]));
+			return NL_OK;
+		}
 		ifindex = ((struct ifinfomsg *) NLMSG_DATA(nlh))->ifi_index;
 		break;
+	}
 	case RTM_NEWADDR:
 	case RTM_DELADDR:
 		if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifaddrmsg)))

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <signal.h>
 #include <stdio.h>
+#include <time.h>
 #include <systemd/sd-daemon.h>
 
 #include "log.h"
@@ -141,7 +142,12 @@ void manager_schedule_reconcile(Manager *m, uint64_t delay_usec) {
 	int enabled = SD_EVENT_OFF;
 	int r;
 
-	(void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+	struct timespec ts;
+
+	/* Not sd_event_now(): after a long reconcile that is the start of this iteration, and
+	 * "in a second" would already be past. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 	when = now + delay_usec;
 	if (!m->reconcile_timer) {
 		r = sd_event_add_time(m->event, &m->reconcile_timer, CLOCK_MONOTONIC, when,

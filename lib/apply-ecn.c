@@ -10,33 +10,43 @@
 
 int apply_ecn(Applier *a, const Action *x, ActionOutcome *ret) {
 	const char *kind = x->key == KEY_ECN_ROCE_NP ? "roce_np" : "roce_rp";
+	char have[N_PRIO][16];
 	bool changed = false;
 
+	/* Read all eight first: a missing or unreadable one means nothing is written. */
 	for (unsigned prio = 0; prio < N_PRIO; prio++) {
-		const char *want = (x->value.priorities & (1u << prio)) ? "1" : "0";
-		_cleanup_close_ int fd = -EBADF;
-		char path[128], have[16];
+		char path[128];
 		ssize_t n;
 
 		snprintf(path, sizeof(path), "sys/class/net/%s/ecn/%s/enable/%u", x->netdev, kind,
 			 prio);
-		n = read_small_at(applier_rootfd(a), path, have, sizeof(have));
+		n = read_small_at(applier_rootfd(a), path, have[prio], sizeof(have[prio]));
 		if (n == -ENOENT)
 			return outcome_set(ret, APPLY_UNSUPPORTED, 0, "/%s does not exist", path);
 		if (n < 0)
 			return outcome_set(ret, APPLY_FAILED, (int) n, "read /%s: %s", path,
 					   strerror((int) -n));
-		if (streq(have, want))
+	}
+	for (unsigned prio = 0; prio < N_PRIO; prio++) {
+		const char *want = (x->value.priorities & (1u << prio)) ? "1" : "0";
+		_cleanup_close_ int fd = -EBADF;
+		char path[128], back[16];
+		ssize_t n;
+
+		if (streq(have[prio], want))
 			continue;
+		snprintf(path, sizeof(path), "sys/class/net/%s/ecn/%s/enable/%u", x->netdev, kind,
+			 prio);
 		fd = openat(applier_rootfd(a), path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 		if (fd < 0 || write(fd, want, 1) != 1) {
 			int r = negative_errno();
 
-			return outcome_set(ret, APPLY_FAILED, r, "write '%s' to /%s: %s", want,
-					   path, strerror(-r));
+			return outcome_set(
+				ret, APPLY_FAILED, r, "write '%s' to /%s%s: %s", want, path,
+				changed ? " (lower priorities already written)" : "", strerror(-r));
 		}
-		n = read_small_at(applier_rootfd(a), path, have, sizeof(have));
-		if (n < 0 || !streq(have, want))
+		n = read_small_at(applier_rootfd(a), path, back, sizeof(back));
+		if (n < 0 || !streq(back, want))
 			return outcome_set(ret, APPLY_FAILED, -EIO, "/%s does not read back '%s'",
 					   path, want);
 		changed = true;

@@ -16,7 +16,7 @@
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
 
 /* The kernel answers NLDEV requests synchronously; a stuck socket must not stall the daemon. */
-#define RDMANL_TIMEOUT_SEC 30
+#define RDMANL_TIMEOUT_SEC 5 /* well below the unit's WatchdogSec=30s */
 
 /* Soft RDMA devices have one port. */
 #define SOFT_LINK_PORT 1

@@ -101,3 +101,32 @@ uint32_t gids_unmet(const HostPort *p, uint32_t required) {
 				unmet &= ~(UINT32_C(1) << r);
 	return unmet;
 }
+
+static const Gid *gid_first(const HostPort *p, GidType type, GidFamily family) {
+	for (size_t i = 0; i < p->n_gids; i++) /* sorted by index */
+		if (p->gids[i].type == type && (family < 0 || gid_family(p->gids[i].raw) == family))
+			return &p->gids[i];
+	return NULL;
+}
+
+int gid_preferred(const HostPort *p, GidType type, GidFamily family, const Gid **ret) {
+	const Gid *g;
+
+	if (p->link_layer == LINK_LAYER_INFINIBAND)
+		g = gid_first(p, GID_TYPE_IB, _GID_FAMILY_INVALID);
+	else {
+		if (type < 0)
+			type = GID_TYPE_ROCE_V2;
+		if (family >= 0)
+			g = gid_first(p, type, family);
+		else {
+			g = gid_first(p, type, GID_FAMILY_IPV4);
+			if (!g)
+				g = gid_first(p, type, GID_FAMILY_IPV6);
+		}
+	}
+	if (!g)
+		return -ENODATA;
+	*ret = g;
+	return 0;
+}

@@ -18,3 +18,10 @@ GidFamily gid_family(const uint8_t gid[16]) _pure_;
 bool gid_satisfies(const Gid *g, GidRequirement req) _pure_;
 /* Which of the requirements are unmet by the port's table (bit per GidRequirement). */
 uint32_t gids_unmet(const HostPort *p, uint32_t required) _pure_;
+
+/* The GID a RoCE application (NCCL_IB_GID_INDEX, UCX_IB_GID_INDEX, ib_write_bw -x) should use on
+ * a port: the lowest index of the given type and family. type _GID_TYPE_INVALID means RoCE v2;
+ * family _GID_FAMILY_INVALID means "preferred": IPv4 when there is one, else global IPv6 (never
+ * link-local unless asked: it does not route). On an InfiniBand port, the first IB GID.
+ * -ENODATA when there is none. */
+int gid_preferred(const HostPort *p, GidType type, GidFamily family, const Gid **ret);

@@ -227,18 +227,24 @@ static char *port_find_netdev(int devfd, const HostDevice *d, const HostPort *p)
 	if (!dir)
 		return NULL;
 	for (struct dirent *de; (de = readdir(dir));) {
+		char ifindex[32] = "", iflink[32] = "";
 		unsigned long dev_port = 0;
 
 		if (de->d_name[0] == '.')
 			continue;
+		/* Child interfaces (IPoIB pkeys, ib0.8001) share the parent's dev_port. */
+		snprintf(path, sizeof(path), "%.20s/ifindex", de->d_name);
+		(void) read_small_at(dirfd(dir), path, ifindex, sizeof(ifindex));
+		snprintf(path, sizeof(path), "%.20s/iflink", de->d_name);
+		(void) read_small_at(dirfd(dir), path, iflink, sizeof(iflink));
+		if (*iflink && !streq(iflink, ifindex))
+			continue;
 		snprintf(path, sizeof(path), "%.20s/dev_port", de->d_name);
 		if (read_small_at(dirfd(dir), path, buf, sizeof(buf)) > 0)
 			dev_port = strtoul(buf, NULL, 10);
-		if (dev_port + 1 == p->port || !found) {
-			free(found);
+		if (dev_port + 1 == p->port) { /* only this port's: never a sibling's */
 			found = strdup(de->d_name);
-			if (dev_port + 1 == p->port)
-				break;
+			break;
 		}
 	}
 	closedir(dir);

@@ -55,6 +55,8 @@ const char *action_setting(const Action *a) {
 
 /* One link as the planner rules see it. */
 typedef struct PlanLink {
+	const Config *config;
+	const HostState *host;
 	const HostDevice *device;
 	const HostPort *port;
 	const HostNetdev *netdev; /* NULL: the port has none, or it is not in sysfs */
@@ -235,11 +237,62 @@ static const char *netdev_missing(const PlanLink *l) {
 	return NULL;
 }
 
+static bool netdev_value_differs(const LinkSettings *a, const LinkSettings *b, Key key) {
+	switch (key) {
+	case KEY_NETDEV_UP:
+		return a->netdev_up != b->netdev_up;
+	case KEY_NETDEV_MTU:
+		return a->netdev_mtu != b->netdev_mtu;
+	case KEY_ECN_ROCE_NP:
+		return a->ecn_roce_np != b->ecn_roce_np;
+	case KEY_ECN_ROCE_RP:
+		return a->ecn_roce_rp != b->ecn_roce_rp;
+	default:
+		return false;
+	}
+}
+
+/* Another link on the same netdev whose profiles want a different value for key: applying
+ * either would undo the other on every reconcile. Neither is applied; the plan says why.
+ * Writes the reason to buf and returns it, or NULL. */
+static const char *netdev_conflict(const PlanLink *l, Key key, char *buf, size_t size) {
+	const HostState *h = l->host;
+
+	for (size_t i = 0; i < h->n_devices; i++)
+		for (size_t k = 0; k < h->devices[i].n_ports; k++) {
+			const HostDevice *d = &h->devices[i];
+			const HostPort *port = &d->ports[k];
+			LinkSettings other;
+			LinkFacts f;
+			bool differs;
+
+			if (port == l->port || !streq_ptr(port->netdev, l->port->netdev))
+				continue;
+			host_port_facts(d, port, &f);
+			if (config_settings_for_link(l->config, &f, &other, NULL) <= 0)
+				continue;
+			differs = (other.set & KEY_BIT(key)) &&
+				  netdev_value_differs(&other, l->settings, key);
+			if (differs)
+				snprintf(buf, size,
+					 "%s/%u on the same netdev wants another value (%s)",
+					 d->name, port->port, other.origin[key]);
+			link_settings_done(&other);
+			if (differs)
+				return buf;
+		}
+	return NULL;
+}
+
 static int rule_netdev_up(Plan *p, const PlanLink *l, Key key) {
 	const char *desired = l->settings->netdev_up ? "up" : "down";
 
+	char conflict[160];
+
 	if (netdev_missing(l))
 		return plan_link_add(p, l, PHASE_NETDEV, key, NULL, desired, netdev_missing(l));
+	if (netdev_conflict(l, key, conflict, sizeof(conflict)))
+		return plan_link_add(p, l, PHASE_NETDEV, key, NULL, desired, conflict);
 	if (l->netdev->up == l->settings->netdev_up ||
 	    plan_has_netdev_action(p, key, l->netdev->name, desired))
 		return 0;
@@ -247,11 +300,13 @@ static int rule_netdev_up(Plan *p, const PlanLink *l, Key key) {
 }
 
 static int rule_netdev_mtu(Plan *p, const PlanLink *l, Key key) {
-	char cur[16], want[16];
+	char cur[16], want[16], conflict[160];
 
 	snprintf(want, sizeof(want), "%u", l->settings->netdev_mtu);
 	if (netdev_missing(l))
 		return plan_link_add(p, l, PHASE_NETDEV, key, NULL, want, netdev_missing(l));
+	if (netdev_conflict(l, key, conflict, sizeof(conflict)))
+		return plan_link_add(p, l, PHASE_NETDEV, key, NULL, want, conflict);
 	if (l->netdev->mtu == l->settings->netdev_mtu ||
 	    plan_has_netdev_action(p, key, l->netdev->name, want))
 		return 0;
@@ -291,7 +346,7 @@ static int rule_netdev_addresses(Plan *p, const PlanLink *l, Key key) {
 
 static int rule_ecn(Plan *p, const PlanLink *l, Key key) {
 	uint8_t want = key == KEY_ECN_ROCE_NP ? l->settings->ecn_roce_np : l->settings->ecn_roce_rp;
-	char cur[32], des[32];
+	char cur[32], des[32], conflict[160];
 	uint8_t have;
 
 	format_priorities(want, des);
@@ -300,6 +355,8 @@ static int rule_ecn(Plan *p, const PlanLink *l, Key key) {
 	if (!l->netdev->ecn_supported)
 		return plan_link_add(p, l, PHASE_ECN, key, NULL, des,
 				     "no ecn/ in the netdev's sysfs (a VF, or no mlx5 ECN sysfs)");
+	if (netdev_conflict(l, key, conflict, sizeof(conflict)))
+		return plan_link_add(p, l, PHASE_ECN, key, NULL, des, conflict);
 	have = key == KEY_ECN_ROCE_NP ? l->netdev->ecn_roce_np : l->netdev->ecn_roce_rp;
 	if (have == want || plan_has_netdev_action(p, key, l->netdev->name, des))
 		return 0;
@@ -506,6 +563,8 @@ static int plan_link(Plan *p, const Config *c, const HostState *h, const HostDev
 	if (r <= 0)
 		return r;
 	l = (PlanLink){
+		.config = c,
+		.host = h,
 		.device = d,
 		.port = port,
 		.netdev = host_netdev_find(h, port->netdev),

@@ -216,6 +216,26 @@ TEST(shared_netdev) {
 	free(s);
 }
 
+/* Two links on one netdev wanting different MTUs: applying either would undo the other on every
+ * reconcile (a flapping link). Neither is applied, both say why. */
+TEST(shared_netdev_conflict) {
+	static const char *const texts[] = {
+		"match: {device: mlx5_0}\nnetdev: {mtu: 4000}\n",
+		"match: {device: mlx5_1}\nnetdev: {mtu: 1500, up: true}\n",
+		NULL,
+	};
+	HostState *h = calloc(1, sizeof(HostState));
+	char *s;
+
+	host_add_device(h, "mlx5_0", "mlx5_core", "bond0", LINK_LAYER_ETHERNET);
+	host_add_device(h, "mlx5_1", "mlx5_core", "bond0", LINK_LAYER_ETHERNET);
+	host_add_netdev(h, "bond0", 1500, true);
+	s = plan_text(texts, h);
+	CHECK_STREQ(s, "mlx5_0/1 netdev.mtu -->4000 00-test.yaml (unsupported)\n"
+		       "mlx5_1/1 netdev.mtu -->1500 10-test.yaml (unsupported)\n");
+	free(s);
+}
+
 TEST(netns_mode) {
 	static const char *const texts[] = {
 		"system: {netns-mode: shared}\n",
@@ -294,4 +314,4 @@ TEST(typed_values) {
 TESTS_MAIN(TEST_ENTRY(typed_values), TEST_ENTRY(converged_is_empty),
 	   TEST_ENTRY(differences_in_order), TEST_ENTRY(configfs_unknown), TEST_ENTRY(unsupported),
 	   TEST_ENTRY(infiniband_port), TEST_ENTRY(soft_links), TEST_ENTRY(modules_need_a_match),
-	   TEST_ENTRY(shared_netdev), TEST_ENTRY(netns_mode))
+	   TEST_ENTRY(shared_netdev), TEST_ENTRY(shared_netdev_conflict), TEST_ENTRY(netns_mode))
