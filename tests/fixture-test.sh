@@ -48,6 +48,13 @@ commands=(
         "check"
 )
 
+# Commands that take arguments, one per line (e.g. "gid mlx5_0/1 --family ipv6").
+if [[ -f $expected/commands ]]; then
+        while read -r line; do
+                [[ -z $line || $line == \#* ]] || commands+=("$line")
+        done < "$expected/commands"
+fi
+
 echo "1..${#commands[@]}"
 i=0
 failed=0
@@ -56,10 +63,11 @@ trap 'rm -rf "$out"' EXIT
 for c in "${commands[@]}"; do
         i=$((i + 1))
         file=${c// --/.}
+        file=${file//[ \/]/_}
         rc=0
         # shellcheck disable=SC2086 # word splitting of the command is intended
         args=(--root "$root")
-        [[ $c == gids* ]] || args+=("${profiles[@]}")
+        [[ $c == gid* ]] || args+=("${profiles[@]}")
         "$rdmactl" "${args[@]}" $c > "$out/stdout" 2> "$out/stderr" || rc=$?
         [[ $rc -eq 0 ]] || echo "exit status $rc" >> "$out/stderr"
         if [[ -n ${UPDATE:-} ]]; then

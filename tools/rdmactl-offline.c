@@ -155,8 +155,8 @@ static int plan_print_text(const Plan *p) {
 			return r;
 	}
 	if (table_rows(t) == 0)
-		printf("%s\n", u ? "\nNothing else to change." :
-				   "Nothing to change: the host is in the declared state.");
+		printf("%s\n", u ? "\nNothing else to change."
+				 : "Nothing to change: the host is in the declared state.");
 	else
 		printf("\n%zu change%s pending.\n", table_rows(t), table_rows(t) == 1 ? "" : "s");
 	return 0;
@@ -424,4 +424,101 @@ int verb_gids(const Options *o, int argc, char **argv) {
 	if (o->json && json_print(array, stdout) < 0)
 		return fail(-EIO, "gids");
 	return EXIT_SUCCESS;
+}
+
+/* LINK: "dev/port", "dev" (a one-port device) or the link's netdev. */
+static int link_find(const HostState *h, const char *name, const HostDevice **ret_dev,
+		     const HostPort **ret_port) {
+	GidFilter f;
+
+	for (size_t i = 0; i < h->n_devices; i++)
+		for (size_t k = 0; k < h->devices[i].n_ports; k++)
+			if (streq_ptr(h->devices[i].ports[k].netdev, name)) {
+				*ret_dev = &h->devices[i];
+				*ret_port = &h->devices[i].ports[k];
+				return 0;
+			}
+	if (gid_filter_parse(name, &f) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < h->n_devices; i++) {
+		const HostDevice *d = &h->devices[i];
+
+		if (!streq(d->name, f.device))
+			continue;
+		if (f.port == 0 && d->n_ports != 1)
+			return -EADDRNOTAVAIL; /* which port? */
+		for (size_t k = 0; k < d->n_ports; k++)
+			if (f.port == 0 || d->ports[k].port == f.port) {
+				*ret_dev = d;
+				*ret_port = &d->ports[k];
+				return 0;
+			}
+	}
+	return -ENODEV;
+}
+
+int verb_gid(const Options *o, int argc, char **argv) {
+	_cleanup_(host_state_freep) HostState *h = NULL;
+	GidFamily family = _GID_FAMILY_INVALID;
+	GidType type = _GID_TYPE_INVALID;
+	const HostDevice *d = NULL;
+	const HostPort *p = NULL;
+	const Gid *g = NULL;
+	int r;
+
+	if (argc != 1) {
+		fprintf(stderr, "rdmactl gid: which link? (DEV/PORT or netdev)\n");
+		return EXIT_FAILURE;
+	}
+	if (o->family) {
+		family = gid_family_from_string(o->family);
+		if (family < 0) {
+			fprintf(stderr,
+				"rdmactl gid: unknown --family '%s' (ipv4, ipv6, "
+				"link-local)\n",
+				o->family);
+			return EXIT_FAILURE;
+		}
+	}
+	if (o->roce) {
+		type = streq(o->roce, "v1")   ? GID_TYPE_ROCE_V1
+		       : streq(o->roce, "v2") ? GID_TYPE_ROCE_V2
+					      : _GID_TYPE_INVALID;
+		if (type < 0) {
+			fprintf(stderr, "rdmactl gid: unknown --roce '%s' (v1, v2)\n", o->roce);
+			return EXIT_FAILURE;
+		}
+	}
+	r = host_observe(o->root, HOST_OBSERVE_GIDS | HOST_OBSERVE_DETAILS, &h);
+	if (r < 0)
+		return fail(r, "failed to read the host");
+	r = link_find(h, argv[0], &d, &p);
+	if (r < 0) {
+		fprintf(stderr, "rdmactl gid: %s: %s\n", argv[0],
+			r == -EADDRNOTAVAIL ? "the device has several ports, say DEV/PORT"
+			: r == -EINVAL	    ? "not DEV/PORT nor a netdev name"
+					    : "no such link");
+		return EXIT_FAILURE;
+	}
+	r = gid_preferred(p, type, family, &g);
+	if (r < 0) {
+		fprintf(stderr, "rdmactl gid: %s/%u has no %s %s GID%s%s%s\n", d->name, p->port,
+			type < 0 ? "RoCE v2" : gid_type_to_string(type),
+			family < 0 ? "IPv4 or global IPv6" : gid_family_to_string(family),
+			p->netdev ? " (is an address configured on " : "",
+			p->netdev ? p->netdev : "", p->netdev ? "?)" : "");
+		return EXIT_FAILURE;
+	}
+	if (!o->json) {
+		printf("%u\n", g->index);
+		return EXIT_SUCCESS;
+	}
+	{
+		_cleanup_(json_object_putp) json_object *a = json_object_new_array();
+
+		if (!a || gid_json(d, p, g, a) < 0)
+			return fail(-ENOMEM, "gid");
+		return json_print(json_object_array_get_idx(a, 0), stdout) < 0 ? EXIT_FAILURE
+									       : EXIT_SUCCESS;
+	}
 }

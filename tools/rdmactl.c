@@ -12,6 +12,7 @@ typedef enum VerbOption {
 	VERB_JSON = 1 << 1,
 	VERB_EXIT_CODE = 1 << 2,
 	VERB_CONFIG_DIR = 1 << 3,
+	VERB_GID_FILTER = 1 << 4,
 } VerbOption;
 
 static const struct Verb {
@@ -30,6 +31,8 @@ static const struct Verb {
 	  VERB_ROOT | VERB_CONFIG_DIR | VERB_JSON, 0, verb_links },
 	{ "gids", "[DEV[/PORT]]", "List populated GID table entries", VERB_ROOT | VERB_JSON, 1,
 	  verb_gids },
+	{ "gid", "LINK", "Print the GID index RoCE jobs should use (ib_write_bw -x, NCCL)",
+	  VERB_ROOT | VERB_JSON | VERB_GID_FILTER, 1, verb_gid },
 };
 
 static void help(FILE *f) {
@@ -43,19 +46,32 @@ static void help(FILE *f) {
 		   "                    (repeatable; not relative to --root)\n"
 		   "  --json            Print JSON\n"
 		   "  --exit-code       plan: exit 2 when changes are pending\n"
+		   "  --family F        gid: ipv4, ipv6 or link-local (default: IPv4, else IPv6)\n"
+		   "  --roce V          gid: v1 or v2 (default v2)\n"
 		   "  -h --help         Show this help\n  --version         Show the version\n");
 }
 
 int main(int argc, char **argv) {
-	enum { ARG_ROOT = 0x100, ARG_CONFIG_DIR, ARG_JSON, ARG_EXIT_CODE, ARG_VERSION };
-	static const struct option options[] = { { "root", required_argument, NULL, ARG_ROOT },
-						 { "config-dir", required_argument, NULL,
-						   ARG_CONFIG_DIR },
-						 { "json", no_argument, NULL, ARG_JSON },
-						 { "exit-code", no_argument, NULL, ARG_EXIT_CODE },
-						 { "help", no_argument, NULL, 'h' },
-						 { "version", no_argument, NULL, ARG_VERSION },
-						 { 0 } };
+	enum {
+		ARG_ROOT = 0x100,
+		ARG_CONFIG_DIR,
+		ARG_JSON,
+		ARG_EXIT_CODE,
+		ARG_FAMILY,
+		ARG_ROCE,
+		ARG_VERSION
+	};
+	static const struct option options[] = {
+		{ "root", required_argument, NULL, ARG_ROOT },
+		{ "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
+		{ "json", no_argument, NULL, ARG_JSON },
+		{ "exit-code", no_argument, NULL, ARG_EXIT_CODE },
+		{ "family", required_argument, NULL, ARG_FAMILY },
+		{ "roce", required_argument, NULL, ARG_ROCE },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, ARG_VERSION },
+		{ 0 },
+	};
 	_cleanup_strv_free_ char **config_dirs = NULL;
 	Options o = { .root = "/" };
 	unsigned given = 0;
@@ -83,6 +99,14 @@ int main(int argc, char **argv) {
 		case ARG_EXIT_CODE:
 			o.exit_code = true;
 			given |= VERB_EXIT_CODE;
+			break;
+		case ARG_FAMILY:
+			o.family = optarg;
+			given |= VERB_GID_FILTER;
+			break;
+		case ARG_ROCE:
+			o.roce = optarg;
+			given |= VERB_GID_FILTER;
 			break;
 		case 'h':
 			help(stdout);

@@ -70,4 +70,46 @@ TEST(requirements) {
 	CHECK_INTEQ(gids_unmet(&p, met), met);
 }
 
-TESTS_MAIN(TEST_ENTRY(parse_format), TEST_ENTRY(families), TEST_ENTRY(requirements))
+/* The index ib_write_bw -x / NCCL_IB_GID_INDEX should get. */
+TEST(preferred) {
+	HostPort p = { .link_layer = LINK_LAYER_ETHERNET };
+	Gid gids[6] = { 0 };
+	const Gid *g = NULL;
+
+	/* mlx5-like: link-local v1/v2 at 0/1, IPv6 global v1/v2 at 2/3, IPv4 v1/v2 at 6/7 */
+	gid_parse("fe80:0000:0000:0000:ba59:9fff:fed4:5a10", gids[0].raw);
+	gids[1] = gids[0];
+	gid_parse("2001:0db8:0000:0000:0000:0000:0000:0010", gids[2].raw);
+	gids[3] = gids[2];
+	gid_parse("0000:0000:0000:0000:0000:ffff:c000:020a", gids[4].raw);
+	gids[5] = gids[4];
+	for (size_t i = 0; i < 6; i++)
+		gids[i].type = i % 2 ? GID_TYPE_ROCE_V2 : GID_TYPE_ROCE_V1;
+	gids[0].index = 0, gids[1].index = 1, gids[2].index = 2, gids[3].index = 3;
+	gids[4].index = 6, gids[5].index = 7;
+	p.gids = gids;
+	p.n_gids = 6;
+
+	CHECK(gid_preferred(&p, _GID_TYPE_INVALID, _GID_FAMILY_INVALID, &g) == 0);
+	CHECK_INTEQ(g->index, 7); /* IPv4 first, even at a higher index than the IPv6 one */
+	CHECK(gid_preferred(&p, GID_TYPE_ROCE_V1, _GID_FAMILY_INVALID, &g) == 0);
+	CHECK_INTEQ(g->index, 6);
+	CHECK(gid_preferred(&p, _GID_TYPE_INVALID, GID_FAMILY_IPV6, &g) == 0);
+	CHECK_INTEQ(g->index, 3);
+	CHECK(gid_preferred(&p, _GID_TYPE_INVALID, GID_FAMILY_LINK_LOCAL, &g) == 0);
+	CHECK_INTEQ(g->index, 1);
+
+	p.n_gids = 4; /* no IPv4 address: global IPv6 */
+	CHECK(gid_preferred(&p, _GID_TYPE_INVALID, _GID_FAMILY_INVALID, &g) == 0);
+	CHECK_INTEQ(g->index, 3);
+	p.n_gids = 2; /* link-local only: nothing routable */
+	CHECK(gid_preferred(&p, _GID_TYPE_INVALID, _GID_FAMILY_INVALID, &g) == -ENODATA);
+
+	p.link_layer = LINK_LAYER_INFINIBAND; /* IB: the port GID, index 0 */
+	gids[0].type = GID_TYPE_IB;
+	CHECK(gid_preferred(&p, _GID_TYPE_INVALID, GID_FAMILY_IPV4, &g) == 0);
+	CHECK_INTEQ(g->index, 0);
+}
+
+TESTS_MAIN(TEST_ENTRY(preferred), TEST_ENTRY(parse_format), TEST_ENTRY(families),
+	   TEST_ENTRY(requirements))

@@ -126,12 +126,15 @@ YAML
 kill -HUP "$RDMAD"
 check "rdmad creates and converges rxe1 after a reload" wait_until 10 grep -q 'rxe1/1: converged' "$LOG"
 route_over_wire veth0 192.0.2.1 veth1 192.0.2.2
-gid0=$(gid_index rxe0 1 "$(gid_of_ipv4 192.0.2.1)")
-gid1=$(gid_index rxe1 1 "$(gid_of_ipv4 192.0.2.2)")
+gid0=$(rdmactl gid rxe0/1)
+gid1=$(rdmactl gid veth1)
+is "rdmactl gid rxe0/1 is the RoCE v2 IPv4 GID's index" "$gid0" \
+	"$(gid_index rxe0 1 "$(gid_of_ipv4 192.0.2.1)")"
+is "rdmactl gid veth1 (by netdev) is rxe1's" "$gid1" "$(gid_index rxe1 1 "$(gid_of_ipv4 192.0.2.2)")"
 timeout 60 ib_write_bw -d rxe0 -x "$gid0" -n 100 -p 18515 > "$VM_LOGDIR/bw-server.log" 2>&1 &
 server=$!
 sleep 1
-check "ib_write_bw between the two rdmad-managed links" \
+check "ib_write_bw -x \$(rdmactl gid ...) between the two rdmad-managed links" \
 	logged "$VM_LOGDIR/bw-client.log" timeout 60 \
 	ib_write_bw -d rxe1 -x "$gid1" -n 100 -p 18515 192.0.2.1
 wait "$server"
