@@ -419,6 +419,17 @@ static int soft_links_prune(Manager *m) {
 	return r;
 }
 
+static int observe_and_plan(Manager *m, char *const *only, HostState **h, Plan **p) {
+	*h = host_state_free(*h);
+	*p = plan_free(*p);
+	int r;
+
+	r = host_observe_devices_only(m->root, HOST_OBSERVE_ALL, only, h);
+	if (r < 0)
+		return r;
+	return plan_compute(m->config, *h, p);
+}
+
 int manager_reconcile(Manager *m) {
 	_cleanup_(plan_freep) Plan *p = NULL;
 	_cleanup_(host_state_freep) HostState *h = NULL;
@@ -450,26 +461,17 @@ int manager_reconcile(Manager *m) {
 			goto finish;
 	}
 
-	for (unsigned pass = 0; pass < RECONCILE_PASSES; pass++) {
+	/* Observe, plan, apply; again while something changed (a module loaded makes a link
+	 * appear, whose settings come next). The last plan is what is left to do. */
+	for (unsigned pass = 0; r >= 0 && pass <= RECONCILE_PASSES; pass++) {
 		bool changed = false;
 
-		h = host_state_free(h);
-		p = plan_free(p);
-		r = host_observe_devices_only(m->root, HOST_OBSERVE_ALL, d.all ? NULL : only, &h);
-		if (r >= 0)
-			r = plan_compute(m->config, h, &p);
-		if (r >= 0)
-			r = apply_pass(m, &d, p, &failures, &changed);
-		if (r < 0 || !changed)
+		r = observe_and_plan(m, d.all ? NULL : only, &h, &p);
+		if (r < 0 || pass == RECONCILE_PASSES)
 			break;
-	}
-	if (r >= 0) {
-		/* What is left after the last pass; a converged host plans nothing. */
-		h = host_state_free(h);
-		p = plan_free(p);
-		r = host_observe_devices_only(m->root, HOST_OBSERVE_ALL, d.all ? NULL : only, &h);
-		if (r >= 0)
-			r = plan_compute(m->config, h, &p);
+		r = apply_pass(m, &d, p, &failures, &changed);
+		if (!changed)
+			break;
 	}
 	if (r >= 0)
 		r = statuses_update(m, h, p, &failures, d.all ? NULL : only);
