@@ -2,6 +2,7 @@
 /* The reconcile: observe, plan, apply what differs on the links events touched, observe again,
  * and derive each link's state. Level-triggered: events only say where to look. */
 #include <malloc.h>
+#include <time.h>
 #include <stdio.h>
 
 #include <dirent.h>
@@ -137,12 +138,14 @@ typedef struct Failures {
 	char **links;	 /* one entry per failed link */
 	char **errors;	 /* its first error */
 	char **settings; /* "link setting" of every failed action */
+	char **held;	 /* failed before, not tried again yet (backoff) */
 } Failures;
 
 static void failures_done(Failures *f) {
 	strv_free(f->links);
 	strv_free(f->errors);
 	strv_free(f->settings);
+	strv_free(f->held);
 }
 
 static int failure_add(Failures *f, const Action *a, const char *error) {
@@ -177,8 +180,25 @@ static const char *failure_find(const Failures *f, const char *link) {
 	return NULL;
 }
 
+static uint64_t now_usec(void) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static const LinkStatus *status_find(const Manager *m, const char *name);
+
+/* A link that failed is left alone until its backoff deadline, whatever event comes first. */
+static bool link_held(const Manager *m, const char *link, uint64_t now) {
+	const LinkStatus *s = status_find(m, link);
+
+	return s && s->state == LINK_STATE_FAILED && s->retry_usec > now;
+}
+
 static int apply_pass(Manager *m, const Dirty *d, const Plan *p, Failures *failures,
 		      bool *ret_changed) {
+	uint64_t now = now_usec();
 	bool changed = false;
 	int r;
 
@@ -191,6 +211,14 @@ static int apply_pass(Manager *m, const Dirty *d, const Plan *p, Failures *failu
 		/* Tried and failed in an earlier pass of this reconcile: the backoff retries it. */
 		if (failure_has_setting(failures, a))
 			continue;
+		if (link_held(m, a->link, now)) {
+			if (!strv_contains(failures->held, a->link)) {
+				r = strv_extend(&failures->held, a->link);
+				if (r < 0)
+					return r;
+			}
+			continue;
+		}
 		/* A reconcile blocks the loop (kmod, netlink): keep the watchdog fed meanwhile. */
 		(void) sd_notify(false, "WATCHDOG=1");
 		r = action_apply(m->applier, a, &o);
@@ -230,7 +258,7 @@ static LinkState link_state_compute(const Config *c, const Plan *p, const HostDe
 	}
 	unmet = gids_unmet(port, s.gids_require);
 	link_settings_done(&s);
-	if (failure_find(fail, name))
+	if (failure_find(fail, name) || strv_contains(fail->held, name))
 		return LINK_STATE_FAILED;
 	for (size_t i = 0; i < p->n_actions; i++) {
 		if (!streq(p->actions[i].link, name))
@@ -276,8 +304,30 @@ static const LinkStatus *status_find(const Manager *m, const char *name) {
 }
 
 /* Rebuild the status table from the final observation; log transitions to converged. */
+/* Failed now: the next attempt waits 1, 2, 4 ... 60 s. Held back: keep the deadline. */
+static void status_backoff(LinkStatus *s, const LinkStatus *old, const Failures *fail,
+			   uint64_t now) {
+	unsigned sec;
+
+	if (strv_contains(fail->held, s->name) && old) {
+		s->n_failed = old->n_failed;
+		s->retry_usec = old->retry_usec;
+		return;
+	}
+	if (!failure_find(fail, s->name))
+		return;
+	s->n_failed = old && old->state == LINK_STATE_FAILED ? old->n_failed + 1 : 1;
+	sec = s->n_failed > 6 ? BACKOFF_MAX_SEC : 1u << (s->n_failed - 1);
+	if (sec > BACKOFF_MAX_SEC)
+		sec = BACKOFF_MAX_SEC;
+	s->retry_usec = now + (uint64_t) sec * 1000 * 1000;
+	log_full(LOG_INFO, 0, &(LogFields){ .device = s->device, .port = s->port },
+		 "%s: failed (attempt %u); next try in %us", s->name, s->n_failed, sec);
+}
+
 static int statuses_update(Manager *m, const HostState *h, const Plan *p, const Failures *fail,
 			   char *const *only) {
+	uint64_t now = now_usec();
 	LinkStatus *l;
 	size_t n = 0, total = 1;
 	int r = 0;
@@ -304,13 +354,16 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 		for (size_t i = 0; i < p->n_actions; i++)
 			if (streq(p->actions[i].link, "host") && !p->actions[i].unsupported)
 				host_pending = true;
+		bool held = strv_contains(fail->held, "host");
+		const LinkStatus *old = status_find(m, "host");
+
 		r = status_set(&l[n], "host", NULL, NULL,
-			       failure_find(fail, "host") ? LINK_STATE_FAILED
-			       : host_pending		  ? LINK_STATE_PENDING
-							  : LINK_STATE_CONVERGED,
-			       failure_find(fail, "host"));
+			       failure_find(fail, "host") || held ? LINK_STATE_FAILED
+			       : host_pending			  ? LINK_STATE_PENDING
+								  : LINK_STATE_CONVERGED,
+			       held && old ? old->last_error : failure_find(fail, "host"));
 		if (r >= 0)
-			n++;
+			status_backoff(&l[n++], old, fail, now);
 	}
 	for (size_t i = 0; r >= 0 && i < h->n_devices; i++)
 		for (size_t k = 0; r >= 0 && k < h->devices[i].n_ports; k++) {
@@ -323,14 +376,15 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 
 			snprintf(name, sizeof(name), "%s/%u", d->name, port->port);
 			st = link_state_compute(m->config, p, d, port, name, fail, &waiting);
-			r = status_set(&l[n], name, d, port, st, failure_find(fail, name));
+			old = status_find(m, name);
+			r = status_set(&l[n], name, d, port, st,
+				       strv_contains(fail->held, name) && old
+					       ? old->last_error
+					       : failure_find(fail, name));
 			if (r < 0)
 				break;
-			n++;
-			l[n - 1].waiting_gids = waiting;
-			old = status_find(m, name);
-			if (old && st == LINK_STATE_FAILED)
-				l[n - 1].n_failed = old->n_failed + 1;
+			status_backoff(&l[n], old, fail, now);
+			l[n++].waiting_gids = waiting;
 			if (st == LINK_STATE_CONVERGED &&
 			    (!old || old->state != LINK_STATE_CONVERGED))
 				log_full(LOG_INFO, 0,
@@ -356,6 +410,26 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 	m->links = l;
 	m->n_links = n;
 	return r;
+}
+
+/* Wake up for the earliest failed link's next try, with every failed link's device marked. */
+static void retries_schedule(Manager *m) {
+	uint64_t earliest = UINT64_MAX, now = now_usec();
+
+	for (size_t i = 0; i < m->n_links; i++) {
+		const LinkStatus *s = &m->links[i];
+
+		if (s->state != LINK_STATE_FAILED)
+			continue;
+		if (s->retry_usec < earliest)
+			earliest = s->retry_usec;
+		if (!s->device)
+			m->dirty_all = true;
+		else if (!strv_contains(m->dirty_devices, s->device))
+			(void) strv_extend(&m->dirty_devices, s->device);
+	}
+	if (earliest != UINT64_MAX)
+		manager_schedule_reconcile(m, earliest > now ? earliest - now : 0);
 }
 
 /* The kernel fills the GID table from a workqueue after the address event that rdmad saw: a
@@ -481,28 +555,10 @@ int manager_reconcile(Manager *m) {
 			not_converged++;
 
 finish:
-	if (r >= 0 && failures.links) {
-		/* Retry what failed, backing off exponentially up to a minute. */
-		unsigned sec = 1u << (m->backoff_exp < 6 ? m->backoff_exp : 6);
-
-		if (sec > BACKOFF_MAX_SEC)
-			sec = BACKOFF_MAX_SEC;
-		m->backoff_exp++;
-		STRV_FOREACH (link, failures.links)
-			if (streq(*link, "host"))
-				m->dirty_all = true;
-			else {
-				char dev[128];
-
-				snprintf(dev, sizeof(dev), "%s", *link);
-				*strchrnul(dev, '/') = 0;
-				if (!strv_contains(m->dirty_devices, dev))
-					(void) strv_extend(&m->dirty_devices, dev);
-			}
-		log_info("%zu link(s) failed; retrying in %us.", strv_length(failures.links), sec);
-		manager_schedule_reconcile(m, (uint64_t) sec * 1000 * 1000);
-	} else if (r >= 0)
+	if (r >= 0)
 		m->backoff_exp = 0;
+	if (r >= 0)
+		retries_schedule(m);
 	if (r < 0 && r != -ENOMEM) {
 		/* What this reconcile was to look at is lost with it: look at everything again. */
 		m->dirty_all = true;

@@ -177,8 +177,12 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	(void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading profiles...");
 	log_info("Reloading profiles.");
 	r = manager_load_config(m);
-	if (r >= 0)
+	if (r >= 0) {
+		/* New profiles: what failed before is worth trying at once. */
+		for (size_t i = 0; i < m->n_links; i++)
+			m->links[i].retry_usec = 0;
 		manager_mark_dirty_all(m);
+	}
 	(void) sd_notify(false, "READY=1");
 	manager_notify_status(m);
 	return 0;

@@ -28,8 +28,9 @@ typedef struct LinkStatus {
 	char *netdev;
 	LinkState state;
 	char *last_error;
-	unsigned n_failed; /* consecutive reconciles with a failure, for the backoff */
-	bool waiting_gids; /* pending only because gids.require is unmet */
+	unsigned n_failed;   /* consecutive failed attempts, for the backoff */
+	uint64_t retry_usec; /* CLOCK_MONOTONIC: a failed link is not tried again before this */
+	bool waiting_gids;   /* pending only because gids.require is unmet */
 } LinkStatus;
 
 typedef struct Manager {

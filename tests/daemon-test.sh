@@ -44,7 +44,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 
-echo "1..9"
+echo "1..12"
 
 rc=0
 run --once 2> "$work/once.log" || rc=$?
@@ -89,6 +89,22 @@ sed -i 's/tos: 106/tos: 96/' "$work/conf/50-rxe.yaml"
 kill -HUP "$pid"
 for _ in $(seq 50); do [[ $(cat "$tos") == 96 ]] && break; sleep 0.1; done
 check "a good reload re-plans the host" "[[ \$(cat $tos) == 96 ]]"
+
+# A setting that cannot be written fails, and is retried with a growing backoff (1, 2, 4 s),
+# not at every event: address events on its netdev every 0.2 s must not bring it forward.
+rm -f "$tos" && mkdir "$tos" # writes fail with EISDIR
+sed -i 's/tos: 96/tos: 64/' "$work/conf/50-rxe.yaml"
+kill -HUP "$pid"
+for _ in $(seq 25); do
+        ip addr add 198.18.0.1/32 dev veth0 && ip addr del 198.18.0.1/32 dev veth0
+        sleep 0.2
+done
+attempts=$(grep -c 'failed to set roce.tos' "$work/daemon.log" || true)
+check "a failing setting is reported with the file it could not write" \
+        "grep -q 'default_roce_tos' $work/daemon.log"
+check "retries back off: $attempts attempts during 50 address events in ~5 s (1, 2, 4 s apart)" \
+        "[[ $attempts -ge 2 && $attempts -le 5 ]]"
+check "the backoff grows" "grep -q 'attempt 3); next try in 4s' $work/daemon.log"
 
 [[ $failed -eq 0 ]] || sed 's/^/# /' "$work/daemon.log"
 exit $failed
