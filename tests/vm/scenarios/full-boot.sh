@@ -2,7 +2,7 @@
 # full-boot.sh (full VM: run-vm.sh --full) - the host's systemd booted as PID 1 on the VM
 # kernel, with what rdmad's unit will need: udevd, dbus, the journal, transient units over
 # D-Bus, and udev seeing a Soft-RoCE device.
-#   RDMAD_UNIT  a unit file to check with `systemd-analyze verify` (skipped when unset); the
+#   RDMAD_UNIT  a unit file to check with `systemd-analyze verify` (fails when unset); the
 #               --bin executables are installed where its Exec*= lines expect them first
 # No `set -e`: a failed check is reported and the scenario goes on.
 set -uo pipefail
@@ -29,8 +29,8 @@ if [ -n "${RDMAD_UNIT:-}" ]; then
 	check "systemd-analyze verify $(basename "$RDMAD_UNIT")" \
 		systemd-analyze verify --man=no "$RDMAD_UNIT"
 else
-	skip "the built binaries are installed where rdmad.service expects them" "no RDMAD_UNIT"
-	skip "systemd-analyze verify of rdmad.service" "no RDMAD_UNIT given"
+	fail "the built binaries are installed where rdmad.service expects them" "no RDMAD_UNIT given"
+	fail "systemd-analyze verify of rdmad.service" "no RDMAD_UNIT given"
 fi
 
 # udev processes Soft-RoCE devices: modules come from the VM kernel's tree (9p)
