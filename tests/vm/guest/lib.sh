@@ -57,11 +57,6 @@ fails_with() { # fails_with NAME ERRNO_TEXT CMD...: CMD fails and says ERRNO_TEX
 	fi
 }
 
-skip() { # skip NAME REASON
-	TAP_N=$((TAP_N + 1))
-	echo "ok $TAP_N - $1 # SKIP $2"
-}
-
 todo() { # todo NAME REASON CMD...: a known kernel limitation, expected to fail. If it passes,
 	# meson reports an unexpected pass (a failure): the limitation is gone, update the test.
 	local name=$1 reason=$2 rc=0
@@ -135,6 +130,18 @@ gid_index() { # gid_index DEV PORT GID: the first slot holding GID
 
 has_gid() { gid_index "$@" > /dev/null; }
 lacks_gid() { ! gid_index "$@" > /dev/null; }
+
+rxe_pair() { # two rxe devices, rxe0 on veth0 (192.0.2.1) and rxe1 on veth1 (192.0.2.2), with
+	# their IPv4 RoCE v2 GIDs in place; bails out when any step fails
+	rxe_modules || bail "no RDMA modules"
+	veth_pair veth0 veth1 || bail "cannot create veth pair"
+	ip addr add 192.0.2.1/24 dev veth0
+	ip addr add 192.0.2.2/24 dev veth1
+	rdma link add rxe0 type rxe netdev veth0 || bail "cannot add rxe0"
+	rdma link add rxe1 type rxe netdev veth1 || bail "cannot add rxe1"
+	wait_until 5 has_gid rxe0 1 "$(gid_of_ipv4 192.0.2.1)" || bail "rxe0 has no IPv4 GID"
+	wait_until 5 has_gid rxe1 1 "$(gid_of_ipv4 192.0.2.2)" || bail "rxe1 has no IPv4 GID"
+}
 
 route_over_wire() { # route_over_wire IF_A IP_A IF_B IP_B: two ends of a veth pair in one netns
 	# reach each other over the wire, not through lo (rxe needs the packets on its netdev):

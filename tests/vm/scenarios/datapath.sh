@@ -18,14 +18,7 @@ set -uo pipefail
 CM=/sys/kernel/config/rdma_cm
 TOS=184 # 0xb8: DSCP 46 (EF)
 
-rxe_modules || bail "no RDMA modules"
-veth_pair veth0 veth1 || bail "cannot create veth pair"
-ip addr add 192.0.2.1/24 dev veth0
-ip addr add 192.0.2.2/24 dev veth1
-rdma link add rxe0 type rxe netdev veth0 || bail "cannot add rxe0"
-rdma link add rxe1 type rxe netdev veth1 || bail "cannot add rxe1"
-wait_until 5 has_gid rxe0 1 "$(gid_of_ipv4 192.0.2.1)" || bail "rxe0 has no IPv4 GID"
-wait_until 5 has_gid rxe1 1 "$(gid_of_ipv4 192.0.2.2)" || bail "rxe1 has no IPv4 GID"
+rxe_pair
 gid0=$(gid_index rxe0 1 "$(gid_of_ipv4 192.0.2.1)")
 gid1=$(gid_index rxe1 1 "$(gid_of_ipv4 192.0.2.2)")
 

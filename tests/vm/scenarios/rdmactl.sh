@@ -87,14 +87,7 @@ agree() { # agree NAME EXPECTED ACTUAL: equal JSON, or a failure with the diff
 }
 
 # ---- two rxe devices ---------------------------------------------------------------------------
-rxe_modules || bail "no RDMA modules"
-veth_pair veth0 veth1 || bail "cannot create veth pair"
-ip addr add 192.0.2.1/24 dev veth0
-ip addr add 192.0.2.2/24 dev veth1
-rdma link add rxe0 type rxe netdev veth0 || bail "cannot add rxe0"
-rdma link add rxe1 type rxe netdev veth1 || bail "cannot add rxe1"
-wait_until 5 has_gid rxe0 1 "$(gid_of_ipv4 192.0.2.1)" || bail "rxe0 has no IPv4 GID"
-wait_until 5 has_gid rxe1 1 "$(gid_of_ipv4 192.0.2.2)" || bail "rxe1 has no IPv4 GID"
+rxe_pair
 
 # ---- links -------------------------------------------------------------------------------------
 check "rdmactl links exits 0" logged /tmp/links.txt rdmactl links
