@@ -135,16 +135,18 @@ static void log_outcome(const Action *a, const ActionOutcome *o) {
 
 /* Failures of this reconcile, by link name, with the last error. */
 typedef struct Failures {
-	char **links;	 /* one entry per failed link */
-	char **errors;	 /* its first error */
-	char **settings; /* "link setting" of every failed action */
-	char **held;	 /* failed before, not tried again yet (backoff) */
+	char **links;	       /* one entry per failed link */
+	char **errors;	       /* its first error */
+	char **settings;       /* "link setting" of every failed action */
+	char **setting_errors; /* and its error */
+	char **held;	       /* failed before, not tried again yet (backoff) */
 } Failures;
 
 static void failures_done(Failures *f) {
 	strv_free(f->links);
 	strv_free(f->errors);
 	strv_free(f->settings);
+	strv_free(f->setting_errors);
 	strv_free(f->held);
 }
 
@@ -155,6 +157,8 @@ static int failure_add(Failures *f, const Action *a, const char *error) {
 	if (asprintf(&s, "%s %s", a->link, action_setting(a)) < 0)
 		return -ENOMEM;
 	r = strv_consume(&f->settings, s);
+	if (r >= 0)
+		r = strv_extend(&f->setting_errors, error);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; f->links && f->links[i]; i++)
@@ -285,14 +289,42 @@ static int status_set(LinkStatus *s, const char *name, const HostDevice *d, cons
 		.last_error = error ? strdup(error) : NULL,
 	};
 
-	if (!n.name || (d && !n.device)) {
-		free(n.name);
-		free(n.device);
-		free(n.netdev);
-		free(n.last_error);
+	if (!n.name || (d && !n.device) || (p && p->netdev && !n.netdev) ||
+	    (error && !n.last_error)) {
+		link_status_done(&n);
 		return -ENOMEM;
 	}
 	*s = n;
+	return 0;
+}
+
+/* Per setting: what failed in this reconcile, or (held back by the backoff) what failed
+ * before and is still to do. */
+static int status_settings_failed(LinkStatus *s, const LinkStatus *old, const Failures *fail) {
+	for (size_t i = 0; i < s->n_settings; i++) {
+		LinkSetting *x = &s->settings[i];
+		const char *error = NULL;
+		char key[256];
+
+		snprintf(key, sizeof(key), "%s %s", s->name, x->setting);
+		for (size_t k = 0; fail->settings && fail->settings[k]; k++)
+			if (streq(fail->settings[k], key))
+				error = fail->setting_errors[k];
+		if (!error && old && strv_contains(fail->held, s->name) &&
+		    streq(x->result, "pending"))
+			for (size_t k = 0; k < old->n_settings; k++)
+				if (streq(old->settings[k].setting, x->setting) &&
+				    streq_ptr(old->settings[k].result, "failed"))
+					error = old->settings[k].error;
+		if (!error)
+			continue;
+		free(x->result);
+		free(x->error);
+		x->result = strdup("failed");
+		x->error = strdup(error);
+		if (!x->result || !x->error)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -329,7 +361,7 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 			   char *const *only) {
 	uint64_t now = now_usec();
 	LinkStatus *l;
-	size_t n = 0, total = 1;
+	size_t n = 0, total = 1, carried = 0;
 	int r = 0;
 
 	for (size_t i = 0; i < h->n_devices; i++)
@@ -348,6 +380,7 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 				l[n++] = m->links[i];
 				m->links[i] = (LinkStatus){ 0 };
 			}
+		carried = n;
 	} else {
 		bool host_pending = false;
 
@@ -381,8 +414,14 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 				       strv_contains(fail->held, name) && old
 					       ? old->last_error
 					       : failure_find(fail, name));
-			if (r < 0)
+			if (r >= 0)
+				r = link_status_describe(&l[n], m->config, d, port, p);
+			if (r >= 0)
+				r = status_settings_failed(&l[n], old, fail);
+			if (r < 0) {
+				link_status_done(&l[n]);
 				break;
+			}
 			status_backoff(&l[n], old, fail, now);
 			l[n++].waiting_gids = waiting;
 			if (st == LINK_STATE_CONVERGED &&
@@ -400,15 +439,14 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 						       .netdev = port->netdev },
 					 "%s: %s", name, link_state_to_string(st));
 		}
-	for (size_t i = 0; i < m->n_links; i++) {
-		free(m->links[i].name);
-		free(m->links[i].device);
-		free(m->links[i].netdev);
-		free(m->links[i].last_error);
-	}
-	free(m->links);
-	m->links = l;
-	m->n_links = n;
+	/* On an error the table holds what was built (each entry whole): the caller looks at
+	 * everything again. */
+	SWAP(m->links, l);
+	SWAP(m->n_links, n);
+	manager_bus_links_changed(m, l, n, carried);
+	for (size_t i = 0; i < n; i++)
+		link_status_done(&l[i]);
+	free(l);
 	return r;
 }
 
@@ -554,7 +592,13 @@ int manager_reconcile(Manager *m) {
 		    m->links[i].state == LINK_STATE_FAILED)
 			not_converged++;
 
-finish:
+finish : {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	m->last_reconcile_usec = (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+	manager_bus_emit_changed(m, "LastReconcileUSec", "State", NULL);
+}
 	if (r >= 0)
 		m->backoff_exp = 0;
 	if (r >= 0)

@@ -8,13 +8,6 @@
 #include "manager.h"
 #include "strv.h"
 
-static const char *const link_state_table[_LINK_STATE_MAX] = {
-	[LINK_STATE_UNMANAGED] = "unmanaged", [LINK_STATE_PENDING] = "pending",
-	[LINK_STATE_CONVERGED] = "converged", [LINK_STATE_DEGRADED] = "degraded",
-	[LINK_STATE_FAILED] = "failed",
-};
-DEFINE_STRING_TABLE_LOOKUP(link_state, LinkState)
-
 int manager_new(const char *root, char **config_dirs, const char *state_dir, bool test_mode,
 		Manager **ret) {
 	_cleanup_(manager_freep) Manager *m = NULL;
@@ -41,13 +34,6 @@ int manager_new(const char *root, char **config_dirs, const char *state_dir, boo
 	return 0;
 }
 
-static void link_status_done(LinkStatus *s) {
-	free(s->name);
-	free(s->device);
-	free(s->netdev);
-	free(s->last_error);
-}
-
 Manager *manager_free(Manager *m) {
 	if (!m)
 		return NULL;
@@ -56,6 +42,7 @@ Manager *manager_free(Manager *m) {
 	if (m->rtnl_watch)
 		nl_socket_free(m->rtnl_watch);
 	sd_device_monitor_unref(m->udev);
+	sd_bus_flush_close_unref(m->bus);
 	for (size_t i = 0; i < m->n_links; i++)
 		link_status_done(&m->links[i]);
 	free(m->links);
@@ -170,8 +157,7 @@ void manager_schedule_reconcile(Manager *m, uint64_t delay_usec) {
 	(void) sd_event_source_set_enabled(m->reconcile_timer, SD_EVENT_ONESHOT);
 }
 
-static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-	Manager *m = userdata;
+int manager_reload(Manager *m) {
 	int r;
 
 	(void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading profiles...");
@@ -185,6 +171,19 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	}
 	(void) sd_notify(false, "READY=1");
 	manager_notify_status(m);
+	manager_bus_emit_changed(m, "ConfigFiles", "ConfigErrors", "State", NULL);
+	return r;
+}
+
+int manager_reconcile_all(Manager *m) {
+	for (size_t i = 0; i < m->n_links; i++)
+		m->links[i].retry_usec = 0;
+	m->dirty_all = true;
+	return manager_reconcile(m);
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+	(void) manager_reload(userdata);
 	return 0;
 }
 
@@ -219,6 +218,9 @@ int manager_start(Manager *m) {
 	r = manager_watch_rtnl(m);
 	if (r < 0)
 		return r;
+	r = manager_connect_bus(m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to connect to the system bus");
 	if (!m->test_mode) {
 		r = manager_watch_udev(m);
 		if (r < 0)
@@ -234,6 +236,8 @@ int manager_run(Manager *m) {
 	r = manager_reconcile(m);
 	if (r < 0)
 		log_warning_errno(r, "First reconcile failed, will retry");
+	m->started = true;
+	manager_bus_emit_changed(m, "State", NULL);
 	(void) sd_notify(false, "READY=1");
 	manager_notify_status(m);
 	return sd_event_loop(m->event);
@@ -257,4 +261,94 @@ void manager_notify_status(Manager *m) {
 		 n[LINK_STATE_DEGRADED], n[LINK_STATE_FAILED], n[LINK_STATE_UNMANAGED],
 		 m->config_errors.n > 0 ? "; profiles invalid, previous ones in force" : "");
 	(void) sd_notify(false, status);
+}
+
+const char *manager_state(const Manager *m) {
+	if (!m->started)
+		return "starting";
+	if (m->config_errors.n > 0)
+		return "degraded";
+	for (size_t i = 0; i < m->n_links; i++)
+		if (m->links[i].state == LINK_STATE_FAILED)
+			return "degraded";
+	return "running";
+}
+
+static bool link_name_split(const char *name, char *device, size_t size, uint32_t *ret_port) {
+	const char *slash = strchr(name, '/');
+	unsigned long port = 0;
+	char *end;
+
+	if (slash) {
+		port = strtoul(slash + 1, &end, 10);
+		if (slash == name || !slash[1] || *end || port == 0 || port > 255 ||
+		    (size_t) (slash - name) >= size)
+			return false;
+		memcpy(device, name, slash - name);
+		device[slash - name] = 0;
+	} else if (snprintf(device, size, "%s", name) >= (int) size)
+		return false;
+	*ret_port = (uint32_t) port;
+	return true;
+}
+
+int manager_link_find(Manager *m, const char *name, LinkStatus **ret) {
+	LinkStatus *found = NULL;
+	char device[128];
+	uint32_t port;
+	size_t n = 0;
+
+	if (!*name || streq(name, "host"))
+		return -EINVAL;
+	for (size_t i = 0; i < m->n_links; i++)
+		if (m->links[i].device && streq_ptr(m->links[i].netdev, name)) {
+			*ret = &m->links[i];
+			return 0;
+		}
+	if (!link_name_split(name, device, sizeof(device), &port))
+		return -EINVAL;
+	for (size_t i = 0; i < m->n_links; i++) {
+		LinkStatus *s = &m->links[i];
+
+		if (!s->device || !streq(s->device, device))
+			continue;
+		if (port == s->port) {
+			*ret = s;
+			return 0;
+		}
+		if (port == 0) {
+			found = s;
+			n++;
+		}
+	}
+	if (n > 1)
+		return -EADDRNOTAVAIL;
+	if (!found)
+		return -ENODEV;
+	*ret = found;
+	return 0;
+}
+
+int manager_config_errors(const Manager *m, char ***ret) {
+	_cleanup_strv_free_ char **l = NULL;
+
+	for (size_t i = 0; i < m->config_errors.n; i++) {
+		char *s = diagnostic_format(&m->config_errors.items[i]);
+
+		if (!s || strv_consume(&l, s) < 0)
+			return -ENOMEM;
+	}
+	*ret = TAKE_PTR(l);
+	return 0;
+}
+
+int manager_plan(const Manager *m, Plan **ret) {
+	_cleanup_(host_state_freep) HostState *h = NULL;
+	static const Config empty = { 0 };
+	int r;
+
+	r = host_observe(m->root, HOST_OBSERVE_ALL & ~HOST_OBSERVE_GIDS, &h);
+	if (r < 0)
+		return r;
+	return plan_compute(m->config ? m->config : &empty, h, ret);
 }

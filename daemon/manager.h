@@ -2,36 +2,15 @@
 #pragma once
 
 #include <netlink/netlink.h>
+#include <systemd/sd-bus.h>
 #include <systemd/sd-device.h>
 #include <systemd/sd-event.h>
 
 #include "apply.h"
 #include "host.h"
+#include "link-status.h"
 #include "plan.h"
 #include "profile.h"
-
-typedef enum LinkState {
-	LINK_STATE_UNMANAGED, /* no profile declares anything for it */
-	LINK_STATE_PENDING,   /* changes to make, or a readiness condition (gids.require) unmet */
-	LINK_STATE_CONVERGED,
-	LINK_STATE_DEGRADED, /* converged, but some declared settings are unsupported here */
-	LINK_STATE_FAILED,   /* the last attempt to apply something failed */
-	_LINK_STATE_MAX,
-	_LINK_STATE_INVALID = -EINVAL,
-} LinkState;
-DECLARE_STRING_TABLE_LOOKUP(link_state, LinkState)
-
-typedef struct LinkStatus {
-	char *name; /* "mlx5_0/1", or "host" for modules, links and system */
-	char *device;
-	uint32_t port;
-	char *netdev;
-	LinkState state;
-	char *last_error;
-	unsigned n_failed;   /* consecutive failed attempts, for the backoff */
-	uint64_t retry_usec; /* CLOCK_MONOTONIC: a failed link is not tried again before this */
-	bool waiting_gids;   /* pending only because gids.require is unmet */
-} LinkStatus;
 
 typedef struct Manager {
 	sd_event *event;
@@ -51,6 +30,10 @@ typedef struct Manager {
 	bool dirty_all;
 	char **dirty_devices;
 	char **dirty_netdevs;
+
+	sd_bus *bus;		      /* NULL with --once */
+	bool started;		      /* the first reconcile is done */
+	uint64_t last_reconcile_usec; /* CLOCK_REALTIME at the end of the last reconcile */
 
 	sd_event_source *reconcile_timer;
 	sd_device_monitor *udev;
@@ -74,6 +57,34 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free)
 int manager_load_config(Manager *m);
 int manager_start(Manager *m);
 int manager_run(Manager *m);
+
+/* Load the profiles again; when they are valid, forget backoffs and look at everything. */
+int manager_reload(Manager *m);
+/* A full pass now, failed links included. */
+int manager_reconcile_all(Manager *m);
+
+/* starting (before the first reconcile), degraded (invalid profiles, a failed link), running */
+const char *manager_state(const Manager *m);
+/* A link by "DEV/PORT", "DEV" (one-port devices) or netdev name: -EINVAL for a name that is
+ * none of these, -EADDRNOTAVAIL for a device with several ports, -ENODEV if there is none. */
+int manager_link_find(Manager *m, const char *name, LinkStatus **ret);
+/* The config errors as "FILE:LINE:COLUMN: error: ..." lines. */
+int manager_config_errors(const Manager *m, char ***ret);
+/* What a reconcile would change now, observed afresh (no GID tables: plans do not need them). */
+int manager_plan(const Manager *m, Plan **ret);
+
+/* The whole status as JSON (manager-describe.c): Describe(), rdmactl status --json. */
+int manager_describe(Manager *m, char **ret);
+
+/* D-Bus (manager-bus.c, link-bus.c). */
+int manager_connect_bus(Manager *m);
+int link_bus_register(Manager *m);
+char *link_bus_path(const char *name);
+/* After statuses were rebuilt: PropertiesChanged for what differs from old (the first
+ * n_carried new entries were moved over unchanged), InterfacesAdded/Removed for links that
+ * came or went. */
+void manager_bus_links_changed(Manager *m, const LinkStatus *old, size_t n_old, size_t n_carried);
+void manager_bus_emit_changed(Manager *m, const char *property, ...);
 
 /* Mark and schedule (coalesced, short debounce). */
 void manager_mark_dirty_all(Manager *m);

@@ -34,6 +34,13 @@
 		_fd_;               \
 	})
 
+#define SWAP(a, b)                       \
+	do {                             \
+		__typeof__(a) _t_ = (a); \
+		(a) = (b);               \
+		(b) = _t_;               \
+	} while (0)
+
 static inline bool streq(const char *a, const char *b) {
 	return strcmp(a, b) == 0;
 }

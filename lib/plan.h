@@ -65,5 +65,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Plan *, plan_free)
 int plan_compute(const Config *c, const HostState *h, Plan **ret);
 /* Actions that would change something (not the unsupported ones). */
 size_t plan_pending(const Plan *p) _pure_;
+/* The plan as a JSON array of {link, setting, current, desired, profile[, unsupported]}
+ * (plan-json.c): `rdmactl plan --json` and the daemon's Plan(). */
+typedef struct json_object json_object;
+int plan_to_json(const Plan *p, json_object **ret);
 /* The "setting" column: "roce.mode", "modules", "netdev.addresses", ... */
 const char *action_setting(const Action *a) _pure_;

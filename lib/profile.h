@@ -92,6 +92,10 @@ typedef struct LinkSettings {
 	const char *origin[_KEY_MAX]; /* name of the profile that set each key (merged only) */
 } LinkSettings;
 
+/* The declared value of key as text ("v2", "[3,4]", "192.0.2.1/24 2001:db8::1/64"), as the
+ * planner's "desired" column shows it (settings-format.c). */
+int link_setting_format(const LinkSettings *s, Key key, char **ret);
+
 typedef struct Match {
 	char **device; /* shell globs, any of */
 	char **driver;

@@ -74,31 +74,6 @@ int table_print(const Table *t, FILE *f) {
 	return fflush(f) == 0 ? 0 : -EIO;
 }
 
-int json_add_string(json_object *o, const char *key, const char *value) {
-	json_object *v = NULL;
-
-	if (value) {
-		v = json_object_new_string(value);
-		if (!v)
-			return -ENOMEM;
-	}
-	if (json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-int json_add_int(json_object *o, const char *key, int64_t value) {
-	json_object *v = json_object_new_int64(value);
-
-	if (!v || json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 int json_print(json_object *o, FILE *f) {
 	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include <json-c/json.h>
+#include "json-util.h"
 #include <stdio.h>
 
 #include "macro.h"
@@ -17,9 +17,5 @@ int table_add_row(Table *t, const char *const *cells);
 size_t table_rows(const Table *t);
 int table_print(const Table *t, FILE *f);
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
-
-/* Small helpers that keep the JSON builders short; a NULL string becomes JSON null. */
-int json_add_string(json_object *o, const char *key, const char *value);
-int json_add_int(json_object *o, const char *key, int64_t value);
+/* Pretty on a terminal, one line otherwise. */
 int json_print(json_object *o, FILE *f);

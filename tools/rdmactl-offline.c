@@ -81,33 +81,12 @@ int verb_check(const Options *o, int argc, char **argv) {
 }
 
 static int plan_print_json(const Plan *p) {
-	_cleanup_(json_object_putp) json_object *a = json_object_new_array();
+	_cleanup_(json_object_putp) json_object *a = NULL;
 	int r;
 
-	if (!a)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->n_actions; i++) {
-		const Action *x = &p->actions[i];
-		json_object *o = json_object_new_object();
-
-		if (!o || json_object_array_add(a, o) < 0) {
-			json_object_put(o);
-			return -ENOMEM;
-		}
-		r = json_add_string(o, "link", x->link);
-		if (r >= 0)
-			r = json_add_string(o, "setting", action_setting(x));
-		if (r >= 0)
-			r = json_add_string(o, "current", x->current);
-		if (r >= 0)
-			r = json_add_string(o, "desired", x->desired);
-		if (r >= 0)
-			r = json_add_string(o, "profile", x->profile);
-		if (r >= 0 && x->unsupported)
-			r = json_add_string(o, "unsupported", x->unsupported);
-		if (r < 0)
-			return r;
-	}
+	r = plan_to_json(p, &a);
+	if (r < 0)
+		return r;
 	return json_print(a, stdout);
 }
 
@@ -196,27 +175,6 @@ int verb_plan(const Options *o, int argc, char **argv) {
 	if (r < 0)
 		return fail(r, "failed to print the plan");
 	return o->exit_code && plan_pending(p) > 0 ? EXIT_PENDING : EXIT_SUCCESS;
-}
-
-static int json_add_strv(json_object *o, const char *key, char *const *l) {
-	json_object *a = json_object_new_array();
-
-	if (!a)
-		return -ENOMEM;
-	STRV_FOREACH (s, l) {
-		json_object *v = json_object_new_string(*s);
-
-		if (!v || json_object_array_add(a, v) < 0) {
-			json_object_put(v);
-			json_object_put(a);
-			return -ENOMEM;
-		}
-	}
-	if (json_object_object_add(o, key, a) < 0) {
-		json_object_put(a);
-		return -ENOMEM;
-	}
-	return 0;
 }
 
 static int link_json(const HostDevice *d, const HostPort *p, char *const *profiles,

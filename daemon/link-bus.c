@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* org.rdmad1.Link on /org/rdmad1/link/<escaped DEV/PORT>: one object per RDMA port, its
+ * properties read from the link's status; nothing here changes state. */
+#include <stdio.h>
+
+#include "gid.h"
+#include "manager.h"
+#include "strv.h"
+
+#define LINK_PREFIX    "/org/rdmad1/link"
+#define LINK_INTERFACE "org.rdmad1.Link"
+
+static const char *const link_property_table[_LINK_PROPERTY_MAX] = {
+	[LINK_PROPERTY_NETDEV] = "Netdev",
+	[LINK_PROPERTY_DRIVER] = "Driver",
+	[LINK_PROPERTY_STATE] = "State",
+	[LINK_PROPERTY_PROFILES] = "Profiles",
+	[LINK_PROPERTY_ROCE_MODE] = "RoceMode",
+	[LINK_PROPERTY_ROCE_TOS] = "RoceTos",
+	[LINK_PROPERTY_GIDS] = "Gids",
+	[LINK_PROPERTY_PREFERRED_GID_INDEX] = "PreferredGidIndex",
+	[LINK_PROPERTY_SETTINGS] = "Settings",
+	[LINK_PROPERTY_LAST_ERROR] = "LastError",
+};
+
+char *link_bus_path(const char *name) {
+	char *path = NULL;
+
+	if (sd_bus_path_encode(LINK_PREFIX, name, &path) < 0)
+		return NULL;
+	return path;
+}
+
+static int link_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
+			    void **ret_found, sd_bus_error *error) {
+	_cleanup_free_ char *name = NULL;
+	Manager *m = userdata;
+
+	if (sd_bus_path_decode(path, LINK_PREFIX, &name) <= 0)
+		return 0;
+	for (size_t i = 0; i < m->n_links; i++)
+		if (m->links[i].device && streq(m->links[i].name, name)) {
+			*ret_found = &m->links[i];
+			return 1;
+		}
+	return 0;
+}
+
+static int link_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***ret_nodes,
+				sd_bus_error *error) {
+	_cleanup_strv_free_ char **l = NULL;
+	Manager *m = userdata;
+
+	for (size_t i = 0; i < m->n_links; i++) {
+		char *p;
+
+		if (!m->links[i].device)
+			continue;
+		p = link_bus_path(m->links[i].name);
+		if (!p || strv_consume(&l, p) < 0)
+			return -ENOMEM;
+	}
+	*ret_nodes = TAKE_PTR(l);
+	return 1;
+}
+
+#define LINK_GETTER(fn)                                                                           \
+	static int fn(sd_bus *bus, const char *path, const char *interface, const char *property, \
+		      sd_bus_message *reply, void *userdata, sd_bus_error *error)
+
+static const char *empty_to_null(const char *s) {
+	return s ? s : "";
+}
+
+LINK_GETTER(property_get_string) {
+	const LinkStatus *s = userdata;
+	const char *v;
+
+	if (streq(property, "Name"))
+		v = s->name;
+	else if (streq(property, "Device"))
+		v = s->device;
+	else if (streq(property, "Netdev"))
+		v = s->netdev;
+	else if (streq(property, "Driver"))
+		v = s->driver;
+	else if (streq(property, "LastError"))
+		v = s->last_error;
+	else if (streq(property, "RoceMode"))
+		v = s->has_roce_mode ? roce_mode_to_string(s->roce_mode) : NULL;
+	else
+		v = link_state_to_string(s->state);
+	return sd_bus_message_append(reply, "s", empty_to_null(v));
+}
+
+LINK_GETTER(property_get_roce_tos) {
+	const LinkStatus *s = userdata;
+
+	return sd_bus_message_append(reply, "i", s->has_roce_tos ? (int32_t) s->roce_tos : -1);
+}
+
+LINK_GETTER(property_get_preferred_gid_index) {
+	const Gid *g;
+
+	if (link_status_gid_preferred(userdata, _GID_TYPE_INVALID, _GID_FAMILY_INVALID, &g) < 0)
+		return sd_bus_message_append(reply, "i", -1);
+	return sd_bus_message_append(reply, "i", (int32_t) g->index);
+}
+
+LINK_GETTER(property_get_gids) {
+	const LinkStatus *s = userdata;
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', "(ussss)");
+	for (size_t i = 0; r >= 0 && i < s->n_gids; i++) {
+		const Gid *g = &s->gids[i];
+		char gid[GID_STRING_MAX], ipv4[16] = "";
+
+		gid_format(g->raw, gid);
+		(void) gid_to_ipv4(g->raw, ipv4, sizeof(ipv4));
+		r = sd_bus_message_append(reply, "(ussss)", g->index, gid,
+					  gid_type_to_string(g->type), g->netdev, ipv4);
+	}
+	if (r < 0)
+		return r;
+	return sd_bus_message_close_container(reply);
+}
+
+LINK_GETTER(property_get_settings) {
+	const LinkStatus *s = userdata;
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', "(sssss)");
+	for (size_t i = 0; r >= 0 && i < s->n_settings; i++) {
+		const LinkSetting *x = &s->settings[i];
+
+		r = sd_bus_message_append(reply, "(sssss)", x->setting, empty_to_null(x->desired),
+					  empty_to_null(x->current), empty_to_null(x->result),
+					  empty_to_null(x->error));
+	}
+	if (r < 0)
+		return r;
+	return sd_bus_message_close_container(reply);
+}
+
+/* clang-format off */
+static const sd_bus_vtable link_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("Name", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Device", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Port", "u", NULL, offsetof(LinkStatus, port), SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Netdev", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("Driver", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("State", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("Profiles", "as", NULL, offsetof(LinkStatus, profiles), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("RoceMode", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("RoceTos", "i", property_get_roce_tos, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("Gids", "a(ussss)", property_get_gids, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("PreferredGidIndex", "i", property_get_preferred_gid_index, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("Settings", "a(sssss)", property_get_settings, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("LastError", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_VTABLE_END,
+};
+/* clang-format on */
+
+int link_bus_register(Manager *m) {
+	int r;
+
+	r = sd_bus_add_fallback_vtable(m->bus, NULL, LINK_PREFIX, LINK_INTERFACE, link_vtable,
+				       link_object_find, m);
+	if (r >= 0)
+		r = sd_bus_add_node_enumerator(m->bus, NULL, LINK_PREFIX, link_node_enumerator, m);
+	return r;
+}
+
+static const LinkStatus *status_by_name(const LinkStatus *l, size_t n, const char *name) {
+	for (size_t i = 0; i < n; i++)
+		if (l[i].name && streq(l[i].name, name))
+			return &l[i];
+	return NULL;
+}
+
+static void link_emit(Manager *m, const char *name, const char *signal, unsigned changes) {
+	_cleanup_free_ char *path = link_bus_path(name);
+	const char *names[_LINK_PROPERTY_MAX + 1];
+	size_t n = 0;
+
+	if (!path)
+		return;
+	if (streq(signal, "added"))
+		(void) sd_bus_emit_interfaces_added(m->bus, path, LINK_INTERFACE, NULL);
+	else if (streq(signal, "removed"))
+		(void) sd_bus_emit_interfaces_removed(m->bus, path, LINK_INTERFACE, NULL);
+	else {
+		for (LinkProperty p = 0; p < _LINK_PROPERTY_MAX; p++)
+			if (changes & (1u << p))
+				names[n++] = link_property_table[p];
+		names[n] = NULL;
+		(void) sd_bus_emit_properties_changed_strv(m->bus, path, LINK_INTERFACE,
+							   (char **) names);
+	}
+}
+
+void manager_bus_links_changed(Manager *m, const LinkStatus *old, size_t n_old, size_t n_carried) {
+	if (!m->bus)
+		return;
+	for (size_t i = n_carried; i < m->n_links; i++) {
+		const LinkStatus *s = &m->links[i], *o;
+		unsigned changes;
+
+		if (!s->device)
+			continue;
+		o = status_by_name(old, n_old, s->name);
+		if (!o) {
+			link_emit(m, s->name, "added", 0);
+			continue;
+		}
+		changes = link_status_changes(o, s);
+		if (changes)
+			link_emit(m, s->name, "changed", changes);
+	}
+	for (size_t i = 0; i < n_old; i++)
+		if (old[i].device && !status_by_name(m->links, m->n_links, old[i].name))
+			link_emit(m, old[i].name, "removed", 0);
+}

@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* org.rdmad1.Manager on /org/rdmad1: the bus glue and its vtable. What the methods do is in
+ * manager.c; this file only translates calls, replies and errors. */
+#include <linux/capability.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "config.h"
+#include "gid.h"
+#include "json-util.h"
+#include "log.h"
+#include "manager.h"
+#include "strv.h"
+
+#define BUS_NAME	      "org.rdmad1"
+#define MANAGER_PATH	      "/org/rdmad1"
+#define MANAGER_INTERFACE     "org.rdmad1.Manager"
+#define ERROR_NO_SUCH_LINK    "org.rdmad1.Error.NoSuchLink"
+#define ERROR_INVALID_PROFILE "org.rdmad1.Error.InvalidProfiles"
+#define ERROR_NO_GID	      "org.rdmad1.Error.NoGid"
+
+/* Changes need root or CAP_NET_ADMIN; reads are open to every local user. The UID comes from
+ * the bus (the peer's socket credentials); the effective UID and capabilities from /proc. */
+static int bus_verify_privileged(sd_bus_message *msg, sd_bus_error *error) {
+	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+	uid_t uid;
+	int r;
+
+	r = sd_bus_query_sender_creds(msg,
+				      SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID |
+					      SD_BUS_CREDS_EFFECTIVE_CAPS | SD_BUS_CREDS_AUGMENT,
+				      &creds);
+	if (r >= 0 && sd_bus_creds_get_euid(creds, &uid) >= 0 && uid == 0)
+		return 0;
+	if (r >= 0 && sd_bus_creds_has_effective_cap(creds, CAP_NET_ADMIN) > 0)
+		return 0;
+	return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
+				"Changing rdmad's state needs root or CAP_NET_ADMIN");
+}
+
+static int bus_link_error(sd_bus_error *error, const char *name, int r) {
+	switch (r) {
+	case -EADDRNOTAVAIL:
+		return sd_bus_error_setf(error, ERROR_NO_SUCH_LINK,
+					 "'%s' has several ports: give DEV/PORT", name);
+	case -ENODEV:
+		return sd_bus_error_setf(error, ERROR_NO_SUCH_LINK, "No RDMA link '%s'", name);
+	default:
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "'%s' is not DEV/PORT, DEV or a netdev name", name);
+	}
+}
+
+static int method_list_links(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	Manager *m = userdata;
+	int r;
+
+	r = sd_bus_message_new_method_return(msg, &reply);
+	if (r >= 0)
+		r = sd_bus_message_open_container(reply, 'a', "(sos)");
+	for (size_t i = 0; r >= 0 && i < m->n_links; i++) {
+		_cleanup_free_ char *path = NULL;
+
+		if (!m->links[i].device)
+			continue;
+		path = link_bus_path(m->links[i].name);
+		if (!path)
+			return -ENOMEM;
+		r = sd_bus_message_append(reply, "(sos)", m->links[i].name, path,
+					  link_state_to_string(m->links[i].state));
+	}
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	if (r < 0)
+		return r;
+	return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_get_link(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+	_cleanup_free_ char *path = NULL;
+	Manager *m = userdata;
+	LinkStatus *s;
+	const char *name;
+	int r;
+
+	r = sd_bus_message_read(msg, "s", &name);
+	if (r < 0)
+		return r;
+	r = manager_link_find(m, name, &s);
+	if (r < 0)
+		return bus_link_error(error, name, r);
+	path = link_bus_path(s->name);
+	if (!path)
+		return -ENOMEM;
+	return sd_bus_reply_method_return(msg, "o", path);
+}
+
+static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+	_cleanup_strv_free_ char **errors = NULL;
+	_cleanup_free_ char *joined = NULL;
+	Manager *m = userdata;
+	int r;
+
+	r = bus_verify_privileged(msg, error);
+	if (r < 0)
+		return r;
+	r = manager_reload(m);
+	if (r == -EINVAL) {
+		r = manager_config_errors(m, &errors);
+		if (r >= 0)
+			joined = strv_join(errors, "\n");
+		if (!joined)
+			return -ENOMEM;
+		return sd_bus_error_setf(error, ERROR_INVALID_PROFILE,
+					 "The profiles are invalid; nothing changed:\n%s", joined);
+	}
+	if (r < 0)
+		return r;
+	/* Answer with the profiles in force: run the reconcile the reload scheduled now. */
+	r = manager_reconcile(m);
+	if (r < 0)
+		log_warning_errno(r, "Reconcile after reload failed, will retry");
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_reconcile(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+	Manager *m = userdata;
+	int r;
+
+	r = bus_verify_privileged(msg, error);
+	if (r < 0)
+		return r;
+	r = manager_reconcile_all(m);
+	if (r < 0)
+		return sd_bus_error_set_errnof(error, r, "Reconcile failed: %s", strerror(-r));
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+	_cleanup_(json_object_putp) json_object *j = NULL;
+	_cleanup_(plan_freep) Plan *p = NULL;
+	Manager *m = userdata;
+	int r;
+
+	r = manager_plan(m, &p);
+	if (r < 0)
+		return sd_bus_error_set_errnof(error, r, "Failed to plan: %s", strerror(-r));
+	r = plan_to_json(p, &j);
+	if (r < 0)
+		return r;
+	return sd_bus_reply_method_return(
+		msg, "s", json_object_to_json_string_ext(j, JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static int method_describe(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+	_cleanup_free_ char *s = NULL;
+	int r;
+
+	r = manager_describe(userdata, &s);
+	if (r < 0)
+		return r;
+	return sd_bus_reply_method_return(msg, "s", s);
+}
+
+static int method_resolve_gid(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+	const char *name, *family_s, *roce;
+	GidFamily family = _GID_FAMILY_INVALID;
+	GidType type = _GID_TYPE_INVALID;
+	char gid[GID_STRING_MAX];
+	Manager *m = userdata;
+	const Gid *g;
+	LinkStatus *s;
+	int r;
+
+	r = sd_bus_message_read(msg, "sss", &name, &family_s, &roce);
+	if (r < 0)
+		return r;
+	if (*family_s) {
+		family = gid_family_from_string(family_s);
+		if (family < 0)
+			return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+						 "Unknown GID family '%s' (ipv4, ipv6, link-local, "
+						 "or empty for IPv4 else IPv6)",
+						 family_s);
+	}
+	if (*roce) {
+		if (streq(roce, "v1"))
+			type = GID_TYPE_ROCE_V1;
+		else if (streq(roce, "v2"))
+			type = GID_TYPE_ROCE_V2;
+		else
+			return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+						 "Unknown RoCE version '%s' (v1, v2, or empty for "
+						 "v2)",
+						 roce);
+	}
+	r = manager_link_find(m, name, &s);
+	if (r < 0)
+		return bus_link_error(error, name, r);
+	r = link_status_gid_preferred(s, type, family, &g);
+	if (r < 0)
+		return sd_bus_error_setf(error, ERROR_NO_GID, "%s has no %s %s GID%s%s%s", s->name,
+					 type < 0 ? "RoCE v2" : gid_type_to_string(type),
+					 family < 0 ? "IPv4 or global IPv6"
+						    : gid_family_to_string(family),
+					 s->netdev ? " (is an address configured on " : "",
+					 s->netdev ? s->netdev : "", s->netdev ? "?)" : "");
+	gid_format(g->raw, gid);
+	return sd_bus_reply_method_return(msg, "us", g->index, gid);
+}
+
+static int property_get_version(sd_bus *bus, const char *path, const char *interface,
+				const char *property, sd_bus_message *reply, void *userdata,
+				sd_bus_error *error) {
+	return sd_bus_message_append(reply, "s", PACKAGE_VERSION);
+}
+
+static int property_get_state(sd_bus *bus, const char *path, const char *interface,
+			      const char *property, sd_bus_message *reply, void *userdata,
+			      sd_bus_error *error) {
+	return sd_bus_message_append(reply, "s", manager_state(userdata));
+}
+
+static int property_get_config_files(sd_bus *bus, const char *path, const char *interface,
+				     const char *property, sd_bus_message *reply, void *userdata,
+				     sd_bus_error *error) {
+	Manager *m = userdata;
+
+	return sd_bus_message_append_strv(reply, m->config ? m->config->files : NULL);
+}
+
+static int property_get_config_errors(sd_bus *bus, const char *path, const char *interface,
+				      const char *property, sd_bus_message *reply, void *userdata,
+				      sd_bus_error *error) {
+	_cleanup_strv_free_ char **l = NULL;
+	int r;
+
+	r = manager_config_errors(userdata, &l);
+	if (r < 0)
+		return r;
+	return sd_bus_message_append_strv(reply, l);
+}
+
+/* clang-format off */
+static const sd_bus_vtable manager_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("State", "s", property_get_state, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("ConfigFiles", "as", property_get_config_files, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("ConfigErrors", "as", property_get_config_errors, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("LastReconcileUSec", "t", NULL, offsetof(Manager, last_reconcile_usec), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_METHOD_WITH_ARGS("ListLinks", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sos)", links), method_list_links, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("GetLink", SD_BUS_ARGS("s", name), SD_BUS_RESULT("o", path), method_get_link, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Reconcile", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reconcile, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Plan", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", json), method_plan, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Describe", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", json), method_describe, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("ResolveGid", SD_BUS_ARGS("s", link, "s", family, "s", roce_version), SD_BUS_RESULT("u", index, "s", gid), method_resolve_gid, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_VTABLE_END,
+};
+/* clang-format on */
+
+void manager_bus_emit_changed(Manager *m, const char *property, ...) {
+	const char *names[8];
+	size_t n = 0;
+	va_list ap;
+
+	if (!m->bus)
+		return;
+	va_start(ap, property);
+	for (const char *p = property; p && n < ELEMENTSOF(names) - 1; p = va_arg(ap, const char *))
+		names[n++] = p;
+	va_end(ap);
+	names[n] = NULL;
+	(void) sd_bus_emit_properties_changed_strv(m->bus, MANAGER_PATH, MANAGER_INTERFACE,
+						   (char **) names);
+}
+
+static int on_name_acquired(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+	const sd_bus_error *e = sd_bus_message_get_error(reply);
+
+	if (e)
+		log_error("Failed to own the bus name " BUS_NAME ": %s (is the D-Bus policy "
+			  "org.rdmad1.conf installed?)",
+			  e->message);
+	else
+		log_debug("Acquired the bus name " BUS_NAME ".");
+	return 0;
+}
+
+/* The system bus, or DBUS_SYSTEM_BUS_ADDRESS. At boot rdmad may start before dbus.socket:
+ * sd-bus then waits for the socket to appear (watch-bind) and the daemon goes on meanwhile. */
+int manager_connect_bus(Manager *m) {
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	const char *address = secure_getenv("DBUS_SYSTEM_BUS_ADDRESS");
+	int r;
+
+	r = sd_bus_new(&bus);
+	if (r >= 0)
+		r = sd_bus_set_address(bus,
+				       address ? address : "unix:path=/run/dbus/system_bus_socket");
+	if (r >= 0)
+		r = sd_bus_set_bus_client(bus, true);
+	if (r >= 0)
+		r = sd_bus_set_watch_bind(bus, true);
+	if (r >= 0)
+		r = sd_bus_set_description(bus, "bus-api-rdmad");
+	if (r >= 0)
+		r = sd_bus_start(bus);
+	if (r < 0)
+		return r;
+	m->bus = TAKE_PTR(bus);
+	r = sd_bus_add_object_vtable(m->bus, NULL, MANAGER_PATH, MANAGER_INTERFACE, manager_vtable,
+				     m);
+	if (r >= 0)
+		r = sd_bus_add_object_manager(m->bus, NULL, MANAGER_PATH);
+	if (r >= 0)
+		r = link_bus_register(m);
+	if (r >= 0)
+		r = sd_bus_request_name_async(m->bus, NULL, BUS_NAME, 0, on_name_acquired, m);
+	if (r >= 0)
+		r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+	return r;
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Describe(): the daemon's whole status as one JSON document, built from the link statuses of
+ * the last reconcile (no I/O). rdmactl status renders it. */
+#include <stdio.h>
+
+#include "config.h"
+#include "gid.h"
+#include "json-util.h"
+#include "manager.h"
+#include "strv.h"
+
+static int gids_json(json_object *o, const LinkStatus *s) {
+	json_object *a, *g;
+	int r;
+
+	r = json_add_array(o, "gids", &a);
+	for (size_t i = 0; r >= 0 && i < s->n_gids; i++) {
+		const Gid *x = &s->gids[i];
+		char gid[GID_STRING_MAX], ipv4[16];
+
+		gid_format(x->raw, gid);
+		r = json_add_object(a, NULL, &g);
+		if (r >= 0)
+			r = json_add_int(g, "index", x->index);
+		if (r >= 0)
+			r = json_add_string(g, "gid", gid);
+		if (r >= 0)
+			r = json_add_string(g, "type", gid_type_to_string(x->type));
+		if (r >= 0)
+			r = json_add_string(g, "netdev", x->netdev[0] ? x->netdev : NULL);
+		if (r >= 0)
+			r = json_add_string(g, "ipv4",
+					    gid_to_ipv4(x->raw, ipv4, sizeof(ipv4)) ? ipv4 : NULL);
+	}
+	return r;
+}
+
+static int settings_json(json_object *o, const LinkStatus *s) {
+	json_object *a, *x;
+	int r;
+
+	r = json_add_array(o, "settings", &a);
+	for (size_t i = 0; r >= 0 && i < s->n_settings; i++) {
+		const LinkSetting *t = &s->settings[i];
+
+		r = json_add_object(a, NULL, &x);
+		if (r >= 0)
+			r = json_add_string(x, "setting", t->setting);
+		if (r >= 0)
+			r = json_add_string(x, "desired", t->desired);
+		if (r >= 0)
+			r = json_add_string(x, "current", t->current);
+		if (r >= 0)
+			r = json_add_string(x, "result", t->result);
+		if (r >= 0)
+			r = json_add_string(x, "error", t->error);
+	}
+	return r;
+}
+
+static int link_json(json_object *links, const LinkStatus *s) {
+	_cleanup_free_ char *path = link_bus_path(s->name);
+	json_object *o;
+	const Gid *g;
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = json_add_object(links, NULL, &o);
+	if (r >= 0)
+		r = json_add_string(o, "link", s->name);
+	if (r >= 0)
+		r = json_add_string(o, "object", path);
+	if (r >= 0)
+		r = json_add_string(o, "device", s->device);
+	if (r >= 0)
+		r = json_add_int(o, "port", s->port);
+	if (r >= 0)
+		r = json_add_string(o, "netdev", s->netdev);
+	if (r >= 0)
+		r = json_add_string(o, "driver", s->driver);
+	if (r >= 0)
+		r = json_add_string(o, "state", link_state_to_string(s->state));
+	if (r >= 0)
+		r = json_add_strv(o, "profiles", s->profiles);
+	if (r >= 0)
+		r = json_add_string(o, "roce_mode",
+				    s->has_roce_mode ? roce_mode_to_string(s->roce_mode) : NULL);
+	if (r >= 0 && s->has_roce_tos)
+		r = json_add_int(o, "roce_tos", s->roce_tos);
+	if (r >= 0 && link_status_gid_preferred(s, _GID_TYPE_INVALID, _GID_FAMILY_INVALID, &g) >= 0)
+		r = json_add_int(o, "preferred_gid_index", g->index);
+	if (r >= 0)
+		r = gids_json(o, s);
+	if (r >= 0)
+		r = settings_json(o, s);
+	if (r >= 0)
+		r = json_add_string(o, "last_error", s->last_error);
+	return r;
+}
+
+int manager_describe(Manager *m, char **ret) {
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	_cleanup_strv_free_ char **errors = NULL;
+	json_object *links, *host;
+	char *s;
+	int r;
+
+	if (!o)
+		return -ENOMEM;
+	r = manager_config_errors(m, &errors);
+	if (r >= 0)
+		r = json_add_string(o, "version", PACKAGE_VERSION);
+	if (r >= 0)
+		r = json_add_string(o, "state", manager_state(m));
+	if (r >= 0)
+		r = json_add_strv(o, "config_files", m->config ? m->config->files : NULL);
+	if (r >= 0)
+		r = json_add_strv(o, "config_errors", errors);
+	if (r >= 0)
+		r = json_add_int(o, "last_reconcile_usec", (int64_t) m->last_reconcile_usec);
+	if (r >= 0)
+		r = json_add_array(o, "links", &links);
+	for (size_t i = 0; r >= 0 && i < m->n_links; i++) {
+		const LinkStatus *l = &m->links[i];
+
+		if (l->device) {
+			r = link_json(links, l);
+			continue;
+		}
+		/* Modules, Soft-RoCE links and the netns mode: the host's own entry. */
+		r = json_add_object(o, "host", &host);
+		if (r >= 0)
+			r = json_add_string(host, "state", link_state_to_string(l->state));
+		if (r >= 0)
+			r = json_add_string(host, "last_error", l->last_error);
+	}
+	if (r < 0)
+		return r;
+	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (!s)
+		return -ENOMEM;
+	*ret = s;
+	return 0;
+}
