@@ -171,7 +171,8 @@ int manager_reload(Manager *m) {
 	}
 	(void) sd_notify(false, "READY=1");
 	manager_notify_status(m);
-	manager_bus_emit_changed(m, "ConfigFiles", "ConfigErrors", "State", NULL);
+	manager_bus_emit_changed(m, "ConfigFiles", "ConfigErrors", NULL);
+	manager_state_update(m);
 	return r;
 }
 
@@ -237,7 +238,7 @@ int manager_run(Manager *m) {
 	if (r < 0)
 		log_warning_errno(r, "First reconcile failed, will retry");
 	m->started = true;
-	manager_bus_emit_changed(m, "State", NULL);
+	manager_state_update(m);
 	(void) sd_notify(false, "READY=1");
 	manager_notify_status(m);
 	return sd_event_loop(m->event);
@@ -272,6 +273,15 @@ const char *manager_state(const Manager *m) {
 		if (m->links[i].state == LINK_STATE_FAILED)
 			return "degraded";
 	return "running";
+}
+
+void manager_state_update(Manager *m) {
+	const char *state = manager_state(m);
+
+	if (state == m->state_emitted)
+		return;
+	m->state_emitted = state;
+	manager_bus_emit_changed(m, "State", NULL);
 }
 
 static bool link_name_split(const char *name, char *device, size_t size, uint32_t *ret_port) {

@@ -34,6 +34,7 @@ typedef struct Manager {
 	sd_bus *bus;		      /* NULL with --once */
 	bool started;		      /* the first reconcile is done */
 	uint64_t last_reconcile_usec; /* CLOCK_REALTIME at the end of the last reconcile */
+	const char *state_emitted;    /* the State last announced with PropertiesChanged */
 
 	sd_event_source *reconcile_timer;
 	sd_device_monitor *udev;
@@ -65,6 +66,8 @@ int manager_reconcile_all(Manager *m);
 
 /* starting (before the first reconcile), degraded (invalid profiles, a failed link), running */
 const char *manager_state(const Manager *m);
+/* PropertiesChanged for State, when it differs from what was last said. */
+void manager_state_update(Manager *m);
 /* A link by "DEV/PORT", "DEV" (one-port devices) or netdev name: -EINVAL for a name that is
  * none of these, -EADDRNOTAVAIL for a device with several ports, -ENODEV if there is none. */
 int manager_link_find(Manager *m, const char *name, LinkStatus **ret);

@@ -80,67 +80,6 @@ int verb_check(const Options *o, int argc, char **argv) {
 	return EXIT_SUCCESS;
 }
 
-static int plan_print_json(const Plan *p) {
-	_cleanup_(json_object_putp) json_object *a = NULL;
-	int r;
-
-	r = plan_to_json(p, &a);
-	if (r < 0)
-		return r;
-	return json_print(a, stdout);
-}
-
-static int plan_print_text(const Plan *p) {
-	static const char *const headers[] = { "LINK", "SETTING", "CURRENT", "DESIRED", "PROFILE" };
-	_cleanup_(table_freep) Table *t = table_new(5, headers), *u = NULL;
-	int r;
-
-	if (!t)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->n_actions; i++) {
-		const Action *x = &p->actions[i];
-
-		if (x->unsupported) {
-			const char *cells[] = { x->link, action_setting(x), x->desired,
-						x->unsupported };
-
-			if (!u) {
-				static const char *const h[] = { "LINK", "SETTING", "DESIRED",
-								 "NOT APPLIED" };
-
-				u = table_new(4, h);
-				if (!u)
-					return -ENOMEM;
-			}
-			r = table_add_row(u, cells);
-		} else {
-			const char *cells[] = { x->link, action_setting(x), x->current, x->desired,
-						x->profile };
-
-			r = table_add_row(t, cells);
-		}
-		if (r < 0)
-			return r;
-	}
-	if (table_rows(t) > 0) {
-		r = table_print(t, stdout);
-		if (r < 0)
-			return r;
-	}
-	if (u) {
-		printf("%s", table_rows(t) > 0 ? "\n" : "");
-		r = table_print(u, stdout);
-		if (r < 0)
-			return r;
-	}
-	if (table_rows(t) == 0)
-		printf("%s\n", u ? "\nNothing else to change."
-				 : "Nothing to change: the host is in the declared state.");
-	else
-		printf("\n%zu change%s pending.\n", table_rows(t), table_rows(t) == 1 ? "" : "s");
-	return 0;
-}
-
 /* Problems the host model met (a truncated GID, a garbage state), per link, on stderr. */
 static void host_errors_print(const HostState *h) {
 	for (size_t i = 0; i < h->n_devices; i++) {
@@ -155,9 +94,10 @@ static void host_errors_print(const HostState *h) {
 	}
 }
 
-int verb_plan(const Options *o, int argc, char **argv) {
-	_cleanup_(config_freep) Config *c = NULL;
+int offline_plan(const Options *o) {
+	_cleanup_(json_object_putp) json_object *j = NULL;
 	_cleanup_(host_state_freep) HostState *h = NULL;
+	_cleanup_(config_freep) Config *c = NULL;
 	_cleanup_(plan_freep) Plan *p = NULL;
 	int r;
 
@@ -171,10 +111,10 @@ int verb_plan(const Options *o, int argc, char **argv) {
 	r = plan_compute(c, h, &p);
 	if (r < 0)
 		return fail(r, "failed to compute the plan");
-	r = o->json ? plan_print_json(p) : plan_print_text(p);
+	r = plan_to_json(p, &j);
 	if (r < 0)
-		return fail(r, "failed to print the plan");
-	return o->exit_code && plan_pending(p) > 0 ? EXIT_PENDING : EXIT_SUCCESS;
+		return fail(r, "failed to compute the plan");
+	return plan_print(j, o);
 }
 
 static int link_json(const HostDevice *d, const HostPort *p, char *const *profiles,
@@ -415,7 +355,7 @@ static int link_find(const HostState *h, const char *name, const HostDevice **re
 	return -ENODEV;
 }
 
-int verb_gid(const Options *o, int argc, char **argv) {
+int offline_gid(const Options *o, int argc, char **argv) {
 	_cleanup_(host_state_freep) HostState *h = NULL;
 	GidFamily family = _GID_FAMILY_INVALID;
 	GidType type = _GID_TYPE_INVALID;

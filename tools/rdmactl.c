@@ -13,6 +13,7 @@ typedef enum VerbOption {
 	VERB_EXIT_CODE = 1 << 2,
 	VERB_CONFIG_DIR = 1 << 3,
 	VERB_GID_FILTER = 1 << 4,
+	VERB_PAGER = 1 << 5,
 } VerbOption;
 
 static const struct Verb {
@@ -23,10 +24,16 @@ static const struct Verb {
 	int max_args;	  /* -1: any number */
 	int (*run)(const Options *o, int argc, char **argv);
 } verbs[] = {
+	{ "status", "[LINK]", "Show rdmad's view: each link's state and why (daemon)",
+	  VERB_JSON | VERB_PAGER, 1, verb_status },
+	{ "reload", "", "Reload the profiles; fails with every error if invalid (daemon)", 0, 0,
+	  verb_reload },
+	{ "reconcile", "", "Make rdmad look at every link now (daemon)", 0, 0, verb_reconcile },
+	{ "monitor", "", "Follow rdmad's changes until ^C (daemon)", VERB_JSON, 0, verb_monitor },
 	{ "check", "[FILE...]", "Validate profiles (the given files, or every drop-in)",
 	  VERB_ROOT | VERB_CONFIG_DIR, -1, verb_check },
 	{ "plan", "", "Show what rdmad would change on this host",
-	  VERB_ROOT | VERB_CONFIG_DIR | VERB_JSON | VERB_EXIT_CODE, 0, verb_plan },
+	  VERB_ROOT | VERB_CONFIG_DIR | VERB_JSON | VERB_EXIT_CODE | VERB_PAGER, 0, verb_plan },
 	{ "links", "", "List RDMA links, their netdev, state and profiles",
 	  VERB_ROOT | VERB_CONFIG_DIR | VERB_JSON, 0, verb_links },
 	{ "gids", "[DEV[/PORT]]", "List populated GID table entries", VERB_ROOT | VERB_JSON, 1,
@@ -37,9 +44,11 @@ static const struct Verb {
 
 static void help(FILE *f) {
 	fprintf(f, "Usage: rdmactl [OPTIONS] COMMAND [ARGS]\n\n"
-		   "Declarative RDMA configuration: inspect and plan.\n\nCommands:\n");
+		   "Declarative RDMA configuration: inspect, plan, and drive rdmad.\n\n"
+		   "plan and gid ask rdmad when it runs, and read the host directly when it does\n"
+		   "not or when --root/--config-dir name another host.\n\nCommands:\n");
 	for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-		fprintf(f, "  %-6s %-13s %s\n", verbs[i].name, verbs[i].args, verbs[i].help);
+		fprintf(f, "  %-9s %-13s %s\n", verbs[i].name, verbs[i].args, verbs[i].help);
 	fprintf(f, "\nOptions:\n"
 		   "  --root DIR        Read sysfs, configfs and profiles under DIR (default /)\n"
 		   "  --config-dir DIR  Read profiles from DIR instead of the drop-in dirs\n"
@@ -48,6 +57,7 @@ static void help(FILE *f) {
 		   "  --exit-code       plan: exit 2 when changes are pending\n"
 		   "  --family F        gid: ipv4, ipv6 or link-local (default: IPv4, else IPv6)\n"
 		   "  --roce V          gid: v1 or v2 (default v2)\n"
+		   "  --no-pager        status, plan: do not pipe into a pager\n"
 		   "  -h --help         Show this help\n  --version         Show the version\n");
 }
 
@@ -59,6 +69,7 @@ int main(int argc, char **argv) {
 		ARG_EXIT_CODE,
 		ARG_FAMILY,
 		ARG_ROCE,
+		ARG_NO_PAGER,
 		ARG_VERSION
 	};
 	static const struct option options[] = {
@@ -68,6 +79,7 @@ int main(int argc, char **argv) {
 		{ "exit-code", no_argument, NULL, ARG_EXIT_CODE },
 		{ "family", required_argument, NULL, ARG_FAMILY },
 		{ "roce", required_argument, NULL, ARG_ROCE },
+		{ "no-pager", no_argument, NULL, ARG_NO_PAGER },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, ARG_VERSION },
 		{ 0 },
@@ -107,6 +119,10 @@ int main(int argc, char **argv) {
 		case ARG_ROCE:
 			o.roce = optarg;
 			given |= VERB_GID_FILTER;
+			break;
+		case ARG_NO_PAGER:
+			o.no_pager = true;
+			given |= VERB_PAGER;
 			break;
 		case 'h':
 			help(stdout);

@@ -10,14 +10,28 @@ typedef struct Options {
 	bool exit_code;
 	const char *family; /* gid: --family ipv4|ipv6|link-local */
 	const char *roce;   /* gid: --roce v1|v2 */
+	bool no_pager;
 } Options;
 
 /* Exit codes: 0 fine, 1 error (bad arguments, invalid profiles), 2 changes pending (--exit-code).
  */
 #define EXIT_PENDING 2
 
+/* Online commands ask rdmad over D-Bus (rdmactl-online.c); plan and gid fall back to reading
+ * the host directly when it does not run, or when --root/--config-dir say which host. */
+int verb_status(const Options *o, int argc, char **argv);
+int verb_reload(const Options *o, int argc, char **argv);
+int verb_reconcile(const Options *o, int argc, char **argv);
+int verb_monitor(const Options *o, int argc, char **argv);
+
 int verb_check(const Options *o, int argc, char **argv);
 int verb_plan(const Options *o, int argc, char **argv);
 int verb_links(const Options *o, int argc, char **argv);
 int verb_gids(const Options *o, int argc, char **argv);
 int verb_gid(const Options *o, int argc, char **argv);
+int offline_plan(const Options *o);
+int offline_gid(const Options *o, int argc, char **argv);
+
+/* plan-print.c: a plan's JSON array as text (or JSON); the exit code for --exit-code. */
+typedef struct json_object json_object;
+int plan_print(json_object *plan, const Options *o);

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rdmactl monitor: follow rdmad's PropertiesChanged, InterfacesAdded/Removed and its coming
+ * and going on the bus, one line per change, until ^C. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+
+#include "bus-client.h"
+#include "output.h"
+#include "rdmactl.h"
+#include "terminal.h"
+
+static bool arg_json;
+
+static char *object_name(const char *path) {
+	char *name = NULL;
+
+	if (sd_bus_path_decode(path, RDMAD_LINK_PREFIX, &name) > 0)
+		return name;
+	return strdup(streq(path, RDMAD_MANAGER_PATH) ? "rdmad" : path);
+}
+
+/* One event: JSON on one line, or "TIME OBJECT what". */
+static void emit(const char *object, const char *event, json_object *data) {
+	char when[16];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	strftime(when, sizeof(when), "%H:%M:%S", localtime_r(&now, &tm));
+	if (arg_json) {
+		_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+
+		if (!o || json_add_int(o, "time", (int64_t) now) < 0 ||
+		    json_add_string(o, "object", object) < 0 ||
+		    json_add_string(o, "event", event) < 0 ||
+		    (data && json_object_object_add(o, "changed", json_object_get(data)) < 0))
+			return;
+		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							       JSON_C_TO_STRING_NOSLASHESCAPE));
+	} else if (!data)
+		printf("%s %s %s\n", when, object, event);
+	else {
+		json_object_object_foreach(data, key, v) {
+			printf("%s %s %s: ", when, object, key);
+			if (json_object_is_type(v, json_type_array))
+				printf("%zu entr%s\n", json_object_array_length(v),
+				       json_object_array_length(v) == 1 ? "y" : "ies");
+			else if (streq(key, "State"))
+				printf("%s%s%s\n", state_color(json_object_get_string(v)),
+				       json_object_get_string(v), color_reset());
+			else
+				printf("%s\n", json_object_get_string(v));
+		}
+	}
+	fflush(stdout);
+}
+
+static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+	_cleanup_(json_object_putp) json_object *changed = NULL;
+	_cleanup_free_ char *object = object_name(sd_bus_message_get_path(m));
+	const char *interface;
+	int r;
+
+	r = sd_bus_message_read(m, "s", &interface);
+	if (r >= 0)
+		r = bus_message_read_json(m, &changed);
+	if (r < 0 || !object) {
+		fprintf(stderr, "rdmactl monitor: cannot read a PropertiesChanged signal: %s\n",
+			strerror(r < 0 ? -r : ENOMEM));
+		return 0;
+	}
+	emit(object, "changed", changed);
+	return 0;
+}
+
+static int on_interfaces(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+	_cleanup_free_ char *object = NULL;
+	const char *path;
+
+	if (sd_bus_message_read(m, "o", &path) < 0)
+		return 0;
+	object = object_name(path);
+	if (object)
+		emit(object, userdata, NULL);
+	return 0;
+}
+
+static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+	const char *name, *old, *new;
+
+	if (sd_bus_message_read(m, "sss", &name, &old, &new) < 0)
+		return 0;
+	emit("rdmad", *new ? "started" : "stopped", NULL);
+	return 0;
+}
+
+int verb_monitor(const Options *o, int argc, char **argv) {
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(sd_event_unrefp) sd_event *event = NULL;
+	sigset_t mask;
+	int r;
+
+	arg_json = o->json;
+	r = rdmad_bus_open(&bus);
+	if (r < 0) {
+		fprintf(stderr, "rdmactl monitor: cannot reach the system bus: %s\n", strerror(-r));
+		return EXIT_FAILURE;
+	}
+	if (r == 0)
+		emit("rdmad", "not running", NULL);
+	r = sd_bus_add_match(bus, NULL,
+			     "type='signal',sender='" RDMAD_BUS_NAME "',"
+			     "interface='org.freedesktop.DBus.Properties',"
+			     "member='PropertiesChanged',path_namespace='" RDMAD_MANAGER_PATH "'",
+			     on_properties_changed, NULL);
+	if (r >= 0)
+		r = sd_bus_match_signal(bus, NULL, RDMAD_BUS_NAME, RDMAD_MANAGER_PATH,
+					"org.freedesktop.DBus.ObjectManager", "InterfacesAdded",
+					on_interfaces, (void *) "appeared");
+	if (r >= 0)
+		r = sd_bus_match_signal(bus, NULL, RDMAD_BUS_NAME, RDMAD_MANAGER_PATH,
+					"org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
+					on_interfaces, (void *) "disappeared");
+	if (r >= 0)
+		r = sd_bus_add_match(bus, NULL,
+				     "type='signal',sender='org.freedesktop.DBus',"
+				     "member='NameOwnerChanged',arg0='" RDMAD_BUS_NAME "'",
+				     on_owner_changed, NULL);
+	if (r >= 0)
+		r = sd_event_default(&event);
+	if (r >= 0)
+		r = sd_bus_attach_event(bus, event, 0);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	if (r >= 0)
+		r = sd_event_add_signal(event, NULL, SIGINT, NULL, NULL);
+	if (r >= 0)
+		r = sd_event_add_signal(event, NULL, SIGTERM, NULL, NULL);
+	if (r < 0) {
+		fprintf(stderr, "rdmactl monitor: %s\n", strerror(-r));
+		return EXIT_FAILURE;
+	}
+	/* The matches are in place once this returns: what changes from now on is printed. */
+	(void) sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+				  "org.freedesktop.DBus.Peer", "Ping", NULL, NULL, NULL);
+	if (!arg_json)
+		fprintf(stderr, "Following rdmad; press ^C to stop.\n");
+	r = sd_event_loop(event);
+	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

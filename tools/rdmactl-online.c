@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* reload, reconcile, and plan/gid from the running daemon. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bus-client.h"
+#include "output.h"
+#include "rdmactl.h"
+
+/* plan and gid read the host themselves when told which host (--root, --config-dir) or when
+ * rdmad does not run; otherwise the daemon answers, with the profiles it has in force. */
+static bool want_offline(const Options *o) {
+	return !streq(o->root, "/") || o->config_dirs;
+}
+
+int verb_reload(const Options *o, int argc, char **argv) {
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+
+	if (rdmad_bus_require("reload", &bus) < 0)
+		return EXIT_FAILURE;
+	/* The daemon reconciles before it answers: allow for a big host. */
+	(void) sd_bus_set_method_call_timeout(bus, 120 * 1000 * 1000);
+	return rdmad_call(bus, "reload", "Reload", NULL, NULL) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int verb_reconcile(const Options *o, int argc, char **argv) {
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+
+	if (rdmad_bus_require("reconcile", &bus) < 0)
+		return EXIT_FAILURE;
+	(void) sd_bus_set_method_call_timeout(bus, 120 * 1000 * 1000);
+	return rdmad_call(bus, "reconcile", "Reconcile", NULL, NULL) < 0 ? EXIT_FAILURE
+									 : EXIT_SUCCESS;
+}
+
+int verb_plan(const Options *o, int argc, char **argv) {
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(json_object_putp) json_object *plan = NULL;
+
+	if (want_offline(o) || rdmad_bus_open(&bus) <= 0)
+		return offline_plan(o);
+	if (rdmad_call_json(bus, "plan", "Plan", &plan) < 0)
+		return EXIT_FAILURE;
+	return plan_print(plan, o);
+}
+
+/* The link's entry in Describe()'s GID list, in the shape of the offline `gid --json`. */
+static int gid_print_json(sd_bus *bus, const char *link, uint32_t index) {
+	_cleanup_(json_object_putp) json_object *d = NULL;
+	json_object *links, *l, *gids, *v;
+
+	if (rdmad_call_json(bus, "gid", "Describe", &d) < 0)
+		return EXIT_FAILURE;
+	if (!json_object_object_get_ex(d, "links", &links))
+		return EXIT_FAILURE;
+	for (size_t i = 0; i < json_object_array_length(links); i++) {
+		l = json_object_array_get_idx(links, i);
+		if (!json_object_object_get_ex(l, "link", &v) ||
+		    !streq(json_object_get_string(v), link) ||
+		    !json_object_object_get_ex(l, "gids", &gids))
+			continue;
+		for (size_t k = 0; k < json_object_array_length(gids); k++) {
+			_cleanup_(json_object_putp) json_object *out = json_object_new_object();
+			json_object *g = json_object_array_get_idx(gids, k), *x;
+
+			if (!json_object_object_get_ex(g, "index", &x) ||
+			    json_object_get_int64(x) != index)
+				continue;
+			if (!out ||
+			    json_add_string(out, "device",
+					    json_object_get_string(
+						    json_object_object_get(l, "device"))) < 0 ||
+			    json_add_int(out, "port",
+					 json_object_get_int64(json_object_object_get(l, "port"))) <
+				    0)
+				return EXIT_FAILURE;
+			json_object_object_foreach(g, key, val) {
+				if (json_object_object_add(out, key, json_object_get(val)) < 0)
+					return EXIT_FAILURE;
+			}
+			return json_print(out, stdout) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+		}
+	}
+	fprintf(stderr, "rdmactl gid: GID %u of %s changed meanwhile; try again\n", index, link);
+	return EXIT_FAILURE;
+}
+
+int verb_gid(const Options *o, int argc, char **argv) {
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *link = NULL;
+	const char *gid, *path;
+	_cleanup_free_ char *name = NULL;
+	uint32_t index;
+
+	if (argc != 1) {
+		fprintf(stderr, "rdmactl gid: which link? (DEV/PORT or netdev)\n");
+		return EXIT_FAILURE;
+	}
+	if (want_offline(o) || rdmad_bus_open(&bus) <= 0)
+		return offline_gid(o, argc, argv);
+	if (rdmad_call(bus, "gid", "ResolveGid", &reply, "sss", argv[0], o->family ? o->family : "",
+		       o->roce ? o->roce : "") < 0 ||
+	    sd_bus_message_read(reply, "us", &index, &gid) < 0)
+		return EXIT_FAILURE;
+	if (!o->json) {
+		printf("%u\n", index);
+		return EXIT_SUCCESS;
+	}
+	if (rdmad_call(bus, "gid", "GetLink", &link, "s", argv[0]) < 0 ||
+	    sd_bus_message_read(link, "o", &path) < 0 ||
+	    sd_bus_path_decode(path, RDMAD_LINK_PREFIX, &name) <= 0)
+		return EXIT_FAILURE;
+	return gid_print_json(bus, name, index);
+}
