@@ -54,6 +54,10 @@ static char *strv_json_join(json_object *a) {
 	return TAKE_PTR(s);
 }
 
+static const char *dash(const char *s) {
+	return s && *s ? s : "-";
+}
+
 static void print_field(const char *name, const char *value) {
 	printf("%13s: %s\n", name, value ? value : "-");
 }
@@ -68,8 +72,8 @@ static void print_reasons(json_object *l) {
 
 		if (!result || streq(result, "converged"))
 			continue;
-		printf("    %s: %s -> %s: %s%s%s\n", jstr(s, "setting"), strna(jstr(s, "current")),
-		       strna(jstr(s, "desired")), state_color(result), result, color_reset());
+		printf("    %s: %s -> %s: %s%s%s\n", jstr(s, "setting"), dash(jstr(s, "current")),
+		       dash(jstr(s, "desired")), state_color(result), result, color_reset());
 		if (jstr(s, "error"))
 			printf("      %s\n", jstr(s, "error"));
 	}

@@ -1,0 +1,207 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Fixture tier for org.rdmad1: a private dbus-daemon configured like the system bus with the
+# shipped policy (units/org.rdmad1.conf), rdmad on a copy of the mlx5 fixture, and every
+# method, property and error of the API, PropertiesChanged, and authorization as root, as
+# nobody and as nobody holding CAP_NET_ADMIN. Prints TAP.
+#
+#   tests/bus-test.sh RDMAD RDMACTL POLICY
+set -euo pipefail
+
+rdmad=$(realpath "$1")
+rdmactl=$(realpath "$2")
+policy=$(realpath "$3")
+src=$(cd "$(dirname "$0")" && pwd)
+
+if [[ -z ${RDMAD_FIXTURE_NETNS:-} ]]; then
+        exec unshare --net env RDMAD_FIXTURE_NETNS=1 "$0" "$@"
+fi
+
+work=$(mktemp -d)
+chmod 755 "$work"
+pid= bus_pid= mon_pid=
+cleanup() {
+        for p in $mon_pid $pid $bus_pid; do
+                kill "$p" 2> /dev/null && wait "$p" 2> /dev/null
+        done
+        rm -rf "$work"
+}
+trap cleanup EXIT
+
+cp -a "$src/fixtures/mlx5-dual-vf" "$work/root"
+mkdir -p "$work/conf" "$work/state"
+root=$work/root
+port1=$root/sys/class/infiniband/mlx5_0/ports/1
+
+sed -e "s|@SOCKET@|$work/bus|" -e "s|@POLICY@|$policy|" "$src/dbus/system.conf.in" \
+        > "$work/system.conf"
+dbus-daemon --config-file="$work/system.conf" --nofork --nopidfile --nosyslog &
+bus_pid=$!
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/bus
+for _ in $(seq 50); do [[ -S $work/bus ]] && break; sleep 0.1; done
+
+cat > "$work/conf/50-mlx5.yaml" << 'YAML'
+match: {device: mlx5_0}
+roce: {mode: v2, tos: 106}
+YAML
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
+check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+# is DESCRIPTION GOT WANT
+is() { if [[ $2 == "$3" ]]; then ok "$1"; else not_ok "$1"; echo "# got '$2', want '$3'"; fi; }
+
+bc() { busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" "$@"; }
+call() { bc call org.rdmad1 /org/rdmad1 org.rdmad1.Manager "$@"; }
+# The error name of a call that must fail ("" when it succeeds).
+call_error() { bc call --json=short org.rdmad1 /org/rdmad1 org.rdmad1.Manager "$@" 2>&1 > /dev/null | sed -n 's/^Call failed: //p' || true; }
+link=/org/rdmad1/link/mlx5_5f0_2f1
+lprop() { bc get-property org.rdmad1 "$link" org.rdmad1.Link "$1"; }
+mprop() { bc get-property org.rdmad1 /org/rdmad1 org.rdmad1.Manager "$1"; }
+nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+nobody_netadmin() {
+        setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=+net_admin \
+                --ambient-caps=+net_admin "$@"
+}
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+
+echo "1..51"
+
+"$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" \
+        2> "$work/rdmad.log" &
+pid=$!
+for _ in $(seq 100); do
+        [[ $(bc call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+                NameHasOwner s org.rdmad1 2> /dev/null) == "b true" ]] && break
+        sleep 0.1
+done
+check "rdmad owns org.rdmad1 under the shipped policy" \
+        "bc status org.rdmad1 > /dev/null 2>&1" || sed 's/^/# /' "$work/rdmad.log"
+check "a non-root process may not own org.rdmad1" \
+        "! nobody timeout 5 busctl --address=$DBUS_SYSTEM_BUS_ADDRESS call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus RequestName su org.rdmad1 0 > /dev/null 2>&1"
+
+# Manager properties
+is "Version is rdmad --version" "$(mprop Version)" "s \"$("$rdmad" --version | cut -d' ' -f2)\""
+for _ in $(seq 50); do [[ $(mprop State) != 's "starting"' ]] && break; sleep 0.1; done
+is "State is running" "$(mprop State)" 's "running"'
+is "ConfigFiles" "$(mprop ConfigFiles)" "as 1 \"$work/conf/50-mlx5.yaml\""
+is "ConfigErrors empty" "$(mprop ConfigErrors)" "as 0"
+check "LastReconcileUSec is set" "[[ \$(mprop LastReconcileUSec | cut -d' ' -f2) -gt 0 ]]"
+
+# Manager methods
+links=$(call ListLinks)
+check "ListLinks lists the 4 ports with object paths and states" \
+        "[[ '$links' == 'a(sos) 4 \"mlx5_0/1\" \"$link\" \"converged\" \"mlx5_1/1\" '* ]]" ||
+        echo "# $links"
+is "GetLink by DEV/PORT" "$(call GetLink s mlx5_0/1)" "o \"$link\""
+is "GetLink by netdev" "$(call GetLink s ens1f0np0)" "o \"$link\""
+is "GetLink by a one-port DEV" "$(call GetLink s mlx5_0)" "o \"$link\""
+is "GetLink of an unknown link: NoSuchLink" "$(call_error GetLink s nope0)" \
+        "No RDMA link 'nope0'"
+is "GetLink of a malformed name: InvalidArgs" "$(call_error GetLink s 'a/b/c')" \
+        "'a/b/c' is not DEV/PORT, DEV or a netdev name"
+check "GetLink with a wrong signature is refused, and rdmad lives on" \
+        "[[ -n \$(call_error GetLink u 1) ]] && kill -0 $pid"
+is "ResolveGid: RoCE v2 IPv4 first" "$(call ResolveGid sss mlx5_0/1 '' '')" \
+        'us 3 "0000:0000:0000:0000:0000:ffff:c000:020a"'
+is "ResolveGid --family ipv6" "$(call ResolveGid sss ens1f0np0 ipv6 v2)" \
+        'us 7 "2001:0db8:0000:0000:0000:0000:0000:0010"'
+is "ResolveGid --roce v1" "$(call ResolveGid sss mlx5_0/1 '' v1 | cut -d' ' -f2)" 2
+is "ResolveGid of an unknown family: InvalidArgs" \
+        "$(call_error ResolveGid sss mlx5_0/1 ipv5 '')" \
+        "Unknown GID family 'ipv5' (ipv4, ipv6, link-local, or empty for IPv4 else IPv6)"
+check "ResolveGid without such a GID: NoGid" \
+        "[[ \$(call_error ResolveGid sss mlx5_1/1 ipv4 '') == 'mlx5_1/1 has no RoCE v2 ipv4 GID'* ]]"
+plan_online=$(call Plan | sed 's/^s //' | json 'json.dumps(json.loads(d), sort_keys=True)' 2>&1 || true)
+plan_offline=$("$rdmactl" plan --json --root "$root" --config-dir "$work/conf" |
+        json 'json.dumps(d, sort_keys=True)')
+is "Plan() is rdmactl plan --json, converged" "$plan_online" "$plan_offline"
+check "Describe() is JSON with the 4 links" \
+        "[[ \$(call Describe | sed 's/^s //' | json 'len(json.loads(d)[\"links\"])') == 4 ]]"
+
+# Link properties
+is "Link.Device/Port/Netdev/Driver" \
+        "$(lprop Device) $(lprop Port) $(lprop Netdev) $(lprop Driver)" \
+        's "mlx5_0" u 1 s "ens1f0np0" s "mlx5_core"'
+is "Link.State" "$(lprop State)" 's "converged"'
+is "Link.Profiles" "$(lprop Profiles)" 'as 1 "50-mlx5.yaml"'
+is "Link.RoceMode/RoceTos" "$(lprop RoceMode) $(lprop RoceTos)" 's "v2" i 106'
+check "Link.Gids: 6 entries, index 3 is RoCE v2 for 192.0.2.10" \
+        "[[ \$(lprop Gids) == *'3 \"0000:0000:0000:0000:0000:ffff:c000:020a\" \"RoCE v2\" \"ens1f0np0\" \"192.0.2.10\"'* && \$(lprop Gids) == 'a(ussss) 6 '* ]]"
+is "Link.PreferredGidIndex" "$(lprop PreferredGidIndex)" "i 3"
+is "Link.Settings" "$(lprop Settings)" \
+        'a(sssss) 2 "roce.mode" "v2" "v2" "converged" "" "roce.tos" "106" "106" "converged" ""'
+is "Link.LastError" "$(lprop LastError)" 's ""'
+
+# rdmactl online
+is "rdmactl gid asks rdmad (no --root: the real host has no mlx5_0)" \
+        "$("$rdmactl" gid mlx5_0/1)" 3
+check "rdmactl status lists the links" \
+        "\"$rdmactl\" status | grep -Eq '^mlx5_0/1 +ens1f0np0 +mlx5_core +3 +50-mlx5.yaml +converged$'"
+check "rdmactl status --json is Describe()" \
+        "[[ \$(\"$rdmactl\" status --json | json 'd[\"state\"]') == running ]]"
+
+# Authorization: reads for everyone, changes for root or CAP_NET_ADMIN
+check "nobody may read: status" "nobody \"$rdmactl\" status > /dev/null"
+check "nobody may read: ResolveGid" "[[ \$(nobody \"$rdmactl\" gid ens1f0np0) == 3 ]]"
+is "nobody may not Reload: AccessDenied" "$(nobody "$rdmactl" reload 2>&1)" \
+        "rdmactl reload: Changing rdmad's state needs root or CAP_NET_ADMIN"
+check "nobody may not Reconcile" "! nobody \"$rdmactl\" reconcile 2> /dev/null"
+check "nobody with CAP_NET_ADMIN may Reconcile" "nobody_netadmin \"$rdmactl\" reconcile"
+check "root may Reconcile" "\"$rdmactl\" reconcile"
+
+# PropertiesChanged: a client sees a fixture value change once rdmad reconciles
+setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        "$rdmactl" monitor --json > "$work/monitor.json" 2> "$work/monitor.err" &
+mon_pid=$!
+for _ in $(seq 50); do grep -q Following "$work/monitor.err" && break; sleep 0.1; done
+zero=0000:0000:0000:0000:0000:0000:0000:0000
+echo "$zero" > "$port1/gids/2"
+echo "$zero" > "$port1/gids/3"
+"$rdmactl" reconcile
+for _ in $(seq 50); do grep -q PreferredGidIndex "$work/monitor.json" && break; sleep 0.1; done
+check "PropertiesChanged: the IPv4 GIDs went, PreferredGidIndex is now 7" \
+        "grep '\"mlx5_0/1\"' \"$work/monitor.json\" | grep -q '\"PreferredGidIndex\":7'" ||
+        sed 's/^/# /' "$work/monitor.json"
+check "PropertiesChanged carries the new Gids" \
+        "grep '\"mlx5_0/1\"' \"$work/monitor.json\" | grep -q '\"Gids\":\\[\\[0,'"
+
+# Reload: invalid profiles change nothing and say where; valid ones apply before it returns
+printf 'match: {device: mlx5_0}\nroce: {tos: 999}\n' > "$work/conf/60-bad.yaml"
+"$rdmactl" reload > "$work/reload.out" 2>&1 && rc=0 || rc=$?
+check "rdmactl reload of a broken profile exits non-zero with file:line:col" \
+        "[[ $rc -ne 0 ]] && grep -qF \"60-bad.yaml:2:13: error: 'roce.tos' must be in 0..255\" \"$work/reload.out\"" ||
+        sed 's/^/# /' "$work/reload.out"
+check "ConfigErrors lists it, State is degraded" \
+        "[[ \$(mprop ConfigErrors) == 'as 1 '*60-bad.yaml:2:13* && \$(mprop State) == 's \"degraded\"' ]]"
+is "the previous profiles stay in force" "$(lprop RoceTos)" "i 106"
+rm "$work/conf/60-bad.yaml"
+printf 'match: {device: mlx5_0}\nroce: {tos: 32}\n' > "$work/conf/60-tos.yaml"
+check "rdmactl reload of good profiles succeeds" "\"$rdmactl\" reload"
+is "and they are applied when it returns" "$(cat "$root/sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos") $(lprop RoceTos)" "32 i 32"
+is "ConfigErrors empty again, State running" "$(mprop ConfigErrors) $(mprop State)" 'as 0 s "running"'
+
+# A link that fails: its settings say why, the manager is degraded
+printf 'match: {device: mlx5_1}\nroce: {tos: 32}\n' > "$work/conf/70-mlx5_1.yaml"
+"$rdmactl" reload || true
+l1=/org/rdmad1/link/mlx5_5f1_2f1
+check "a failing setting: Settings result failed with the error, LastError set" \
+        "[[ \$(bc get-property org.rdmad1 $l1 org.rdmad1.Link Settings) == *'\"roce.tos\" \"32\" \"\" \"failed\" \"read '*'default_roce_tos: No such file or directory\"' && -n \$(bc get-property org.rdmad1 $l1 org.rdmad1.Link LastError | sed 's/^s \"\"$//') ]]"
+check "rdmactl status says why mlx5_1/1 is not converged" \
+        "\"$rdmactl\" status | grep -A2 '^mlx5_1/1: failed' | grep -q 'roce.tos: - -> 32: failed'"
+
+kill "$pid"
+wait "$pid" && rc=0 || rc=$?
+pid=
+is "rdmad stops on SIGTERM with exit 0" "$rc" 0
+for _ in $(seq 30); do grep -q '"stopped"' "$work/monitor.json" && break; sleep 0.1; done
+check "monitor saw rdmad go" "grep -q '\"event\":\"stopped\"' \"$work/monitor.json\""
+out=$("$rdmactl" status 2>&1) && rc=0 || rc=$?
+check "rdmactl status without rdmad fails and says so" \
+        "[[ $rc -ne 0 && '$out' == *'rdmad is not running'* ]]"
+
+[[ $failed -eq 0 ]] || sed 's/^/# rdmad: /' "$work/rdmad.log"
+exit "$failed"
