@@ -168,7 +168,7 @@ static int status_link(json_object *l) {
 	json_object *settings = jarray(l, "settings"), *gids = jarray(l, "gids");
 	char port[16], tos[16] = "-", gid[160] = "-";
 	int64_t v;
-	int r;
+	int r = 0;
 
 	if (!s || !g || !profiles)
 		return -ENOMEM;
