@@ -4,6 +4,7 @@
 # D-Bus, and udev seeing a Soft-RoCE device.
 #   RDMAD_UNIT  a unit file to check with `systemd-analyze verify` (fails when unset); the
 #               --bin executables are installed where its Exec*= lines expect them first
+#   RDMAD_DBUS_POLICY  units/org.rdmad1.conf, installed so that rdmad may own its name
 # No `set -e`: a failed check is reported and the scenario goes on.
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
@@ -60,6 +61,13 @@ if [ -n "${RDMAD_UNIT:-}" ] && command -v rdmad > /dev/null; then
 			> /run/systemd/system/rdmad.service.d/asan.conf
 	fi
 	systemctl daemon-reload
+	if [ -n "${RDMAD_DBUS_POLICY:-}" ]; then
+		install -D -m 644 "$RDMAD_DBUS_POLICY" /etc/dbus-1/system.d/org.rdmad1.conf
+		busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+			ReloadConfig
+	else
+		fail "the D-Bus policy is installed" "no RDMAD_DBUS_POLICY given"
+	fi
 	check "systemctl start rdmad (Type=notify: returns after READY=1)" \
 		timeout 60 systemctl start rdmad
 	check "rdmad.service is active" systemctl is-active --quiet rdmad
@@ -69,6 +77,35 @@ if [ -n "${RDMAD_UNIT:-}" ] && command -v rdmad > /dev/null; then
 	check "STATUS= counts the converged link" grep -q '1 converged' <<< "$status"
 	check "the journal has rdmad's fields (journalctl RDMA_DEVICE=rxe0)" \
 		wait_until 5 sh -c "journalctl -q RDMA_DEVICE=rxe0 -o cat | grep -q converged"
+
+	# ---- org.rdmad1 on the real system bus, and rdmactl's online commands ------------------
+	check "rdmad owns org.rdmad1 on the system bus" \
+		wait_until 10 busctl --system status org.rdmad1
+	rdmactl status --no-pager > "$VM_LOGDIR/status.txt" 2>&1
+	check "rdmactl status shows rxe0/1 (veth0) converged" \
+		grep -Eq '^rxe0/1 +veth0 +rdma_rxe +[0-9]+ +50-rxe.yaml +converged$' "$VM_LOGDIR/status.txt"
+	is "Link.RoceTos over the bus" \
+		"$(busctl --system get-property org.rdmad1 /org/rdmad1/link/rxe0_2f1 org.rdmad1.Link RoceTos)" \
+		"i 106"
+	gid=$(rdmactl gid rxe0/1)
+	is "rdmactl gid (from rdmad) equals the GID index read from sysfs (--root /)" \
+		"$gid" "$(rdmactl gid --root / rxe0/1)"
+	is "... and it is the RoCE v2 GID of 192.0.2.1" \
+		"$(attr /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/"$gid") $(attr /sys/class/infiniband/rxe0/ports/1/gids/"$gid")" \
+		"RoCE v2 0000:0000:0000:0000:0000:ffff:c000:0201"
+	timeout 60 ib_write_bw -d rxe0 -x "$gid" -n 100 -p 18520 > "$VM_LOGDIR/bw-server.log" 2>&1 &
+	bw=$!
+	sleep 1
+	check "ib_write_bw -x \$(rdmactl gid rxe0/1) passes (loopback on rxe0)" \
+		logged "$VM_LOGDIR/bw-client.log" timeout 60 ib_write_bw -d rxe0 -x "$gid" -n 100 \
+		-p 18520 192.0.2.1
+	wait "$bw"
+	check "ib_write_bw server side completed" test $? -eq 0
+	check "nobody reads status over the bus" \
+		setpriv --reuid=nobody --regid=nogroup --clear-groups rdmactl status --no-pager
+	check "nobody may not reload" \
+		sh -c 'setpriv --reuid=nobody --regid=nogroup --clear-groups rdmactl reload 2>&1 |
+			grep -q "needs root or CAP_NET_ADMIN"'
 
 	printf 'roce:\n  tos: 999\n' > /etc/rdmad/60-broken.yaml
 	rc=0
