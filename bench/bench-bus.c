@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A D-Bus client of org.rdmad1 that times what job launchers and monitoring do: GetLink and the
+ * link's properties, Describe(), and how many calls one client gets answered per second.
+ * Prints figures; asserts nothing. The bus is $DBUS_SYSTEM_BUS_ADDRESS (bench-bus.sh). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+
+static uint64_t now_ns(void) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000000 + (uint64_t) ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+	uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void report(const char *what, uint64_t *ns, size_t n) {
+	qsort(ns, n, sizeof(*ns), cmp_u64);
+	printf("%-52s p50 %7.1f us  p99 %7.1f us  max %7.1f us  (%zu calls)\n", what,
+	       ns[n / 2] / 1e3, ns[(n * 99) / 100] / 1e3, ns[n - 1] / 1e3, n);
+}
+
+static int die(const char *what, int r, const sd_bus_error *e) {
+	fprintf(stderr, "bench-bus: %s: %s\n", what, e && e->message ? e->message : strerror(-r));
+	exit(EXIT_FAILURE);
+}
+
+static sd_bus_message *call(sd_bus *bus, const char *path, const char *iface, const char *method,
+			    const char *types, ...) {
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *m = NULL, *reply = NULL;
+	va_list ap;
+	int r;
+
+	r = sd_bus_message_new_method_call(bus, &m, "org.rdmad1", path, iface, method);
+	if (r >= 0 && types) {
+		va_start(ap, types);
+		r = sd_bus_message_appendv(m, types, ap);
+		va_end(ap);
+	}
+	if (r >= 0)
+		r = sd_bus_call(bus, m, 0, &e, &reply);
+	sd_bus_message_unref(m);
+	if (r < 0)
+		die(method, r, &e);
+	return reply;
+}
+
+int main(int argc, char **argv) {
+	size_t iterations = argc > 1 ? strtoul(argv[1], NULL, 10) : 2000, n_links = 0;
+	char **links = NULL;
+	sd_bus_message *reply;
+	const char *name, *path, *state;
+	uint64_t *ns, t0, end, calls = 0;
+	sd_bus *bus;
+	int r;
+
+	r = sd_bus_open_system(&bus);
+	if (r < 0)
+		die("connect", r, NULL);
+	reply = call(bus, "/org/rdmad1", "org.rdmad1.Manager", "ListLinks", NULL);
+	r = sd_bus_message_enter_container(reply, 'a', "(sos)");
+	while (r >= 0 && (r = sd_bus_message_read(reply, "(sos)", &name, &path, &state)) > 0) {
+		links = realloc(links, (n_links + 1) * sizeof(char *));
+		links[n_links++] = strdup(name);
+	}
+	if (r < 0 || n_links == 0)
+		die("ListLinks", r < 0 ? r : -ENODEV, NULL);
+	sd_bus_message_unref(reply);
+	printf("org.rdmad1 with %zu links, one client, synchronous calls\n", n_links);
+
+	ns = calloc(iterations, sizeof(*ns));
+	srand(1);
+	for (size_t i = 0; i < iterations + 100; i++) {
+		const char *l = links[(size_t) rand() % n_links];
+
+		t0 = now_ns();
+		reply = call(bus, "/org/rdmad1", "org.rdmad1.Manager", "GetLink", "s", l);
+		if (sd_bus_message_read(reply, "o", &path) < 0)
+			die("GetLink reply", -EBADMSG, NULL);
+		sd_bus_message_unref(call(bus, path, "org.freedesktop.DBus.Properties", "GetAll",
+					  "s", "org.rdmad1.Link"));
+		sd_bus_message_unref(reply);
+		if (i >= 100) /* after a warm-up */
+			ns[i - 100] = now_ns() - t0;
+	}
+	report("GetLink + GetAll(org.rdmad1.Link), random link", ns, iterations);
+
+	for (size_t i = 0; i < iterations; i++) {
+		t0 = now_ns();
+		sd_bus_message_unref(call(bus, "/org/rdmad1/link/rxe0_2f1",
+					  "org.freedesktop.DBus.Properties", "Get", "ss",
+					  "org.rdmad1.Link", "PreferredGidIndex"));
+		ns[i] = now_ns() - t0;
+	}
+	report("Get(PreferredGidIndex) of one link", ns, iterations);
+
+	for (size_t i = 0; i < 50; i++) {
+		t0 = now_ns();
+		sd_bus_message_unref(
+			call(bus, "/org/rdmad1", "org.rdmad1.Manager", "Describe", NULL));
+		ns[i] = now_ns() - t0;
+	}
+	report("Describe(), the whole host", ns, 50);
+
+	end = now_ns() + 5ull * 1000000000;
+	for (t0 = now_ns(); now_ns() < end; calls++)
+		sd_bus_message_unref(call(bus, "/org/rdmad1/link/rxe0_2f1",
+					  "org.freedesktop.DBus.Properties", "Get", "ss",
+					  "org.rdmad1.Link", "State"));
+	printf("%-52s %7.0f calls/s\n", "sustained Get(State), one client, 5 s",
+	       calls / ((now_ns() - t0) / 1e9));
+
+	for (size_t i = 0; i < n_links; i++)
+		free(links[i]);
+	free(links);
+	free(ns);
+	sd_bus_flush_close_unref(bus);
+	return 0;
+}
