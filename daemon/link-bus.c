@@ -202,7 +202,7 @@ static void link_emit(Manager *m, const char *name, const char *signal, unsigned
 }
 
 void manager_bus_links_changed(Manager *m, const LinkStatus *old, size_t n_old, size_t n_carried) {
-	if (!m->bus)
+	if (!manager_bus_ready(m))
 		return;
 	for (size_t i = n_carried; i < m->n_links; i++) {
 		const LinkStatus *s = &m->links[i], *o;

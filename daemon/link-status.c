@@ -124,11 +124,15 @@ int link_status_describe(LinkStatus *s, const Config *c, const HostDevice *d, co
 		return r;
 	}
 	s->profiles = TAKE_PTR(profiles);
-	s->settings = calloc(_KEY_MAX, sizeof(LinkSetting));
-	if (!s->settings) {
+	for (Key k = 0; k < _KEY_MAX; k++)
+		if (KEYS_LINK & ls.set & KEY_BIT(k))
+			n++;
+	s->settings = n > 0 ? calloc(n, sizeof(LinkSetting)) : NULL;
+	if (n > 0 && !s->settings) {
 		link_settings_done(&ls);
 		return -ENOMEM;
 	}
+	n = 0;
 	for (Key k = 0; r >= 0 && k < _KEY_MAX; k++) {
 		if (!(KEYS_LINK & ls.set & KEY_BIT(k)))
 			continue;

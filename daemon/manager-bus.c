@@ -272,7 +272,7 @@ void manager_bus_emit_changed(Manager *m, const char *property, ...) {
 	size_t n = 0;
 	va_list ap;
 
-	if (!m->bus)
+	if (!manager_bus_ready(m))
 		return;
 	va_start(ap, property);
 	for (const char *p = property; p && n < ELEMENTSOF(names) - 1; p = va_arg(ap, const char *))
@@ -281,6 +281,13 @@ void manager_bus_emit_changed(Manager *m, const char *property, ...) {
 	names[n] = NULL;
 	(void) sd_bus_emit_properties_changed_strv(m->bus, MANAGER_PATH, MANAGER_INTERFACE,
 						   (char **) names);
+}
+
+/* Signals are only worth sending on a connected bus: while sd-bus waits for the socket
+ * (watch-bind, at boot), every emitted signal would be queued, unbounded, for nobody. A
+ * client that connects later reads the current values. */
+bool manager_bus_ready(Manager *m) {
+	return m->bus && sd_bus_is_ready(m->bus) > 0;
 }
 
 static int on_name_acquired(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {

@@ -81,6 +81,7 @@ int manager_describe(Manager *m, char **ret);
 
 /* D-Bus (manager-bus.c, link-bus.c). */
 int manager_connect_bus(Manager *m);
+bool manager_bus_ready(Manager *m);
 int link_bus_register(Manager *m);
 char *link_bus_path(const char *name);
 /* After statuses were rebuilt: PropertiesChanged for what differs from old (the first
