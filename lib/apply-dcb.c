@@ -61,16 +61,13 @@ static int send_del(struct nl_sock *sk, const Action *x, const DcbDiff *diff, Ac
 }
 
 int apply_dcb(Applier *a, const Action *x, ActionOutcome *ret) {
-	_cleanup_free_ DcbDiff *diff = NULL;
+	DcbDiff diff;
 	DcbState live, after;
 	struct nl_sock *sk;
 	int r;
 
 	if (!x->netdev)
 		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s has no netdev", x->link);
-	diff = calloc(1, sizeof(DcbDiff));
-	if (!diff)
-		return -ENOMEM;
 	r = dcbnl_socket(a, &sk);
 	if (r < 0)
 		return r == -ENOMEM ? r
@@ -84,10 +81,11 @@ int apply_dcb(Applier *a, const Action *x, ActionOutcome *ret) {
 	if (r < 0)
 		return outcome_set(ret, APPLY_FAILED, r, "%s: IEEE_GET: %s", x->netdev,
 				   strerror(-r));
-	r = dcb_diff_compute(&live, x->key, &x->value.dcb, diff);
+	r = dcb_diff_compute(&live, x->key, &x->value.dcb, &diff);
 	if (r == -EOPNOTSUPP)
-		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s: the driver has no IEEE DCB object for %s",
-				   x->netdev, action_setting(x));
+		return outcome_set(ret, APPLY_UNSUPPORTED, 0,
+				   "%s: the driver has no IEEE DCB object for %s", x->netdev,
+				   action_setting(x));
 	if (r < 0)
 		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s is not a DCB setting",
 				   action_setting(x));
@@ -96,22 +94,22 @@ int apply_dcb(Applier *a, const Action *x, ActionOutcome *ret) {
 
 	/* New app entries first, then the stale ones (iproute2's `dcb app replace` order): a DSCP
 	 * that changes priority is never without one. */
-	if (dcb_diff_has_set(diff)) {
-		r = send_set(sk, x, diff, ret);
+	if (dcb_diff_has_set(&diff)) {
+		r = send_set(sk, x, &diff, ret);
 		if (r <= 0)
 			return r;
 	}
-	if (diff->n_del > 0) {
-		r = send_del(sk, x, diff, ret);
+	if (diff.n_del > 0) {
+		r = send_del(sk, x, &diff, ret);
 		if (r <= 0)
 			return r;
 	}
 	r = dcbnl_ieee_read(sk, x->netdev, &after);
 	if (r < 0)
 		return outcome_set(ret, APPLY_FAILED, r, "%s: IEEE_GET after the %s change: %s",
-				   x->netdev, diff->what, strerror(-r));
-	if (!dcb_diff_applied(diff, &after))
+				   x->netdev, diff.what, strerror(-r));
+	if (!dcb_diff_applied(&diff, &after))
 		return outcome_set(ret, APPLY_FAILED, -EIO, "%s: %s does not read back as %s",
-				   x->netdev, diff->what, x->desired);
+				   x->netdev, diff.what, x->desired);
 	return outcome_set(ret, APPLY_CHANGED, 0, NULL);
 }
