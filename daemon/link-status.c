@@ -91,6 +91,34 @@ static int settings_describe(LinkSetting *row, const LinkSettings *ls, Key key, 
 	return r;
 }
 
+/* Status rows: the link keys, but qos.owner, which is a policy, not a setting. */
+#define KEYS_SHOWN (KEYS_LINK & ~KEY_BIT(KEY_QOS_OWNER))
+
+static int gids_describe(LinkSetting *row, uint32_t unmet) {
+	_cleanup_free_ char *missing = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	if (!row || !unmet)
+		return 0;
+	f = open_memstream(&missing, &size);
+	if (!f)
+		return -ENOMEM;
+	fputs("waiting for a GID:", f);
+	for (GidRequirement g = 0; g < _GID_REQUIREMENT_MAX; g++)
+		if (unmet & (1u << g))
+			fprintf(f, " %s", gid_requirement_to_string(g));
+	if (fclose(f) != 0)
+		return -ENOMEM;
+	free(row->current);
+	free(row->result);
+	free(row->error);
+	row->current = NULL;
+	row->error = TAKE_PTR(missing);
+	row->result = strdup("pending");
+	return row->result ? 0 : -ENOMEM;
+}
+
 int link_status_describe(LinkStatus *s, const Config *c, const HostDevice *d, const HostPort *port,
 			 const Plan *p) {
 	_cleanup_strv_free_ char **profiles = NULL;
@@ -125,7 +153,7 @@ int link_status_describe(LinkStatus *s, const Config *c, const HostDevice *d, co
 	}
 	s->profiles = TAKE_PTR(profiles);
 	for (Key k = 0; k < _KEY_MAX; k++)
-		if (KEYS_LINK & ls.set & KEY_BIT(k))
+		if (KEYS_SHOWN & ls.set & KEY_BIT(k))
 			n++;
 	s->settings = n > 0 ? calloc(n, sizeof(LinkSetting)) : NULL;
 	if (n > 0 && !s->settings) {
@@ -134,11 +162,15 @@ int link_status_describe(LinkStatus *s, const Config *c, const HostDevice *d, co
 	}
 	n = 0;
 	for (Key k = 0; r >= 0 && k < _KEY_MAX; k++) {
-		if (!(KEYS_LINK & ls.set & KEY_BIT(k)))
+		if (!(KEYS_SHOWN & ls.set & KEY_BIT(k)))
 			continue;
 		r = settings_describe(&s->settings[n++], &ls, k, s->name, p);
 		s->n_settings = n;
 	}
+	/* gids.require is not written: it is met or waited for. */
+	if (r >= 0 && (ls.set & KEY_BIT(KEY_GIDS_REQUIRE)))
+		r = gids_describe(link_status_setting(s, key_to_string(KEY_GIDS_REQUIRE)),
+				  gids_unmet(port, ls.gids_require));
 	link_settings_done(&ls);
 	return r < 0 ? r : 0;
 }

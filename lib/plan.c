@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "plan.h"
+#include "settings-format.h"
 #include "strv.h"
 
 static const char *const action_phase_table[_PHASE_MAX] = {
@@ -191,17 +192,6 @@ static int plan_link_add(Plan *p, const PlanLink *l, ActionPhase phase, Key key,
 			   });
 }
 
-static void format_priorities(uint8_t mask, char buf[32]) {
-	char *p = buf;
-
-	*p++ = '[';
-	for (unsigned i = 0; i < N_PRIO; i++)
-		if (mask & (1u << i))
-			p += sprintf(p, "%s%u", p > buf + 1 ? "," : "", i);
-	*p++ = ']';
-	*p = 0;
-}
-
 /* Two links can share a netdev (ports of one device on a bond, rxe next to a hardware device):
  * plan each netdev setting once. */
 static bool plan_has_netdev_action(const Plan *p, Key key, const char *netdev,
@@ -381,7 +371,7 @@ static int rule_ecn(Plan *p, const PlanLink *l, Key key) {
 	char cur[32], des[32], conflict[160];
 	uint8_t have;
 
-	format_priorities(want, des);
+	setting_format_priorities(want, des);
 	if (netdev_missing(l))
 		return plan_link_add(p, l, PHASE_ECN, key, NULL, des, netdev_missing(l));
 	if (!l->netdev->ecn_supported)
@@ -392,7 +382,7 @@ static int rule_ecn(Plan *p, const PlanLink *l, Key key) {
 	have = key == KEY_ECN_ROCE_NP ? l->netdev->ecn_roce_np : l->netdev->ecn_roce_rp;
 	if (have == want || plan_has_netdev_action(p, key, l->netdev->name, des))
 		return 0;
-	format_priorities(have, cur);
+	setting_format_priorities(have, cur);
 	return plan_link_add(p, l, PHASE_ECN, key, cur, des, NULL);
 }
 
@@ -425,96 +415,12 @@ static const char *dcb_unsupported(const PlanLink *l, char *buf, size_t size) {
 	return NULL;
 }
 
-/* "pfc-enabled 3,4", "pfc-enabled none" */
-static void format_pfc(uint8_t mask, char buf[32]) {
-	char *p = buf + sprintf(buf, "pfc-enabled ");
-
-	if (mask == 0) {
-		strcpy(p, "none");
-		return;
-	}
-	for (unsigned i = 0; i < N_PRIO; i++)
-		if (mask & (1u << i))
-			p += sprintf(p, "%s%u", p[-1] == ' ' ? "" : ",", i);
-}
-
-/* "prio-tc 0:0 1:0 2:0 3:3 ...", as dcb-ets(8) shows it. */
-static void format_u8_map(const char *name, const uint8_t v[8], char buf[64]) {
-	char *p = buf + sprintf(buf, "%s", name);
-
-	for (unsigned i = 0; i < 8; i++)
-		p += sprintf(p, " %u:%u", i, v[i]);
-}
-
-static void format_tsa(const uint8_t kernel_tsa[N_TC], char buf[128]) {
-	char *p = buf + sprintf(buf, "tc-tsa");
-
-	for (unsigned i = 0; i < N_TC; i++) {
-		EtsTsa t = ets_tsa_from_kernel(kernel_tsa[i]);
-
-		if (t < 0)
-			p += sprintf(p, " %u:%u", i, kernel_tsa[i]);
-		else
-			p += sprintf(p, " %u:%s", i, ets_tsa_to_string(t));
-	}
-}
-
-/* "25Gbit", "2500Mbit" */
-static void format_rate(uint64_t kbit, char *buf, size_t size) {
-	static const char *const units[] = { "kbit", "Mbit", "Gbit", "Tbit" };
-	unsigned u = 0;
-
-	while (u + 1 < ELEMENTSOF(units) && kbit % 1000 == 0) {
-		kbit /= 1000;
-		u++;
-	}
-	snprintf(buf, size, "%llu%s", (unsigned long long) kbit, units[u]);
-}
-
-/* "tc-maxrate 3:25Gbit 6:100Mbit": the classes with a limit; "tc-maxrate unlimited" */
-static void format_maxrate(const uint64_t v[N_TC], char buf[256]) {
-	char *p = buf + sprintf(buf, "tc-maxrate");
-
-	for (unsigned i = 0; i < N_TC; i++) {
-		char rate[32];
-
-		if (v[i] == 0)
-			continue;
-		format_rate(v[i], rate, sizeof(rate));
-		p += sprintf(p, " %u:%s", i, rate);
-	}
-	if (p == buf + strlen("tc-maxrate"))
-		strcpy(p, " unlimited");
-}
-
-/* "dscp-prio 26:3 48:6", as dcb-app(8) shows it; several priorities of one DSCP each listed. */
-static char *format_dscp_prio(const uint8_t prio[N_DSCP]) {
-	char *buf = malloc(16 + N_DSCP * N_PRIO * 6), *p;
-
-	if (!buf)
-		return NULL;
-	p = buf + sprintf(buf, "dscp-prio");
-	for (unsigned d = 0; d < N_DSCP; d++)
-		for (unsigned i = 0; i < N_PRIO; i++)
-			if (prio[d] & (1u << i))
-				p += sprintf(p, " %u:%u", d, i);
-	if (p == buf + strlen("dscp-prio"))
-		strcpy(p, " none");
-	return buf;
-}
-
 static unsigned dscp_entries(const uint8_t prio[N_DSCP]) {
 	unsigned n = 0;
 
 	for (unsigned d = 0; d < N_DSCP; d++)
 		n += (unsigned) __builtin_popcount(prio[d]);
 	return n;
-}
-
-/* The declared map as the app table would hold it. */
-static void dscp_map_table(const int8_t map[N_DSCP], uint8_t ret[N_DSCP]) {
-	for (unsigned d = 0; d < N_DSCP; d++)
-		ret[d] = map[d] >= 0 ? (uint8_t) (1u << map[d]) : 0;
 }
 
 /* Plan a QoS action: unsupported when DCB is, a shared netdev's conflict, or nothing when the
@@ -534,13 +440,13 @@ static int rule_qos_pfc(Plan *p, const PlanLink *l, Key key) {
 	char cur[32], want[32], why[160];
 	const char *unsupported;
 
-	format_pfc(l->settings->qos_pfc, want);
+	setting_format_pfc(l->settings->qos_pfc, want);
 	unsupported = dcb_unsupported(l, why, sizeof(why));
 	if (!unsupported && !l->netdev->dcb.has_pfc)
 		unsupported = "the driver has no IEEE PFC (dcbnl ieee_getpfc)";
 	if (unsupported)
 		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
-	format_pfc(l->netdev->dcb.pfc.pfc_en, cur);
+	setting_format_pfc(l->netdev->dcb.pfc.pfc_en, cur);
 	return plan_qos_add(p, l, key, cur, want,
 			    l->netdev->dcb.pfc.pfc_en != l->settings->qos_pfc);
 }
@@ -556,24 +462,24 @@ static int rule_qos_ets(Plan *p, const PlanLink *l, Key key) {
 	for (unsigned i = 0; i < N_TC; i++)
 		tsa[i] = ets_tsa_to_kernel(s->ets_tsa[i]);
 	if (key == KEY_QOS_ETS_PRIO_TC)
-		format_u8_map("prio-tc", s->ets_prio_tc, want);
+		setting_format_u8_map("prio-tc", s->ets_prio_tc, want);
 	else if (key == KEY_QOS_ETS_TC_BW)
-		format_u8_map("tc-bw", s->ets_tc_bw, want);
+		setting_format_u8_map("tc-bw", s->ets_tc_bw, want);
 	else
-		format_tsa(tsa, want);
+		setting_format_tsa(tsa, want);
 	unsupported = dcb_unsupported(l, why, sizeof(why));
 	if (!unsupported && !l->netdev->dcb.has_ets)
 		unsupported = "the driver has no IEEE ETS (dcbnl ieee_getets)";
 	if (unsupported)
 		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
 	if (key == KEY_QOS_ETS_PRIO_TC) {
-		format_u8_map("prio-tc", ets->prio_tc, cur);
+		setting_format_u8_map("prio-tc", ets->prio_tc, cur);
 		differs = memcmp(ets->prio_tc, s->ets_prio_tc, N_PRIO) != 0;
 	} else if (key == KEY_QOS_ETS_TC_BW) {
-		format_u8_map("tc-bw", ets->tc_tx_bw, cur);
+		setting_format_u8_map("tc-bw", ets->tc_tx_bw, cur);
 		differs = memcmp(ets->tc_tx_bw, s->ets_tc_bw, N_TC) != 0;
 	} else {
-		format_tsa(ets->tc_tsa, cur);
+		setting_format_tsa(ets->tc_tsa, cur);
 		differs = memcmp(ets->tc_tsa, tsa, N_TC) != 0;
 	}
 	return plan_qos_add(p, l, key, cur, want, differs);
@@ -585,7 +491,7 @@ static int rule_qos_maxrate(Plan *p, const PlanLink *l, Key key) {
 	const char *unsupported;
 	uint64_t have[N_TC];
 
-	format_maxrate(s->qos_maxrate, want);
+	setting_format_maxrate(s->qos_maxrate, want);
 	unsupported = dcb_unsupported(l, why, sizeof(why));
 	if (!unsupported && !l->netdev->dcb.has_maxrate)
 		unsupported = "the driver has no IEEE maxrate (dcbnl ieee_getmaxrate)";
@@ -593,7 +499,7 @@ static int rule_qos_maxrate(Plan *p, const PlanLink *l, Key key) {
 		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
 	for (unsigned i = 0; i < N_TC; i++)
 		have[i] = l->netdev->dcb.maxrate.tc_maxrate[i];
-	format_maxrate(have, cur);
+	setting_format_maxrate(have, cur);
 	return plan_qos_add(p, l, key, cur, want, memcmp(have, s->qos_maxrate, sizeof(have)) != 0);
 }
 
@@ -605,14 +511,14 @@ static int rule_qos_dscp_map(Plan *p, const PlanLink *l, Key key) {
 	char why[160];
 	const char *unsupported;
 
-	dscp_map_table(l->settings->qos_dscp_map, table);
-	want = format_dscp_prio(table);
+	setting_dscp_map_table(l->settings->qos_dscp_map, table);
+	want = setting_format_dscp_prio(table);
 	if (!want)
 		return -ENOMEM;
 	unsupported = dcb_unsupported(l, why, sizeof(why));
 	if (unsupported)
 		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
-	cur = format_dscp_prio(l->netdev->dcb.dscp_prio);
+	cur = setting_format_dscp_prio(l->netdev->dcb.dscp_prio);
 	if (!cur)
 		return -ENOMEM;
 	return plan_qos_add(p, l, key, cur, want,
@@ -634,11 +540,7 @@ static int rule_qos_trust(Plan *p, const PlanLink *l, Key key) {
 	for (unsigned d = 0; d < N_DSCP; d++)
 		if (s->qos_dscp_map[d] >= 0)
 			map_empty = false;
-	if (s->qos_trust == QOS_TRUST_DSCP)
-		want = has_map ? "dscp (DSCP app entries of qos.dscp-map)"
-			       : "dscp (DSCP app entries dscp>>3, no apptrust)";
-	else
-		want = "pcp (no DSCP app entries, no apptrust)";
+	want = setting_format_trust(s);
 	if (has_map && (s->qos_trust == QOS_TRUST_DSCP) == map_empty)
 		return plan_link_add(
 			p, l, PHASE_QOS, key, NULL, want,

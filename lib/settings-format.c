@@ -1,41 +1,118 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* A declared value as text, for status (a setting that is converged has no plan action to
- * carry its desired value). The forms match the planner's "desired" column. */
 #include <stdio.h>
 
-#include "profile.h"
+#include "dcbnl.h"
+#include "settings-format.h"
 
-static void put(FILE *f, bool *first, const char *s) {
-	fprintf(f, "%s%s", *first ? "" : ",", s);
-	*first = false;
-}
+void setting_format_priorities(uint8_t mask, char buf[32]) {
+	char *p = buf;
 
-static void format_mask(FILE *f, uint8_t mask) {
-	bool first = true;
-	char b[4];
-
-	fputc('[', f);
+	*p++ = '[';
 	for (unsigned i = 0; i < N_PRIO; i++)
-		if (mask & (1u << i)) {
-			snprintf(b, sizeof(b), "%u", i);
-			put(f, &first, b);
-		}
-	fputc(']', f);
+		if (mask & (1u << i))
+			p += sprintf(p, "%s%u", p > buf + 1 ? "," : "", i);
+	*p++ = ']';
+	*p = 0;
 }
 
-static void format_u8s(FILE *f, const uint8_t *v, size_t n) {
-	bool first = true;
-	char b[4];
+/* "pfc-enabled 3,4", "pfc-enabled none" */
+void setting_format_pfc(uint8_t mask, char buf[32]) {
+	char *p = buf + sprintf(buf, "pfc-enabled ");
 
-	fputc('[', f);
-	for (size_t i = 0; i < n; i++) {
-		snprintf(b, sizeof(b), "%u", v[i]);
-		put(f, &first, b);
+	if (mask == 0) {
+		strcpy(p, "none");
+		return;
 	}
-	fputc(']', f);
+	for (unsigned i = 0; i < N_PRIO; i++)
+		if (mask & (1u << i))
+			p += sprintf(p, "%s%u", p[-1] == ' ' ? "" : ",", i);
 }
 
+/* "prio-tc 0:0 1:0 2:0 3:3 ...", as dcb-ets(8) shows it. */
+void setting_format_u8_map(const char *name, const uint8_t v[8], char buf[64]) {
+	char *p = buf + sprintf(buf, "%s", name);
+
+	for (unsigned i = 0; i < 8; i++)
+		p += sprintf(p, " %u:%u", i, v[i]);
+}
+
+void setting_format_tsa(const uint8_t kernel_tsa[N_TC], char buf[128]) {
+	char *p = buf + sprintf(buf, "tc-tsa");
+
+	for (unsigned i = 0; i < N_TC; i++) {
+		EtsTsa t = ets_tsa_from_kernel(kernel_tsa[i]);
+
+		if (t < 0)
+			p += sprintf(p, " %u:%u", i, kernel_tsa[i]);
+		else
+			p += sprintf(p, " %u:%s", i, ets_tsa_to_string(t));
+	}
+}
+
+/* "25Gbit", "2500Mbit" */
+static void format_rate(uint64_t kbit, char *buf, size_t size) {
+	static const char *const units[] = { "kbit", "Mbit", "Gbit", "Tbit" };
+	unsigned u = 0;
+
+	while (u + 1 < ELEMENTSOF(units) && kbit % 1000 == 0) {
+		kbit /= 1000;
+		u++;
+	}
+	snprintf(buf, size, "%llu%s", (unsigned long long) kbit, units[u]);
+}
+
+/* "tc-maxrate 3:25Gbit 6:100Mbit": the classes with a limit; "tc-maxrate unlimited" */
+void setting_format_maxrate(const uint64_t v[N_TC], char buf[256]) {
+	char *p = buf + sprintf(buf, "tc-maxrate");
+
+	for (unsigned i = 0; i < N_TC; i++) {
+		char rate[32];
+
+		if (v[i] == 0)
+			continue;
+		format_rate(v[i], rate, sizeof(rate));
+		p += sprintf(p, " %u:%s", i, rate);
+	}
+	if (p == buf + strlen("tc-maxrate"))
+		strcpy(p, " unlimited");
+}
+
+/* "dscp-prio 26:3 48:6", as dcb-app(8) shows it; several priorities of one DSCP each listed. */
+char *setting_format_dscp_prio(const uint8_t prio[N_DSCP]) {
+	char *buf = malloc(16 + N_DSCP * N_PRIO * 6), *p;
+
+	if (!buf)
+		return NULL;
+	p = buf + sprintf(buf, "dscp-prio");
+	for (unsigned d = 0; d < N_DSCP; d++)
+		for (unsigned i = 0; i < N_PRIO; i++)
+			if (prio[d] & (1u << i))
+				p += sprintf(p, " %u:%u", d, i);
+	if (p == buf + strlen("dscp-prio"))
+		strcpy(p, " none");
+	return buf;
+}
+
+/* The declared map as the app table would hold it. */
+void setting_dscp_map_table(const int8_t map[N_DSCP], uint8_t ret[N_DSCP]) {
+	for (unsigned d = 0; d < N_DSCP; d++)
+		ret[d] = map[d] >= 0 ? (uint8_t) (1u << map[d]) : 0;
+}
+
+const char *setting_format_trust(const LinkSettings *s) {
+	if (s->qos_trust != QOS_TRUST_DSCP)
+		return "pcp (no DSCP app entries, no apptrust)";
+	if (s->set & KEY_BIT(KEY_QOS_DSCP_MAP))
+		return "dscp (DSCP app entries of qos.dscp-map)";
+	return "dscp (DSCP app entries dscp>>3, no apptrust)";
+}
+
+/* A declared value as text: for status rows of settings that are converged (no plan action
+ * carries their desired value). */
 static int format_value(FILE *f, const LinkSettings *s, Key key) {
+	_cleanup_free_ char *dscp = NULL;
+	uint8_t table[N_DSCP], tsa[N_TC];
+	char buf[256];
 	bool first = true;
 
 	switch (key) {
@@ -62,39 +139,53 @@ static int format_value(FILE *f, const LinkSettings *s, Key key) {
 		break;
 	case KEY_GIDS_REQUIRE:
 		for (GidRequirement g = 0; g < _GID_REQUIREMENT_MAX; g++)
-			if (s->gids_require & (1u << g))
-				put(f, &first, gid_requirement_to_string(g));
-		break;
-	case KEY_QOS_TRUST:
-		fputs(qos_trust_to_string(s->qos_trust), f);
-		break;
-	case KEY_QOS_PFC:
-		format_mask(f, s->qos_pfc);
-		break;
-	case KEY_QOS_DSCP_MAP:
-		for (unsigned d = 0; d < N_DSCP; d++)
-			if (s->qos_dscp_map[d] >= 0) {
-				fprintf(f, "%s%u:%d", first ? "" : " ", d, s->qos_dscp_map[d]);
+			if (s->gids_require & (1u << g)) {
+				fprintf(f, "%s%s", first ? "" : ",", gid_requirement_to_string(g));
 				first = false;
 			}
 		break;
+	case KEY_QOS_TRUST:
+		fputs(setting_format_trust(s), f);
+		break;
+	case KEY_QOS_OWNER:
+		fputs(qos_owner_to_string(s->qos_owner), f);
+		break;
+	case KEY_QOS_PFC:
+		setting_format_pfc(s->qos_pfc, buf);
+		fputs(buf, f);
+		break;
+	case KEY_QOS_DSCP_MAP:
+		setting_dscp_map_table(s->qos_dscp_map, table);
+		dscp = setting_format_dscp_prio(table);
+		if (!dscp)
+			return -ENOMEM;
+		fputs(dscp, f);
+		break;
 	case KEY_QOS_ETS_PRIO_TC:
-		format_u8s(f, s->ets_prio_tc, N_PRIO);
+		setting_format_u8_map("prio-tc", s->ets_prio_tc, buf);
+		fputs(buf, f);
 		break;
 	case KEY_QOS_ETS_TC_BW:
-		format_u8s(f, s->ets_tc_bw, N_TC);
+		setting_format_u8_map("tc-bw", s->ets_tc_bw, buf);
+		fputs(buf, f);
 		break;
 	case KEY_QOS_ETS_TSA:
-		fputc('[', f);
 		for (unsigned i = 0; i < N_TC; i++)
-			put(f, &first, ets_tsa_to_string(s->ets_tsa[i]));
-		fputc(']', f);
+			tsa[i] = ets_tsa_to_kernel(s->ets_tsa[i]);
+		setting_format_tsa(tsa, buf);
+		fputs(buf, f);
+		break;
+	case KEY_QOS_MAXRATE:
+		setting_format_maxrate(s->qos_maxrate, buf);
+		fputs(buf, f);
 		break;
 	case KEY_ECN_ROCE_NP:
-		format_mask(f, s->ecn_roce_np);
+		setting_format_priorities(s->ecn_roce_np, buf);
+		fputs(buf, f);
 		break;
 	case KEY_ECN_ROCE_RP:
-		format_mask(f, s->ecn_roce_rp);
+		setting_format_priorities(s->ecn_roce_rp, buf);
+		fputs(buf, f);
 		break;
 	default:
 		fputs("(declared)", f);

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* How settings read as text, in the forms the tools people know print them (dcb-pfc(8),
+ * dcb-ets(8), dcb-app(8)): the planner's "current" and "desired" columns, and status rows of
+ * converged settings (link_setting_format()). One place, so that both always agree. */
+
+#include "profile.h"
+
+/* "[3,4]" (ECN priorities) */
+void setting_format_priorities(uint8_t mask, char buf[32]);
+/* "pfc-enabled 3,4", "pfc-enabled none" */
+void setting_format_pfc(uint8_t mask, char buf[32]);
+/* "prio-tc 0:0 1:0 ...", "tc-bw 0:50 ..." */
+void setting_format_u8_map(const char *name, const uint8_t v[8], char buf[64]);
+/* "tc-tsa 0:ets 1:strict ..." from the kernel's IEEE_8021QAZ_TSA_* values */
+void setting_format_tsa(const uint8_t kernel_tsa[N_TC], char buf[128]);
+/* "tc-maxrate 3:25Gbit", "tc-maxrate unlimited" (kbit/s) */
+void setting_format_maxrate(const uint64_t v[N_TC], char buf[256]);
+/* "dscp-prio 26:3 48:6", "dscp-prio none": a bit per priority for each DSCP value; NULL on OOM */
+char *setting_format_dscp_prio(const uint8_t prio[N_DSCP]);
+/* qos.dscp-map as the app table would hold it: a bit per priority for each DSCP value. */
+void setting_dscp_map_table(const int8_t map[N_DSCP], uint8_t ret[N_DSCP]);
+/* qos.trust as declared, with the method: "dscp (DSCP app entries dscp>>3, no apptrust)" */
+const char *setting_format_trust(const LinkSettings *s);
