@@ -25,7 +25,7 @@ static int cmp_u64(const void *a, const void *b) {
 
 static void report(const char *what, uint64_t *ns, size_t n) {
 	qsort(ns, n, sizeof(*ns), cmp_u64);
-	printf("%-52s p50 %7.1f us  p99 %7.1f us  max %7.1f us  (%zu calls)\n", what,
+	printf("bench bus: %-48s p50 %7.1f us  p99 %7.1f us  max %7.1f us  (%zu calls)\n", what,
 	       ns[n / 2] / 1e3, ns[(n * 99) / 100] / 1e3, ns[n - 1] / 1e3, n);
 }
 
@@ -76,7 +76,7 @@ int main(int argc, char **argv) {
 	if (r < 0 || n_links == 0)
 		die("ListLinks", r < 0 ? r : -ENODEV, NULL);
 	sd_bus_message_unref(reply);
-	printf("org.rdmad1 with %zu links, one client, synchronous calls\n", n_links);
+	printf("bench bus: org.rdmad1 with %zu links, one client, synchronous calls\n", n_links);
 
 	ns = calloc(iterations, sizeof(*ns));
 	srand(1);
@@ -117,7 +117,7 @@ int main(int argc, char **argv) {
 		sd_bus_message_unref(call(bus, "/org/rdmad1/link/rxe0_2f1",
 					  "org.freedesktop.DBus.Properties", "Get", "ss",
 					  "org.rdmad1.Link", "State"));
-	printf("%-52s %7.0f calls/s\n", "sustained Get(State), one client, 5 s",
+	printf("bench bus: %-48s %7.0f calls/s\n", "sustained Get(State), one client, 5 s",
 	       calls / ((now_ns() - t0) / 1e9));
 
 	for (size_t i = 0; i < n_links; i++)

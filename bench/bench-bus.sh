@@ -47,6 +47,6 @@ for _ in $(seq 600); do
                 org.rdmad1.Manager State 2> /dev/null) == 's "running"' ]] && break
         sleep 0.1
 done
-echo "rdmad RSS before the run: $(awk '/VmRSS/ {print $2, $3}' "/proc/$pid/status")"
+echo "bench bus: rdmad RSS before the run: $(awk '/VmRSS/ {print $2, $3}' "/proc/$pid/status")"
 "$client" 2000
-echo "rdmad RSS after the run: $(awk '/VmRSS/ {print $2, $3}' "/proc/$pid/status")"
+echo "bench bus: rdmad RSS after the run: $(awk '/VmRSS/ {print $2, $3}' "/proc/$pid/status")"
