@@ -33,6 +33,7 @@
 #      RDMAD_VM_MAX_PARALLEL (default 2): VMs that may run at once on this host
 #      RDMAD_VM_SMP (default 1): guest CPUs; two 1-CPU VMs side by side on a 2-core host
 #      ran as fast as or faster than two 2-CPU VMs
+#      RDMAD_VM_ACCEL (default auto): tcg to never use KVM
 # qemu uses KVM when /dev/kvm is usable (a developer's machine) and TCG otherwise (CI).
 set -euo pipefail
 
@@ -183,10 +184,12 @@ else
 	append+=" systemd.run_failure_action=poweroff-immediate"
 fi
 
-# KVM where /dev/kvm works (falls back to TCG when it does not), TCG in CI
+# KVM where /dev/kvm works (falls back to TCG when it does not), TCG in CI.
+# RDMAD_VM_ACCEL=tcg forces TCG: some nested hosts have a /dev/kvm whose vCPUs fail (qemu
+# aborts with "failed to set MSR 0x10a", or boots nothing), which no fallback catches.
 # shellcheck disable=SC2054 # the comma belongs to qemu's option value
 accel=(-accel tcg,thread=multi)
-[ ! -w /dev/kvm ] || accel=(-accel kvm "${accel[@]}")
+[ ! -w /dev/kvm ] || [ "${RDMAD_VM_ACCEL:-auto}" = tcg ] || accel=(-accel kvm "${accel[@]}")
 qemu=(qemu-system-x86_64 -machine q35 "${accel[@]}" -cpu max -m "$mem" -smp "$smp"
 	-display none -nodefaults -no-reboot -nic none
 	-kernel "$kernel" -initrd "$initrd" -append "$append" ${virtfs[@]+"${virtfs[@]}"})
