@@ -391,6 +391,7 @@ static const struct {
 	{ KEY_QOS_ETS_PRIO_TC,  rule_qos },
 	{ KEY_QOS_ETS_TC_BW,    rule_qos },
 	{ KEY_QOS_ETS_TSA,      rule_qos },
+	{ KEY_QOS_MAXRATE,      rule_qos },
 	{ KEY_ECN_ROCE_NP,      rule_ecn },
 	{ KEY_ECN_ROCE_RP,      rule_ecn },
 	/* clang-format on */

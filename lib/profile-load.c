@@ -165,6 +165,8 @@ int profile_load_string(const char *name, const char *text, size_t len, Diagnost
 				.profile = p,
 			};
 			r = walk_mapping(&ctx, root, NULL);
+			if (r >= 0)
+				r = schema_check_profile(&ctx);
 		}
 		yaml_document_delete(&doc);
 		if (r == -ENOMEM) {

@@ -50,6 +50,8 @@ static int link_settings_overlay(LinkSettings *dst, const LinkSettings *src, con
 	}
 	if (set & KEY_BIT(KEY_GIDS_REQUIRE))
 		dst->gids_require = src->gids_require;
+	if (set & KEY_BIT(KEY_QOS_OWNER))
+		dst->qos_owner = src->qos_owner;
 	if (set & KEY_BIT(KEY_QOS_TRUST))
 		dst->qos_trust = src->qos_trust;
 	if (set & KEY_BIT(KEY_QOS_PFC))
@@ -62,6 +64,8 @@ static int link_settings_overlay(LinkSettings *dst, const LinkSettings *src, con
 		memcpy(dst->ets_tc_bw, src->ets_tc_bw, sizeof(dst->ets_tc_bw));
 	if (set & KEY_BIT(KEY_QOS_ETS_TSA))
 		memcpy(dst->ets_tsa, src->ets_tsa, sizeof(dst->ets_tsa));
+	if (set & KEY_BIT(KEY_QOS_MAXRATE))
+		memcpy(dst->qos_maxrate, src->qos_maxrate, sizeof(dst->qos_maxrate));
 	if (set & KEY_BIT(KEY_ECN_ROCE_NP))
 		dst->ecn_roce_np = src->ecn_roce_np;
 	if (set & KEY_BIT(KEY_ECN_ROCE_RP))

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <strings.h>
 
 #include "glob-util.h"
 #include "profile-schema.h"
@@ -290,6 +291,7 @@ static int parse_choice(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *n
 
 DEFINE_CHOICE_PARSER(roce_mode, RoceMode, _ROCE_MODE_MAX)
 DEFINE_CHOICE_PARSER(qos_trust, QosTrust, _QOS_TRUST_MAX)
+DEFINE_CHOICE_PARSER(qos_owner, QosOwner, _QOS_OWNER_MAX)
 DEFINE_CHOICE_PARSER(netns_mode, NetnsMode, _NETNS_MODE_MAX)
 DEFINE_CHOICE_PARSER(ets_tsa, EtsTsa, _ETS_TSA_MAX)
 DEFINE_CHOICE_PARSER(gid_requirement, GidRequirement, _GID_REQUIREMENT_MAX)
@@ -466,15 +468,10 @@ static int parse_u8_array(SchemaContext *ctx, const SchemaKey *row, yaml_node_t 
 	r = parse_eight(ctx, row, node, v);
 	if (r < 0)
 		return r;
-	if (row->key == KEY_QOS_ETS_TC_BW) {
-		long long sum = 0;
-
-		for (size_t i = 0; i < 8; i++)
-			sum += v[i];
-		if (sum != 100)
-			return schema_error(ctx, node, "'%s' must add up to 100, got %lld",
-					    row->path, sum);
-	}
+	/* The sum depends on qos.ets.tsa, which may come later in the document: checked by
+	 * schema_check_profile(). */
+	if (row->key == KEY_QOS_ETS_TC_BW)
+		ctx->ets_tc_bw = node;
 	for (size_t i = 0; i < 8; i++)
 		((uint8_t *) dest)[i] = (uint8_t) v[i];
 	return 0;
@@ -505,6 +502,128 @@ static int parse_tsa_array(SchemaContext *ctx, const SchemaKey *row, yaml_node_t
 	if (ret < 0)
 		return ret;
 	memcpy(dest, t, sizeof(t));
+	return 0;
+}
+
+__extension__ typedef unsigned __int128 uint128_t;
+
+/* "25Gbit", "100Mbit", "2.5Gbit", "0": in kbit/s, the unit of struct ieee_maxrate (iproute2's
+ * dcb_maxrate.c converts the same way). Decimal (SI) prefixes, as tc(8) reads them. */
+static int rate_from_string(const char *s, uint64_t *ret) {
+	static const struct {
+		const char *unit;
+		uint64_t bits;
+	} units[] = {
+		{ "bit", 1 },
+		{ "kbit", UINT64_C(1000) },
+		{ "mbit", UINT64_C(1000000) },
+		{ "gbit", UINT64_C(1000000000) },
+		{ "tbit", UINT64_C(1000000000000) },
+	};
+	uint128_t whole = 0, frac = 0, scale = 1, bits;
+	const char *p = s;
+	size_t n_whole = 0, n_frac = 0;
+
+	if (streq(s, "0")) {
+		*ret = 0;
+		return 0;
+	}
+	for (; *p >= '0' && *p <= '9' && n_whole < 16; p++, n_whole++)
+		whole = whole * 10 + (unsigned) (*p - '0');
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9' && n_frac < 9; p++, n_frac++) {
+			frac = frac * 10 + (unsigned) (*p - '0');
+			scale *= 10;
+		}
+	if (n_whole == 0 || (p[-1] == '.'))
+		return -EINVAL;
+	for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+		if (strcasecmp(p, units[i].unit) != 0)
+			continue;
+		if ((frac * units[i].bits) % scale != 0)
+			return -EINVAL;
+		bits = whole * units[i].bits + frac * units[i].bits / scale;
+		if (bits % 1000 != 0)
+			return -ERANGE; /* not a whole number of kbit/s */
+		if (bits / 1000 > UINT64_MAX)
+			return -EINVAL;
+		*ret = (uint64_t) (bits / 1000);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* qos.maxrate: [25Gbit, 0, 0, 0, 0, 0, 0, 0], one rate per traffic class, 0 for no limit. */
+static int parse_maxrate(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest) {
+	uint64_t rates[N_TC];
+	size_t n;
+	int r, ret = 0;
+
+	if (node->type != YAML_SEQUENCE_NODE)
+		return schema_error(ctx, node, "'%s' expects a list of 8 rates, got %s", row->path,
+				    yaml_node_kind(node));
+	n = node->data.sequence.items.top - node->data.sequence.items.start;
+	if (n != N_TC)
+		return schema_error(ctx, node,
+				    "'%s' expects 8 entries (one per traffic class), got %zu",
+				    row->path, n);
+	for (size_t i = 0; i < N_TC; i++) {
+		yaml_node_t *item =
+			yaml_document_get_node(ctx->document, node->data.sequence.items.start[i]);
+		const char *s = NULL;
+
+		r = expect_string(ctx, row, item, &s);
+		if (r >= 0) {
+			r = rate_from_string(s, &rates[i]);
+			if (r == -ERANGE)
+				r = schema_error(ctx, item,
+						 "'%s': '%s' is not a whole number of kbit/s, "
+						 "the kernel's unit",
+						 row->path, s);
+			else if (r < 0)
+				r = schema_error(ctx, item,
+						 "'%s' expects a rate like 25Gbit, 100Mbit or 0 "
+						 "(no limit), got '%s'",
+						 row->path, s);
+		}
+		if (r < 0)
+			ret = r;
+	}
+	if (ret < 0)
+		return ret;
+	memcpy(dest, rates, sizeof(rates));
+	return 0;
+}
+
+int schema_check_profile(SchemaContext *ctx) {
+	const LinkSettings *s = &ctx->profile->settings;
+	unsigned sum = 0, n_ets = 0;
+	char tcs[32] = "";
+
+	if (!(s->set & KEY_BIT(KEY_QOS_ETS_TC_BW)) || !ctx->ets_tc_bw)
+		return 0;
+	if (!(s->set & KEY_BIT(KEY_QOS_ETS_TSA))) {
+		/* Which classes are ets is not known here: all of them must add up. */
+		for (size_t i = 0; i < N_TC; i++)
+			sum += s->ets_tc_bw[i];
+		if (sum != 100)
+			return schema_error(ctx, ctx->ets_tc_bw,
+					    "'qos.ets.tc-bw' must add up to 100, got %u", sum);
+		return 0;
+	}
+	/* As the drivers check it (mlx5e_dbcnl_validate_ets()): the bandwidth of the ets
+	 * classes adds up to 100; strict classes take what they need. */
+	for (size_t i = 0; i < N_TC; i++)
+		if (s->ets_tsa[i] == ETS_TSA_ETS) {
+			sum += s->ets_tc_bw[i];
+			snprintf(tcs + strlen(tcs), sizeof(tcs) - strlen(tcs), "%s%zu",
+				 n_ets++ ? "," : "", i);
+		}
+	if (n_ets > 0 && sum != 100)
+		return schema_error(ctx, ctx->ets_tc_bw,
+				    "'qos.ets.tc-bw' of the ets traffic classes (%s) must add up "
+				    "to 100, got %u",
+				    tcs, sum);
 	return 0;
 }
 
@@ -642,6 +761,7 @@ static const SchemaKey schema_table[] = {
 	{ "gids",             _KEY_INVALID,            NULL,                   0,                                       0, 0 },
 	{ "gids.require",     KEY_GIDS_REQUIRE,        parse_gid_requirements, PROFILE_FIELD(settings.gids_require),    0, 0 },
 	{ "qos",              _KEY_INVALID,            NULL,                   0,                                       0, 0 },
+	{ "qos.owner",        KEY_QOS_OWNER,           parse_qos_owner,        PROFILE_FIELD(settings.qos_owner),       0, 0 },
 	{ "qos.trust",        KEY_QOS_TRUST,           parse_qos_trust,        PROFILE_FIELD(settings.qos_trust),       0, 0 },
 	{ "qos.pfc",          KEY_QOS_PFC,             parse_priorities,       PROFILE_FIELD(settings.qos_pfc),         0, 0 },
 	{ "qos.dscp-map",     KEY_QOS_DSCP_MAP,        parse_dscp_map,         PROFILE_FIELD(settings.qos_dscp_map),    0, 0 },
@@ -649,6 +769,7 @@ static const SchemaKey schema_table[] = {
 	{ "qos.ets.prio-tc",  KEY_QOS_ETS_PRIO_TC,     parse_u8_array,         PROFILE_FIELD(settings.ets_prio_tc),     0, N_TC - 1 },
 	{ "qos.ets.tc-bw",    KEY_QOS_ETS_TC_BW,       parse_u8_array,         PROFILE_FIELD(settings.ets_tc_bw),       0, 100 },
 	{ "qos.ets.tsa",      KEY_QOS_ETS_TSA,         parse_tsa_array,        PROFILE_FIELD(settings.ets_tsa),         0, 0 },
+	{ "qos.maxrate",      KEY_QOS_MAXRATE,         parse_maxrate,          PROFILE_FIELD(settings.qos_maxrate),     0, 0 },
 	{ "ecn",              _KEY_INVALID,            NULL,                   0,                                       0, 0 },
 	{ "ecn.roce-np",      KEY_ECN_ROCE_NP,         parse_priorities,       PROFILE_FIELD(settings.ecn_roce_np),     0, 0 },
 	{ "ecn.roce-rp",      KEY_ECN_ROCE_RP,         parse_priorities,       PROFILE_FIELD(settings.ecn_roce_rp),     0, 0 },

@@ -13,6 +13,7 @@ typedef struct SchemaContext {
 	const char *file;
 	Diagnostics *diags;
 	Profile *profile;
+	const yaml_node_t *ets_tc_bw; /* where qos.ets.tc-bw was set, for schema_check_profile() */
 } SchemaContext;
 
 typedef struct SchemaKey SchemaKey;
@@ -26,6 +27,10 @@ struct SchemaKey {
 	size_t offset;	      /* of the destination within Profile */
 	long long min, max;   /* range of integers, where the parser takes one */
 };
+
+/* Checks across keys of one profile, once all its keys are parsed (qos.ets.tc-bw against
+ * qos.ets.tsa). Adds diagnostics and returns -EINVAL on a problem. */
+int schema_check_profile(SchemaContext *ctx);
 
 const SchemaKey *schema_find(const char *path);
 /* The closest sibling of "parent.name" (parent NULL for the top level), NULL if none is close. */

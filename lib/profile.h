@@ -27,12 +27,14 @@ typedef enum Key {
 	KEY_NETDEV_MTU,
 	KEY_NETDEV_ADDRESSES,
 	KEY_GIDS_REQUIRE,
+	KEY_QOS_OWNER,
 	KEY_QOS_TRUST,
 	KEY_QOS_PFC,
 	KEY_QOS_DSCP_MAP,
 	KEY_QOS_ETS_PRIO_TC,
 	KEY_QOS_ETS_TC_BW,
 	KEY_QOS_ETS_TSA,
+	KEY_QOS_MAXRATE,
 	KEY_ECN_ROCE_NP,
 	KEY_ECN_ROCE_RP,
 	KEY_LINKS,
@@ -81,13 +83,16 @@ typedef struct LinkSettings {
 	Address *addresses;
 	size_t n_addresses;
 	uint32_t gids_require; /* bit per GidRequirement */
+	QosOwner qos_owner;    /* who may write DCB when an LLDP agent manages the port */
 	QosTrust qos_trust;
 	uint8_t qos_pfc;	     /* bit per priority */
 	int8_t qos_dscp_map[N_DSCP]; /* priority per DSCP value, -1 for "not mapped" */
 	uint8_t ets_prio_tc[N_PRIO];
 	uint8_t ets_tc_bw[N_TC];
 	EtsTsa ets_tsa[N_TC];
-	uint8_t ecn_roce_np; /* bit per priority */
+	uint64_t
+		qos_maxrate[N_TC]; /* kbit/s per traffic class (ieee_maxrate's unit), 0: no limit */
+	uint8_t ecn_roce_np;	   /* bit per priority */
 	uint8_t ecn_roce_rp;
 	const char *origin[_KEY_MAX]; /* name of the profile that set each key (merged only) */
 } LinkSettings;

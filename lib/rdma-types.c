@@ -70,6 +70,12 @@ static const char *const qos_trust_table[_QOS_TRUST_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(qos_trust, QosTrust)
 
+static const char *const qos_owner_table[_QOS_OWNER_MAX] = {
+	[QOS_OWNER_AUTO] = "auto",
+	[QOS_OWNER_RDMAD] = "rdmad",
+};
+DEFINE_STRING_TABLE_LOOKUP(qos_owner, QosOwner)
+
 static const char *const ets_tsa_table[_ETS_TSA_MAX] = {
 	[ETS_TSA_STRICT] = "strict",
 	[ETS_TSA_CBS] = "cbs",

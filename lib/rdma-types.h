@@ -96,6 +96,17 @@ typedef enum QosTrust {
 } QosTrust;
 DECLARE_STRING_TABLE_LOOKUP(qos_trust, QosTrust)
 
+/* qos.owner: "auto" (the default) leaves a port alone that an LLDP/DCBX agent manages (the
+ * firmware's, or a host agent such as lldpad with the willing bit set) and says so; "rdmad"
+ * writes the declared values regardless. */
+typedef enum QosOwner {
+	QOS_OWNER_AUTO,
+	QOS_OWNER_RDMAD,
+	_QOS_OWNER_MAX,
+	_QOS_OWNER_INVALID = -EINVAL,
+} QosOwner;
+DECLARE_STRING_TABLE_LOOKUP(qos_owner, QosOwner)
+
 /* IEEE 802.1Qaz transmission selection algorithms, named as dcb-ets(8) names them. */
 typedef enum EtsTsa {
 	ETS_TSA_STRICT,

@@ -133,6 +133,38 @@ static const struct {
 	  "ets, vendor" },
 	{ "qos:\n  ets:\n    tcbw: []\n",
 	  "t.yaml:3:5: error: unknown key 'tcbw' in 'qos.ets', did you mean 'tc-bw'?" },
+	{ "qos:\n  ets:\n    tsa: [ets, strict, strict, ets, strict, strict, strict, strict]\n"
+	  "    tc-bw: [50, 0, 0, 40, 0, 0, 10, 0]\n",
+	  "t.yaml:4:12: error: 'qos.ets.tc-bw' of the ets traffic classes (0,3) must add up to "
+	  "100, "
+	  "got 90" },
+	/* the same with tc-bw first: the check waits for the whole profile */
+	{ "qos:\n  ets:\n    tc-bw: [50, 0, 0, 40, 0, 0, 10, 0]\n"
+	  "    tsa: [ets, strict, strict, ets, strict, strict, strict, strict]\n",
+	  "t.yaml:3:12: error: 'qos.ets.tc-bw' of the ets traffic classes (0,3) must add up to "
+	  "100, "
+	  "got 90" },
+	{ "qos:\n  ets:\n    tc-bw: [50, 0, 0, 40, 0, 0, 101, 0]\n",
+	  "t.yaml:3:33: error: 'qos.ets.tc-bw' must be in 0..100, got 101" },
+	{ "qos:\n  owner: lldpad\n",
+	  "t.yaml:2:10: error: 'qos.owner': unknown value 'lldpad', expected one of: auto, rdmad" },
+	{ "qos:\n  maxrate: 25Gbit\n",
+	  "t.yaml:2:12: error: 'qos.maxrate' expects a list of 8 rates, got a scalar" },
+	{ "qos:\n  maxrate: [25Gbit]\n",
+	  "t.yaml:2:12: error: 'qos.maxrate' expects 8 entries (one per traffic class), got 1" },
+	{ "qos:\n  maxrate: [25G, 0, 0, 0, 0, 0, 0, 0]\n",
+	  "t.yaml:2:13: error: 'qos.maxrate' expects a rate like 25Gbit, 100Mbit or 0 (no limit), "
+	  "got '25G'" },
+	{ "qos:\n  maxrate: [0, 0, 0, 0, 0, 0, 0, -1Gbit]\n",
+	  "t.yaml:2:34: error: 'qos.maxrate' expects a rate like 25Gbit, 100Mbit or 0 (no limit), "
+	  "got '-1Gbit'" },
+	{ "qos:\n  maxrate: [0, 0, 0, 1500bit, 0, 0, 0, 0]\n",
+	  "t.yaml:2:22: error: 'qos.maxrate': '1500bit' is not a whole number of kbit/s, the "
+	  "kernel's unit" },
+	{ "qos:\n  maxrate: [0, 0, 0, 1.Gbit, 0, 0, 0, [1]]\n",
+	  "t.yaml:2:22: error: 'qos.maxrate' expects a rate like 25Gbit, 100Mbit or 0 (no limit), "
+	  "got '1.Gbit'\n"
+	  "t.yaml:2:39: error: 'qos.maxrate' expects a string, got a list" },
 	/* ecn */
 	{ "ecn:\n  roce-np: 3x\n",
 	  "t.yaml:2:12: error: 'ecn.roce-np' expects an integer, got '3x'" },
@@ -177,18 +209,20 @@ TEST(every_error_reported) {
 }
 
 /* The example from the documentation, every key set. */
-static const char full[] = "match:\n  device: \"mlx5_*\"\n  driver: mlx5_core\n"
-			   "  netdev: [\"ens1f*np*\", eth0]\n  pci: \"0000:3b:00.*\"\n  port: 1\n"
-			   "modules: [ib_uverbs, rdma_ucm]\nroce:\n"
-			   "  mode: v2\n  tos: 106\nnetdev:\n  up: true\n"
-			   "  mtu: 4200\n  addresses: [192.0.2.10/24, \"2001:db8::10/64\"]\ngids:\n"
-			   "  require: [roce-v2-ipv4, roce-v1-any]\nqos:\n"
-			   "  trust: dscp\n  pfc: [3, 5]\n  dscp-map: {26: 3, 48: 6}\n"
-			   "  ets: {prio-tc: [0,0,0,3,0,0,6,0], tc-bw: [10,0,0,60,0,0,30,0],\n"
-			   "        tsa: [ets,strict,strict,ets,strict,strict,ets,strict]}\necn:\n"
-			   "  roce-np: [3]\n  roce-rp: []\n"
-			   "links:\n  - {name: rxe0, type: rxe, netdev: veth0}\n"
-			   "system:\n  netns-mode: exclusive\n";
+static const char full[] =
+	"match:\n  device: \"mlx5_*\"\n  driver: mlx5_core\n"
+	"  netdev: [\"ens1f*np*\", eth0]\n  pci: \"0000:3b:00.*\"\n  port: 1\n"
+	"modules: [ib_uverbs, rdma_ucm]\nroce:\n"
+	"  mode: v2\n  tos: 106\nnetdev:\n  up: true\n"
+	"  mtu: 4200\n  addresses: [192.0.2.10/24, \"2001:db8::10/64\"]\ngids:\n"
+	"  require: [roce-v2-ipv4, roce-v1-any]\nqos:\n"
+	"  owner: rdmad\n  trust: dscp\n  pfc: [3, 5]\n  dscp-map: {26: 3, 48: 6}\n"
+	"  maxrate: [0, 0, 0, 25Gbit, 0, 0, 2.5gbit, 100Mbit]\n"
+	"  ets: {prio-tc: [0,0,0,3,0,0,6,0], tc-bw: [10,0,0,60,0,0,30,0],\n"
+	"        tsa: [ets,strict,strict,ets,strict,strict,ets,strict]}\necn:\n"
+	"  roce-np: [3]\n  roce-rp: []\n"
+	"links:\n  - {name: rxe0, type: rxe, netdev: veth0}\n"
+	"system:\n  netns-mode: exclusive\n";
 
 TEST(full_profile) {
 	Profile **l = NULL;
@@ -227,6 +261,11 @@ TEST(full_profile) {
 	CHECK_INTEQ(p->settings.ets_prio_tc[6], 6);
 	CHECK_INTEQ(p->settings.ets_tc_bw[3], 60);
 	CHECK_INTEQ(p->settings.ets_tsa[1], ETS_TSA_STRICT);
+	CHECK_INTEQ(p->settings.qos_owner, QOS_OWNER_RDMAD);
+	CHECK_INTEQ(p->settings.qos_maxrate[0], 0);
+	CHECK_INTEQ(p->settings.qos_maxrate[3], 25000000);
+	CHECK_INTEQ(p->settings.qos_maxrate[6], 2500000);
+	CHECK_INTEQ(p->settings.qos_maxrate[7], 100000);
 	CHECK_INTEQ(p->settings.ecn_roce_np, 0x08);
 	CHECK_INTEQ(p->settings.ecn_roce_rp, 0);
 	CHECK_INTEQ(p->n_links, 1);
@@ -253,6 +292,40 @@ TEST(unset_means_leave_alone) {
 	free(l);
 }
 
+/* Valid QoS forms at the edges: bandwidth only counts for ets classes; all strict takes any
+ * bandwidth; the largest and smallest rates. */
+TEST(qos_valid) {
+	static const char *const ok[] = {
+		"qos:\n  ets:\n    tsa: [ets, strict, strict, ets, strict, strict, strict, "
+		"strict]\n"
+		"    tc-bw: [50, 0, 0, 50, 0, 0, 20, 0]\n",
+		"qos:\n  ets:\n    tsa: [strict, strict, strict, strict, strict, strict, strict, "
+		"strict]\n    tc-bw: [0, 0, 0, 0, 0, 0, 0, 0]\n",
+		"qos:\n  ets:\n    tc-bw: [13, 13, 13, 13, 12, 12, 12, 12]\n",
+		"qos:\n  maxrate: [1kbit, 1Tbit, 0.001Mbit, 400GBIT, 0, 0, 0, 0]\n",
+		"qos:\n  owner: auto\n  pfc: []\n  dscp-map: {}\n",
+		"qos:\n  dscp-map: {0: 0, 63: 7}\n",
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(ok); i++) {
+		Profile **l = NULL;
+		size_t n = 0;
+		char *e = load(ok[i], &l, &n);
+
+		CHECK_STREQ(e, "");
+		free(e);
+		if (i == 3 && n == 1) {
+			CHECK_INTEQ(l[0]->settings.qos_maxrate[0], 1);
+			CHECK_INTEQ(l[0]->settings.qos_maxrate[1], 1000000000);
+			CHECK_INTEQ(l[0]->settings.qos_maxrate[2], 1);
+			CHECK_INTEQ(l[0]->settings.qos_maxrate[3], 400000000);
+		}
+		for (size_t k = 0; k < n; k++)
+			profile_free(l[k]);
+		free(l);
+	}
+}
+
 /* Several documents, several profiles; empty documents and comment-only files give none. */
 TEST(documents) {
 	Profile **l = NULL;
@@ -276,4 +349,4 @@ TEST(documents) {
 }
 
 TESTS_MAIN(TEST_ENTRY(invalid), TEST_ENTRY(every_error_reported), TEST_ENTRY(full_profile),
-	   TEST_ENTRY(unset_means_leave_alone), TEST_ENTRY(documents))
+	   TEST_ENTRY(unset_means_leave_alone), TEST_ENTRY(qos_valid), TEST_ENTRY(documents))

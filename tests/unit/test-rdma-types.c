@@ -28,6 +28,7 @@ TEST(round_trip) {
 	CHECK_TABLE(port_phys_state, _PORT_PHYS_STATE_MAX);
 	CHECK_TABLE(link_layer, _LINK_LAYER_MAX);
 	CHECK_TABLE(qos_trust, _QOS_TRUST_MAX);
+	CHECK_TABLE(qos_owner, _QOS_OWNER_MAX);
 	CHECK_TABLE(ets_tsa, _ETS_TSA_MAX);
 	CHECK_TABLE(netns_mode, _NETNS_MODE_MAX);
 	CHECK_TABLE(soft_link_type, _SOFT_LINK_MAX);
