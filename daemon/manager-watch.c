@@ -7,6 +7,7 @@
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 
+#include "dcbnl.h"
 #include "log.h"
 #include "manager.h"
 
@@ -52,7 +53,10 @@ int manager_watch_udev(Manager *m) {
 	return 0;
 }
 
-/* rtnetlink: link and address changes. The netdev's name is all we take from a message. */
+/* rtnetlink: link and address changes, and DCB (RTNLGRP_DCB: every dcbnl SET or DEL, by anyone,
+ * is multicast with the netdev's whole state). The netdev's name is all we take from a message.
+ * rdmad's own DCB writes come back here too: the reconcile they cause re-reads (IEEE_GET, which
+ * is not multicast), finds the port as declared and writes nothing, so it ends there. */
 static int on_rtnl_message(struct nl_msg *msg, void *userdata) {
 	Manager *m = userdata;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
@@ -76,6 +80,13 @@ static int on_rtnl_message(struct nl_msg *msg, void *userdata) {
 		ifindex = ((struct ifinfomsg *) NLMSG_DATA(nlh))->ifi_index;
 		break;
 	}
+	case RTM_GETDCB:
+	case RTM_SETDCB:
+		if (dcbnl_ifname_parse(nlh, nlh->nlmsg_len, name) >= 0)
+			manager_mark_netdev(m, name);
+		else
+			manager_mark_dirty_all(m);
+		return NL_OK;
 	case RTM_NEWADDR:
 	case RTM_DELADDR:
 		if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifaddrmsg)))
@@ -129,7 +140,7 @@ int manager_watch_rtnl(Manager *m) {
 	r = nl_connect(sk, NETLINK_ROUTE);
 	if (r >= 0)
 		r = nl_socket_add_memberships(sk, RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR,
-					      RTNLGRP_IPV6_IFADDR, 0);
+					      RTNLGRP_IPV6_IFADDR, RTNLGRP_DCB, 0);
 	if (r >= 0)
 		r = nl_socket_set_nonblocking(sk);
 	if (r < 0)

@@ -16,6 +16,7 @@ struct Applier {
 	struct kmod_ctx *kmod;
 	struct nl_sock *rtnl;
 	struct nl_sock *rdmanl;
+	struct nl_sock *dcbnl;
 };
 
 /* Close what the backends opened. */

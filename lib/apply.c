@@ -87,6 +87,10 @@ void applier_backends_done(Applier *a) {
 		nl_socket_free(a->rdmanl);
 		a->rdmanl = NULL;
 	}
+	if (a->dcbnl) {
+		nl_socket_free(a->dcbnl);
+		a->dcbnl = NULL;
+	}
 }
 
 Applier *applier_free(Applier *a) {
@@ -132,6 +136,14 @@ int action_apply(Applier *a, const Action *x, ActionOutcome *ret) {
 	case KEY_ROCE_MODE:
 	case KEY_ROCE_TOS:
 		return apply_configfs(a, x, ret);
+	case KEY_QOS_TRUST:
+	case KEY_QOS_PFC:
+	case KEY_QOS_DSCP_MAP:
+	case KEY_QOS_ETS_PRIO_TC:
+	case KEY_QOS_ETS_TC_BW:
+	case KEY_QOS_ETS_TSA:
+	case KEY_QOS_MAXRATE:
+		return apply_dcb(a, x, ret);
 	case KEY_ECN_ROCE_NP:
 	case KEY_ECN_ROCE_RP:
 		return apply_ecn(a, x, ret);

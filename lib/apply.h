@@ -44,6 +44,7 @@ int apply_soft_link(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_netns_mode(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_netdev(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_configfs(Applier *a, const Action *x, ActionOutcome *ret);
+int apply_dcb(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_ecn(Applier *a, const Action *x, ActionOutcome *ret);
 
 /* For the backends. */

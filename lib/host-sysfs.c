@@ -595,7 +595,7 @@ int host_observe_devices_only(const char *root, HostObserveFlags flags, char *co
 	r = host_observe_devices(h, rootfd, flags, devices);
 	if (r < 0)
 		return r;
-	if (flags & (HOST_OBSERVE_NETDEVS | HOST_OBSERVE_ADDRESSES)) {
+	if (flags & (HOST_OBSERVE_NETDEVS | HOST_OBSERVE_ADDRESSES | HOST_OBSERVE_DCB)) {
 		r = host_observe_netdevs(h, rootfd);
 		if (r < 0)
 			return r;
@@ -603,6 +603,11 @@ int host_observe_devices_only(const char *root, HostObserveFlags flags, char *co
 	if (flags & HOST_OBSERVE_ADDRESSES) {
 		/* Not fatal: a host without rtnetlink access still has everything else. */
 		(void) host_addresses_observe(h);
+	}
+	if (flags & HOST_OBSERVE_DCB) {
+		r = host_dcb_observe(h);
+		if (r < 0)
+			return r;
 	}
 	if ((flags & HOST_OBSERVE_SYSTEM) && streq(root, "/"))
 		(void) host_netns_mode_observe(h); /* unknown stays unknown: the plan says so */

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dcbnl.h"
 #include "profile.h"
 #include "rdma-types.h"
 
@@ -60,6 +61,12 @@ typedef struct HostNetdev {
 	/* ECN (mlx5 OFED-style sysfs): bit per priority; valid when ecn_supported */
 	bool ecn_supported;
 	uint8_t ecn_roce_np, ecn_roce_rp;
+	/* DCB (dcbnl IEEE_GET, with HOST_OBSERVE_DCB, for the netdevs of RDMA ports): dcb is valid
+	 * when dcb_observed and dcb_error is 0; else dcb_error is why not (-EOPNOTSUPP: the driver
+	 * has no dcbnl, as veth and VFs; -ENODEV: not in this network namespace). */
+	bool dcb_observed;
+	int dcb_error;
+	DcbState dcb;
 } HostNetdev;
 
 typedef struct HostState {
@@ -88,7 +95,8 @@ typedef enum HostObserveFlags {
 	HOST_OBSERVE_CONFIGFS = 1 << 4,	 /* read configfs rdma_cm */
 	HOST_OBSERVE_SYSTEM = 1 << 5,	 /* RDMA netlink system settings (root "/" only) */
 	HOST_OBSERVE_DETAILS = 1 << 6,	 /* device attributes, driver, port state and netdev */
-	HOST_OBSERVE_ALL = (1 << 7) - 1,
+	HOST_OBSERVE_DCB = 1 << 7, /* dcbnl IEEE state of the ports' netdevs (implies NETDEVS) */
+	HOST_OBSERVE_ALL = (1 << 8) - 1,
 } HostObserveFlags;
 
 /* Read the RDMA devices, their netdevs and the loaded modules under root ("/" for the real
@@ -107,6 +115,9 @@ void host_port_done(HostPort *p);
 /* Fill netdevs' addresses, MTU and up flag from rtnetlink, in the current network namespace
  * (netdevs not found there keep what sysfs said, and addresses_known false). */
 int host_addresses_observe(HostState *h);
+/* The DCB state of the netdevs RDMA ports sit on, over dcbnl in the current network namespace
+ * (host-dcb.c). A netdev that cannot be read records why in dcb_error. */
+int host_dcb_observe(HostState *h);
 /* The RDMA netns mode, from RDMA netlink. Only for the real root: the mode is global. */
 int host_netns_mode_observe(HostState *h);
 

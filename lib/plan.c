@@ -124,6 +124,24 @@ static void action_value_fill(ActionValue *v, const ActionSpec *s, bool *oom) {
 	case KEY_SYSTEM_NETNS_MODE:
 		v->netns_mode = s->netns_mode;
 		break;
+	case KEY_QOS_TRUST:
+	case KEY_QOS_PFC:
+	case KEY_QOS_DSCP_MAP:
+	case KEY_QOS_ETS_PRIO_TC:
+	case KEY_QOS_ETS_TC_BW:
+	case KEY_QOS_ETS_TSA:
+	case KEY_QOS_MAXRATE:
+		v->dcb = (DcbDesired){
+			.set = set->set & KEYS_QOS,
+			.trust = set->qos_trust,
+			.pfc = set->qos_pfc,
+		};
+		memcpy(v->dcb.ets_prio_tc, set->ets_prio_tc, sizeof(v->dcb.ets_prio_tc));
+		memcpy(v->dcb.ets_tc_bw, set->ets_tc_bw, sizeof(v->dcb.ets_tc_bw));
+		memcpy(v->dcb.ets_tsa, set->ets_tsa, sizeof(v->dcb.ets_tsa));
+		memcpy(v->dcb.maxrate, set->qos_maxrate, sizeof(v->dcb.maxrate));
+		memcpy(v->dcb.dscp_map, set->qos_dscp_map, sizeof(v->dcb.dscp_map));
+		break;
 	default:
 		break;
 	}
@@ -247,6 +265,20 @@ static bool netdev_value_differs(const LinkSettings *a, const LinkSettings *b, K
 		return a->ecn_roce_np != b->ecn_roce_np;
 	case KEY_ECN_ROCE_RP:
 		return a->ecn_roce_rp != b->ecn_roce_rp;
+	case KEY_QOS_TRUST:
+		return a->qos_trust != b->qos_trust;
+	case KEY_QOS_PFC:
+		return a->qos_pfc != b->qos_pfc;
+	case KEY_QOS_DSCP_MAP:
+		return memcmp(a->qos_dscp_map, b->qos_dscp_map, sizeof(a->qos_dscp_map)) != 0;
+	case KEY_QOS_ETS_PRIO_TC:
+		return memcmp(a->ets_prio_tc, b->ets_prio_tc, sizeof(a->ets_prio_tc)) != 0;
+	case KEY_QOS_ETS_TC_BW:
+		return memcmp(a->ets_tc_bw, b->ets_tc_bw, sizeof(a->ets_tc_bw)) != 0;
+	case KEY_QOS_ETS_TSA:
+		return memcmp(a->ets_tsa, b->ets_tsa, sizeof(a->ets_tsa)) != 0;
+	case KEY_QOS_MAXRATE:
+		return memcmp(a->qos_maxrate, b->qos_maxrate, sizeof(a->qos_maxrate)) != 0;
 	default:
 		return false;
 	}
@@ -364,11 +396,268 @@ static int rule_ecn(Plan *p, const PlanLink *l, Key key) {
 	return plan_link_add(p, l, PHASE_ECN, key, cur, des, NULL);
 }
 
-/* QoS is part of the profile language, but dcbnl observation and apply come with the QoS work:
- * say so in the plan instead of pretending the host is converged or not. */
-static int rule_qos(Plan *p, const PlanLink *l, Key key) {
-	return plan_link_add(p, l, PHASE_QOS, key, NULL, "(declared)",
-			     "DCB (dcbnl) is not observed or applied by this version");
+/* QoS: dcbnl IEEE state, read per netdev by host-dcb.c. */
+
+/* Why DCB cannot be planned on this link, or NULL. */
+static const char *dcb_unsupported(const PlanLink *l, char *buf, size_t size) {
+	const HostNetdev *n = l->netdev;
+
+	if (netdev_missing(l))
+		return netdev_missing(l);
+	if (!n->dcb_observed)
+		return "DCB was not read (dcbnl)";
+	if (n->dcb_error < 0) {
+		snprintf(buf, size, "no DCB (dcbnl) on %s: %s", n->name, strerror(-n->dcb_error));
+		return buf;
+	}
+	/* An LLDP agent that negotiates DCBX rewrites what rdmad writes: say so, unless the
+	 * profile says rdmad owns the port. What the kernel shows of it: the DCBX mode (the NIC's
+	 * firmware agent) and the ETS willing bit (the port takes its peer's configuration, which
+	 * is what lldpad sets up). */
+	if (l->settings->qos_owner == QOS_OWNER_RDMAD)
+		return NULL;
+	if (n->dcb.has_dcbx && (n->dcb.dcbx & DCB_CAP_DCBX_LLD_MANAGED))
+		return "DCBX is managed by the NIC's LLDP agent (dcbx lld-managed); "
+		       "qos.owner: rdmad overrides";
+	if (n->dcb.has_ets && n->dcb.ets.willing)
+		return "ETS is willing: an LLDP agent (lldpad) takes DCB from the peer; "
+		       "qos.owner: rdmad overrides";
+	return NULL;
+}
+
+/* "pfc-enabled 3,4", "pfc-enabled none" */
+static void format_pfc(uint8_t mask, char buf[32]) {
+	char *p = buf + sprintf(buf, "pfc-enabled ");
+
+	if (mask == 0) {
+		strcpy(p, "none");
+		return;
+	}
+	for (unsigned i = 0; i < N_PRIO; i++)
+		if (mask & (1u << i))
+			p += sprintf(p, "%s%u", p[-1] == ' ' ? "" : ",", i);
+}
+
+/* "prio-tc 0:0 1:0 2:0 3:3 ...", as dcb-ets(8) shows it. */
+static void format_u8_map(const char *name, const uint8_t v[8], char buf[64]) {
+	char *p = buf + sprintf(buf, "%s", name);
+
+	for (unsigned i = 0; i < 8; i++)
+		p += sprintf(p, " %u:%u", i, v[i]);
+}
+
+static void format_tsa(const uint8_t kernel_tsa[N_TC], char buf[128]) {
+	char *p = buf + sprintf(buf, "tc-tsa");
+
+	for (unsigned i = 0; i < N_TC; i++) {
+		EtsTsa t = ets_tsa_from_kernel(kernel_tsa[i]);
+
+		if (t < 0)
+			p += sprintf(p, " %u:%u", i, kernel_tsa[i]);
+		else
+			p += sprintf(p, " %u:%s", i, ets_tsa_to_string(t));
+	}
+}
+
+/* "25Gbit", "2500Mbit" */
+static void format_rate(uint64_t kbit, char *buf, size_t size) {
+	static const char *const units[] = { "kbit", "Mbit", "Gbit", "Tbit" };
+	unsigned u = 0;
+
+	while (u + 1 < ELEMENTSOF(units) && kbit % 1000 == 0) {
+		kbit /= 1000;
+		u++;
+	}
+	snprintf(buf, size, "%llu%s", (unsigned long long) kbit, units[u]);
+}
+
+/* "tc-maxrate 3:25Gbit 6:100Mbit": the classes with a limit; "tc-maxrate unlimited" */
+static void format_maxrate(const uint64_t v[N_TC], char buf[256]) {
+	char *p = buf + sprintf(buf, "tc-maxrate");
+
+	for (unsigned i = 0; i < N_TC; i++) {
+		char rate[32];
+
+		if (v[i] == 0)
+			continue;
+		format_rate(v[i], rate, sizeof(rate));
+		p += sprintf(p, " %u:%s", i, rate);
+	}
+	if (p == buf + strlen("tc-maxrate"))
+		strcpy(p, " unlimited");
+}
+
+/* "dscp-prio 26:3 48:6", as dcb-app(8) shows it; several priorities of one DSCP each listed. */
+static char *format_dscp_prio(const uint8_t prio[N_DSCP]) {
+	char *buf = malloc(16 + N_DSCP * N_PRIO * 6), *p;
+
+	if (!buf)
+		return NULL;
+	p = buf + sprintf(buf, "dscp-prio");
+	for (unsigned d = 0; d < N_DSCP; d++)
+		for (unsigned i = 0; i < N_PRIO; i++)
+			if (prio[d] & (1u << i))
+				p += sprintf(p, " %u:%u", d, i);
+	if (p == buf + strlen("dscp-prio"))
+		strcpy(p, " none");
+	return buf;
+}
+
+static unsigned dscp_entries(const uint8_t prio[N_DSCP]) {
+	unsigned n = 0;
+
+	for (unsigned d = 0; d < N_DSCP; d++)
+		n += (unsigned) __builtin_popcount(prio[d]);
+	return n;
+}
+
+/* The declared map as the app table would hold it. */
+static void dscp_map_table(const int8_t map[N_DSCP], uint8_t ret[N_DSCP]) {
+	for (unsigned d = 0; d < N_DSCP; d++)
+		ret[d] = map[d] >= 0 ? (uint8_t) (1u << map[d]) : 0;
+}
+
+/* Plan a QoS action: unsupported when DCB is, a shared netdev's conflict, or nothing when the
+ * netdev already has it (or another link on it plans it). */
+static int plan_qos_add(Plan *p, const PlanLink *l, Key key, const char *current,
+			const char *desired, bool differs) {
+	char conflict[160];
+
+	if (netdev_conflict(l, key, conflict, sizeof(conflict)))
+		return plan_link_add(p, l, PHASE_QOS, key, NULL, desired, conflict);
+	if (!differs || plan_has_netdev_action(p, key, l->netdev->name, desired))
+		return 0;
+	return plan_link_add(p, l, PHASE_QOS, key, current, desired, NULL);
+}
+
+static int rule_qos_pfc(Plan *p, const PlanLink *l, Key key) {
+	char cur[32], want[32], why[160];
+	const char *unsupported;
+
+	format_pfc(l->settings->qos_pfc, want);
+	unsupported = dcb_unsupported(l, why, sizeof(why));
+	if (!unsupported && !l->netdev->dcb.has_pfc)
+		unsupported = "the driver has no IEEE PFC (dcbnl ieee_getpfc)";
+	if (unsupported)
+		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+	format_pfc(l->netdev->dcb.pfc.pfc_en, cur);
+	return plan_qos_add(p, l, key, cur, want,
+			    l->netdev->dcb.pfc.pfc_en != l->settings->qos_pfc);
+}
+
+static int rule_qos_ets(Plan *p, const PlanLink *l, Key key) {
+	const struct ieee_ets *ets = &l->netdev->dcb.ets;
+	const LinkSettings *s = l->settings;
+	char cur[128], want[128], why[160];
+	const char *unsupported;
+	uint8_t tsa[N_TC];
+	bool differs;
+
+	for (unsigned i = 0; i < N_TC; i++)
+		tsa[i] = ets_tsa_to_kernel(s->ets_tsa[i]);
+	if (key == KEY_QOS_ETS_PRIO_TC)
+		format_u8_map("prio-tc", s->ets_prio_tc, want);
+	else if (key == KEY_QOS_ETS_TC_BW)
+		format_u8_map("tc-bw", s->ets_tc_bw, want);
+	else
+		format_tsa(tsa, want);
+	unsupported = dcb_unsupported(l, why, sizeof(why));
+	if (!unsupported && !l->netdev->dcb.has_ets)
+		unsupported = "the driver has no IEEE ETS (dcbnl ieee_getets)";
+	if (unsupported)
+		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+	if (key == KEY_QOS_ETS_PRIO_TC) {
+		format_u8_map("prio-tc", ets->prio_tc, cur);
+		differs = memcmp(ets->prio_tc, s->ets_prio_tc, N_PRIO) != 0;
+	} else if (key == KEY_QOS_ETS_TC_BW) {
+		format_u8_map("tc-bw", ets->tc_tx_bw, cur);
+		differs = memcmp(ets->tc_tx_bw, s->ets_tc_bw, N_TC) != 0;
+	} else {
+		format_tsa(ets->tc_tsa, cur);
+		differs = memcmp(ets->tc_tsa, tsa, N_TC) != 0;
+	}
+	return plan_qos_add(p, l, key, cur, want, differs);
+}
+
+static int rule_qos_maxrate(Plan *p, const PlanLink *l, Key key) {
+	const LinkSettings *s = l->settings;
+	char cur[256], want[256], why[160];
+	const char *unsupported;
+	uint64_t have[N_TC];
+
+	format_maxrate(s->qos_maxrate, want);
+	unsupported = dcb_unsupported(l, why, sizeof(why));
+	if (!unsupported && !l->netdev->dcb.has_maxrate)
+		unsupported = "the driver has no IEEE maxrate (dcbnl ieee_getmaxrate)";
+	if (unsupported)
+		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+	for (unsigned i = 0; i < N_TC; i++)
+		have[i] = l->netdev->dcb.maxrate.tc_maxrate[i];
+	format_maxrate(have, cur);
+	return plan_qos_add(p, l, key, cur, want, memcmp(have, s->qos_maxrate, sizeof(have)) != 0);
+}
+
+/* qos.dscp-map is the whole DSCP app table: entries it lists are added, other DSCP entries
+ * removed (IEEE_DEL). Other selectors are left alone. */
+static int rule_qos_dscp_map(Plan *p, const PlanLink *l, Key key) {
+	_cleanup_free_ char *cur = NULL, *want = NULL;
+	uint8_t table[N_DSCP];
+	char why[160];
+	const char *unsupported;
+
+	dscp_map_table(l->settings->qos_dscp_map, table);
+	want = format_dscp_prio(table);
+	if (!want)
+		return -ENOMEM;
+	unsupported = dcb_unsupported(l, why, sizeof(why));
+	if (unsupported)
+		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+	cur = format_dscp_prio(l->netdev->dcb.dscp_prio);
+	if (!cur)
+		return -ENOMEM;
+	return plan_qos_add(p, l, key, cur, want,
+			    memcmp(table, l->netdev->dcb.dscp_prio, sizeof(table)) != 0);
+}
+
+/* Without apptrust (Linux < 6.2, and mlx5 on any kernel) the trust state follows the DSCP app
+ * table: any DSCP entry switches mlx5 to DSCP trust (as mlnx_qos --trust dscp does), none
+ * leaves it on PCP. dscp installs the default map (dscp >> 3) where there are no DSCP entries
+ * at all; a declared qos.dscp-map is the table instead, and plans itself. pcp removes every
+ * DSCP entry. */
+static int rule_qos_trust(Plan *p, const PlanLink *l, Key key) {
+	const LinkSettings *s = l->settings;
+	bool has_map = s->set & KEY_BIT(KEY_QOS_DSCP_MAP), map_empty = true;
+	char cur[64], why[160];
+	const char *want, *unsupported;
+	unsigned n;
+
+	for (unsigned d = 0; d < N_DSCP; d++)
+		if (s->qos_dscp_map[d] >= 0)
+			map_empty = false;
+	if (s->qos_trust == QOS_TRUST_DSCP)
+		want = has_map ? "dscp (DSCP app entries of qos.dscp-map)"
+			       : "dscp (DSCP app entries dscp>>3, no apptrust)";
+	else
+		want = "pcp (no DSCP app entries, no apptrust)";
+	if (has_map && (s->qos_trust == QOS_TRUST_DSCP) == map_empty)
+		return plan_link_add(
+			p, l, PHASE_QOS, key, NULL, want,
+			s->qos_trust == QOS_TRUST_DSCP
+				? "qos.dscp-map is empty: DSCP trust needs DSCP app "
+				  "entries (no apptrust)"
+				: "qos.dscp-map adds DSCP app entries, which switch the "
+				  "port to DSCP trust (no apptrust)");
+	unsupported = dcb_unsupported(l, why, sizeof(why));
+	if (unsupported)
+		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+	if (has_map)
+		return 0; /* qos.dscp-map's action writes the table */
+	n = dscp_entries(l->netdev->dcb.dscp_prio);
+	if (n == 0)
+		snprintf(cur, sizeof(cur), "pcp (no DSCP app entries)");
+	else
+		snprintf(cur, sizeof(cur), "dscp (%u DSCP app entries)", n);
+	return plan_qos_add(p, l, key, cur, want, (n > 0) != (s->qos_trust == QOS_TRUST_DSCP));
 }
 
 typedef int (*plan_rule_t)(Plan *p, const PlanLink *l, Key key);
@@ -385,13 +674,13 @@ static const struct {
 	{ KEY_NETDEV_ADDRESSES, rule_netdev_addresses },
 	{ KEY_ROCE_MODE,        rule_roce_mode },
 	{ KEY_ROCE_TOS,         rule_roce_tos },
-	{ KEY_QOS_TRUST,        rule_qos },
-	{ KEY_QOS_PFC,          rule_qos },
-	{ KEY_QOS_DSCP_MAP,     rule_qos },
-	{ KEY_QOS_ETS_PRIO_TC,  rule_qos },
-	{ KEY_QOS_ETS_TC_BW,    rule_qos },
-	{ KEY_QOS_ETS_TSA,      rule_qos },
-	{ KEY_QOS_MAXRATE,      rule_qos },
+	{ KEY_QOS_PFC,          rule_qos_pfc },
+	{ KEY_QOS_ETS_PRIO_TC,  rule_qos_ets },
+	{ KEY_QOS_ETS_TC_BW,    rule_qos_ets },
+	{ KEY_QOS_ETS_TSA,      rule_qos_ets },
+	{ KEY_QOS_MAXRATE,      rule_qos_maxrate },
+	{ KEY_QOS_DSCP_MAP,     rule_qos_dscp_map },
+	{ KEY_QOS_TRUST,        rule_qos_trust },
 	{ KEY_ECN_ROCE_NP,      rule_ecn },
 	{ KEY_ECN_ROCE_RP,      rule_ecn },
 	/* clang-format on */

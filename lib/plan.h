@@ -22,6 +22,20 @@ typedef enum ActionPhase {
 } ActionPhase;
 DECLARE_STRING_TABLE_LOOKUP(action_phase, ActionPhase)
 
+/* The declared DCB values of a link, for the qos.* actions. Each qos action carries all of them:
+ * the ETS actions apply every declared ets key in one IEEE_SET (a driver checks prio-tc, tc-bw
+ * and tsa together), and qos.trust needs to know whether a dscp-map is declared. */
+typedef struct DcbDesired {
+	uint64_t set; /* KEY_BIT()s of the qos keys declared */
+	QosTrust trust;
+	uint8_t pfc; /* bit per priority */
+	uint8_t ets_prio_tc[N_PRIO];
+	uint8_t ets_tc_bw[N_TC];
+	EtsTsa ets_tsa[N_TC];
+	uint64_t maxrate[N_TC];	 /* kbit/s, 0: no limit */
+	int8_t dscp_map[N_DSCP]; /* priority per DSCP, -1: no entry */
+} DcbDesired;
+
 /* The desired value in typed form, for the apply backends; which field is meaningful depends
  * on the action's key. */
 typedef struct ActionValue {
@@ -34,6 +48,7 @@ typedef struct ActionValue {
 	SoftLinkType link_type; /* links */
 	char *name;		/* modules: the module; links: the device to create */
 	char *lower;		/* links: the netdev it sits on */
+	DcbDesired dcb;		/* qos.* */
 } ActionValue;
 
 typedef struct Action {

@@ -135,6 +135,30 @@ TEST(unsupported_passthrough) {
 	applier_free(a);
 }
 
+/* DCB on netdevs without dcbnl is unsupported with the errno, not a failure: loopback has no
+ * dcbnl ops (EOPNOTSUPP), and a netdev that does not exist here is ENODEV. Reads only. */
+TEST(dcb_unsupported) {
+	Applier *a = NULL;
+	ActionOutcome o = { 0 };
+	Action x = action(KEY_QOS_PFC, "mlx5_0", "lo");
+
+	x.value.dcb.pfc = 1u << 3;
+	x.value.dcb.set = KEY_BIT(KEY_QOS_PFC);
+	CHECK(applier_new(root, state, &a) == 0);
+	CHECK(action_apply(a, &x, &o) == 0);
+	CHECK_STREQ(apply_result_to_string(o.result), "unsupported");
+	CHECK_STREQ(o.message, "no DCB (dcbnl) on lo: Operation not supported");
+	action_outcome_done(&o);
+
+	x.key = KEY_QOS_DSCP_MAP;
+	x.netdev = (char *) "rdmad-nodev0";
+	CHECK(action_apply(a, &x, &o) == 0);
+	CHECK_STREQ(apply_result_to_string(o.result), "unsupported");
+	CHECK_STREQ(o.message, "no DCB (dcbnl) on rdmad-nodev0: No such device");
+	action_outcome_done(&o);
+	applier_free(a);
+}
+
 TEST(cleanup) {
 	char cmd[700];
 
@@ -143,4 +167,4 @@ TEST(cleanup) {
 }
 
 TESTS_MAIN(TEST_ENTRY(configfs), TEST_ENTRY(ecn), TEST_ENTRY(unsupported_passthrough),
-	   TEST_ENTRY(cleanup))
+	   TEST_ENTRY(dcb_unsupported), TEST_ENTRY(cleanup))

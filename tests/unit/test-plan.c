@@ -311,7 +311,230 @@ TEST(typed_values) {
 	host_state_free(h);
 }
 
+/* A port with IEEE DCB as an mlx5 PF reports it after boot: PFC off, all priorities on TC 0,
+ * TC 0 ets with all the bandwidth, no rate limit, no app entries; host DCBX, not willing. */
+static HostNetdev *netdev_dcb_default(HostState *h, const char *name) {
+	HostNetdev *n = (HostNetdev *) host_netdev_find(h, name);
+
+	n->dcb_observed = true;
+	n->dcb = (DcbState){ .has_ets = true,
+			     .has_pfc = true,
+			     .has_maxrate = true,
+			     .has_dcbx = true,
+			     .dcbx = DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE };
+	n->dcb.ets.ets_cap = 8;
+	n->dcb.ets.tc_tx_bw[0] = 100;
+	for (int i = 1; i < N_TC; i++)
+		n->dcb.ets.tc_tsa[i] = IEEE_8021QAZ_TSA_STRICT;
+	n->dcb.ets.tc_tsa[0] = IEEE_8021QAZ_TSA_ETS;
+	n->dcb.pfc.pfc_cap = 8;
+	n->dcb.pfc.delay = 0x1234;
+	return n;
+}
+
+static const char lossless[] = "match: {device: \"mlx5_*\"}\n"
+			       "qos:\n"
+			       "  pfc: [3, 4]\n"
+			       "  ets: {prio-tc: [0,0,0,3,0,0,0,0], tc-bw: [50,0,0,50,0,0,0,0],\n"
+			       "        tsa: [ets,strict,strict,ets,strict,strict,strict,strict]}\n"
+			       "  maxrate: [0, 0, 0, 25Gbit, 0, 0, 0, 100Mbit]\n"
+			       "  dscp-map: {26: 3, 48: 6}\n"
+			       "  trust: dscp\n";
+
+/* Every QoS setting that differs is one action, in apply order, readable like dcb(8) shows it. */
+TEST(qos_differences) {
+	static const char *const texts[] = { lossless, NULL };
+	HostState *h = host_new();
+	HostNetdev *n = netdev_dcb_default(h, "ens1f0np0");
+	char *s;
+
+	n->dcb.dscp_prio[26] = 1u << 4; /* 26:4 by hand: replaced */
+	n->dcb.dscp_prio[10] = 1u << 1; /* not in the map: removed */
+	s = plan_text(texts, h);
+	CHECK_STREQ(
+		s, "mlx5_0/1 qos.pfc pfc-enabled none->pfc-enabled 3,4 00-test.yaml\n"
+		   "mlx5_0/1 qos.ets.prio-tc prio-tc 0:0 1:0 2:0 3:0 4:0 5:0 6:0 7:0->"
+		   "prio-tc 0:0 1:0 2:0 3:3 4:0 5:0 6:0 7:0 00-test.yaml\n"
+		   "mlx5_0/1 qos.ets.tc-bw tc-bw 0:100 1:0 2:0 3:0 4:0 5:0 6:0 7:0->"
+		   "tc-bw 0:50 1:0 2:0 3:50 4:0 5:0 6:0 7:0 00-test.yaml\n"
+		   "mlx5_0/1 qos.ets.tsa tc-tsa 0:ets 1:strict 2:strict 3:strict 4:strict "
+		   "5:strict 6:strict 7:strict->tc-tsa 0:ets 1:strict 2:strict 3:ets 4:strict "
+		   "5:strict 6:strict 7:strict 00-test.yaml\n"
+		   "mlx5_0/1 qos.maxrate tc-maxrate unlimited->tc-maxrate 3:25Gbit 7:100Mbit "
+		   "00-test.yaml\n"
+		   "mlx5_0/1 qos.dscp-map dscp-prio 10:1 26:4->dscp-prio 26:3 48:6 00-test.yaml\n");
+	free(s);
+}
+
+/* A port already as declared plans nothing: no DCB SET at all on the next reconcile. */
+TEST(qos_converged_is_empty) {
+	static const char *const texts[] = { lossless, NULL };
+	HostState *h = host_new();
+	HostNetdev *n = netdev_dcb_default(h, "ens1f0np0");
+	char *s;
+
+	n->dcb.pfc.pfc_en = 0x18;
+	n->dcb.ets.prio_tc[3] = 3;
+	n->dcb.ets.tc_tx_bw[0] = 50;
+	n->dcb.ets.tc_tx_bw[3] = 50;
+	n->dcb.ets.tc_tsa[3] = IEEE_8021QAZ_TSA_ETS;
+	n->dcb.maxrate.tc_maxrate[3] = 25000000;
+	n->dcb.maxrate.tc_maxrate[7] = 100000;
+	n->dcb.dscp_prio[26] = 1u << 3;
+	n->dcb.dscp_prio[48] = 1u << 6;
+	n->dcb.n_other_apps = 2; /* not DSCP: left alone */
+	s = plan_text(texts, h);
+	CHECK_STREQ(s, "");
+	free(s);
+}
+
+/* qos.trust without a map: without apptrust, the DSCP app table is the trust state. */
+TEST(qos_trust) {
+	static const char *const dscp[] = { "match: {device: \"mlx5_*\"}\nqos: {trust: dscp}\n",
+					    NULL };
+	static const char *const pcp[] = { "match: {device: \"mlx5_*\"}\nqos: {trust: pcp}\n",
+					   NULL };
+	static const char *const pcp_map[] = {
+		"match: {device: \"mlx5_*\"}\nqos: {trust: pcp, dscp-map: {26: 3}}\n", NULL
+	};
+	HostState *h = host_new();
+	HostNetdev *n;
+	char *s;
+
+	netdev_dcb_default(h, "ens1f0np0");
+	s = plan_text(dscp, h);
+	CHECK_STREQ(s, "mlx5_0/1 qos.trust pcp (no DSCP app entries)->dscp (DSCP app entries "
+		       "dscp>>3, no apptrust) 00-test.yaml\n");
+	free(s);
+
+	/* any DSCP entry is DSCP trust already: a hand-made map stays */
+	h = host_new();
+	n = netdev_dcb_default(h, "ens1f0np0");
+	n->dcb.dscp_prio[46] = 1u << 5;
+	s = plan_text(dscp, h);
+	CHECK_STREQ(s, "");
+	free(s);
+
+	h = host_new();
+	n = netdev_dcb_default(h, "ens1f0np0");
+	n->dcb.dscp_prio[46] = 1u << 5;
+	n->dcb.dscp_prio[26] = 1u << 3;
+	s = plan_text(pcp, h);
+	CHECK_STREQ(s, "mlx5_0/1 qos.trust dscp (2 DSCP app entries)->pcp (no DSCP app entries, "
+		       "no apptrust) 00-test.yaml\n");
+	free(s);
+
+	h = host_new();
+	netdev_dcb_default(h, "ens1f0np0");
+	s = plan_text(pcp_map, h);
+	CHECK_STREQ(s, "mlx5_0/1 qos.dscp-map dscp-prio none->dscp-prio 26:3 00-test.yaml\n"
+		       "mlx5_0/1 qos.trust -->pcp (no DSCP app entries, no apptrust) 00-test.yaml "
+		       "(unsupported)\n");
+	free(s);
+}
+
+/* No dcbnl (veth, VFs), a driver without an op, an LLDP agent that manages the port. */
+TEST(qos_unsupported) {
+	static const char *const texts[] = {
+		"match: {device: \"mlx5_*\"}\nqos: {pfc: [3], maxrate: [0,0,0,1Gbit,0,0,0,0]}\n",
+		NULL,
+	};
+	static const char *const owned[] = {
+		"match: {device: \"mlx5_*\"}\nqos: {pfc: [3], owner: rdmad}\n", NULL
+	};
+	HostState *h = host_new();
+	HostNetdev *n;
+	Config *c;
+	Plan *p = NULL;
+	char *s;
+
+	n = (HostNetdev *) host_netdev_find(h, "ens1f0np0");
+	n->dcb_observed = true;
+	n->dcb_error = -EOPNOTSUPP;
+	c = config_from(texts);
+	CHECK(plan_compute(c, h, &p) == 0);
+	CHECK_INTEQ(p->n_actions, 2);
+	CHECK_INTEQ(plan_pending(p), 0);
+	CHECK_STREQ(p->actions[0].unsupported,
+		    "no DCB (dcbnl) on ens1f0np0: Operation not supported");
+	CHECK_STREQ(p->actions[0].desired, "pfc-enabled 3");
+	plan_free(p);
+	host_state_free(h);
+
+	/* the driver has PFC but no maxrate */
+	h = host_new();
+	n = netdev_dcb_default(h, "ens1f0np0");
+	n->dcb.has_maxrate = false;
+	CHECK(plan_compute(c, h, &p) == 0);
+	CHECK_INTEQ(p->n_actions, 2);
+	CHECK_INTEQ(plan_pending(p), 1);
+	CHECK(!p->actions[0].unsupported);
+	CHECK_STREQ(p->actions[1].unsupported,
+		    "the driver has no IEEE maxrate (dcbnl ieee_getmaxrate)");
+	plan_free(p);
+	host_state_free(h);
+
+	/* willing ETS: lldpad manages the port; the NIC's own agent likewise */
+	h = host_new();
+	n = netdev_dcb_default(h, "ens1f0np0");
+	n->dcb.ets.willing = 1;
+	CHECK(plan_compute(c, h, &p) == 0);
+	CHECK_INTEQ(plan_pending(p), 0);
+	CHECK(p->n_actions > 0 && strstr(p->actions[0].unsupported, "lldpad"));
+	plan_free(p);
+	host_state_free(h);
+	h = host_new();
+	n = netdev_dcb_default(h, "ens1f0np0");
+	n->dcb.dcbx = DCB_CAP_DCBX_LLD_MANAGED | DCB_CAP_DCBX_VER_IEEE;
+	CHECK(plan_compute(c, h, &p) == 0);
+	CHECK_INTEQ(plan_pending(p), 0);
+	CHECK(p->n_actions > 0 && strstr(p->actions[0].unsupported, "lld-managed"));
+	plan_free(p);
+	config_free(c);
+
+	/* qos.owner: rdmad writes regardless */
+	h = host_new();
+	n = netdev_dcb_default(h, "ens1f0np0");
+	n->dcb.ets.willing = 1;
+	n->dcb.dcbx = DCB_CAP_DCBX_LLD_MANAGED;
+	s = plan_text(owned, h);
+	CHECK_STREQ(s, "mlx5_0/1 qos.pfc pfc-enabled none->pfc-enabled 3 00-test.yaml\n");
+	free(s);
+}
+
+/* The DCB backend gets every declared QoS value with each QoS action. */
+TEST(qos_typed_values) {
+	static const char *const texts[] = { lossless, NULL };
+	HostState *h = host_new();
+	Config *c = config_from(texts);
+	Plan *p = NULL;
+
+	netdev_dcb_default(h, "ens1f0np0");
+	CHECK(plan_compute(c, h, &p) == 0);
+	CHECK_INTEQ(p->n_actions, 6);
+	for (size_t i = 0; i < p->n_actions; i++) {
+		const DcbDesired *d = &p->actions[i].value.dcb;
+
+		CHECK_INTEQ(p->actions[i].phase, PHASE_QOS);
+		CHECK_STREQ(p->actions[i].netdev, "ens1f0np0");
+		CHECK_INTEQ(d->set, KEYS_QOS & ~KEY_BIT(KEY_QOS_OWNER));
+		CHECK_INTEQ(d->pfc, 0x18);
+		CHECK_INTEQ(d->ets_prio_tc[3], 3);
+		CHECK_INTEQ(d->ets_tc_bw[3], 50);
+		CHECK_INTEQ(d->ets_tsa[3], ETS_TSA_ETS);
+		CHECK_INTEQ(d->maxrate[3], 25000000);
+		CHECK_INTEQ(d->dscp_map[26], 3);
+		CHECK_INTEQ(d->dscp_map[27], -1);
+		CHECK_INTEQ(d->trust, QOS_TRUST_DSCP);
+	}
+	plan_free(p);
+	config_free(c);
+	host_state_free(h);
+}
+
 TESTS_MAIN(TEST_ENTRY(typed_values), TEST_ENTRY(converged_is_empty),
 	   TEST_ENTRY(differences_in_order), TEST_ENTRY(configfs_unknown), TEST_ENTRY(unsupported),
 	   TEST_ENTRY(infiniband_port), TEST_ENTRY(soft_links), TEST_ENTRY(modules_need_a_match),
-	   TEST_ENTRY(shared_netdev), TEST_ENTRY(shared_netdev_conflict), TEST_ENTRY(netns_mode))
+	   TEST_ENTRY(shared_netdev), TEST_ENTRY(shared_netdev_conflict), TEST_ENTRY(netns_mode),
+	   TEST_ENTRY(qos_differences), TEST_ENTRY(qos_converged_is_empty), TEST_ENTRY(qos_trust),
+	   TEST_ENTRY(qos_unsupported), TEST_ENTRY(qos_typed_values))
