@@ -5,8 +5,9 @@
 # RTNLGRP_DCB listener, also a raw SET that shows the reply's error byte); then rdmad: it sets
 # PFC, ETS, the DSCP map and trust and maxrate from a profile, `dcb ... show` reads back
 # exactly the declared values, a second pass sends no DCB SET at all, a change by hand is put
-# back, an injected driver failure is reported and retried, and an rxe link on dcbsim0 carries
-# ib_write_bw.
+# back, an injected driver failure is reported and retried, a port an LLDP agent owns is left
+# alone unless qos.owner: rdmad, trust pcp/dscp without apptrust rewrites the DSCP app table,
+# and an rxe link on dcbsim0 carries ib_write_bw.
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
 . "$VM_LIB"
@@ -98,29 +99,35 @@ ln -sf "$(command -v udevadm)" /run/rdmad-vm/udevd/systemd-udevd
 /run/rdmad-vm/udevd/systemd-udevd --daemon > "$VM_LOGDIR/udevd.log" 2>&1 ||
 	bail "systemd-udevd did not start: $(cat "$VM_LOGDIR/udevd.log")"
 
-# The lossless-RoCE recipe on a Soft-RoCE link over dcbsim0, which rdmad creates itself.
-mkdir -p "$CONF"
-cat > "$CONF/50-dcb.yaml" << 'YAML'
-links:
-  - {name: rxe0, type: rxe, netdev: dcbsim0}
----
-match: {device: rxe0}
-modules: [rdma_ucm]
-netdev:
-  up: true
-  addresses: [192.0.2.1/24]
-gids:
-  require: [roce-v2-ipv4]
-qos:
-  trust: dscp
-  pfc: [3]
+# A Soft-RoCE link over dcbsim0, which rdmad creates itself, with the qos: block given
+profile() { # profile QOS-LINES (indented by two)
+	mkdir -p "$CONF"
+	cat > "$CONF/50-dcb.yaml" <<- YAML
+		links:
+		  - {name: rxe0, type: rxe, netdev: dcbsim0}
+		---
+		match: {device: rxe0}
+		modules: [rdma_ucm]
+		netdev:
+		  up: true
+		  addresses: [192.0.2.1/24]
+		gids:
+		  require: [roce-v2-ipv4]
+		qos:
+	YAML
+	echo "$1" >> "$CONF/50-dcb.yaml"
+}
+
+# The lossless-RoCE recipe
+RECIPE="  trust: dscp
   dscp-map: {26: 3, 34: 5, 48: 6}
   ets:
     prio-tc: [0, 0, 0, 3, 0, 0, 6, 0]
     tc-bw:   [40, 0, 0, 60, 0, 0, 0, 0]
     tsa:     [ets, strict, strict, ets, strict, strict, strict, strict]
-  maxrate: [0, 0, 0, 25Gbit, 0, 0, 1Gbit, 0]
-YAML
+  maxrate: [0, 0, 0, 25Gbit, 0, 0, 1Gbit, 0]"
+profile "$RECIPE
+  pfc: [3]"
 WANT_PFC="prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off"
 WANT_PRIO_TC="prio-tc 0:0 1:0 2:0 3:3 4:0 5:0 6:6 7:0"
 WANT_TC_BW="tc-bw 0:40 1:0 2:0 3:60 4:0 5:0 6:0 7:0"
@@ -181,7 +188,8 @@ is "... with one PFC SET by hand and one by rdmad, nothing else" \
 # and converge once the fault is gone.
 WANT_PFC34="prio-pfc 0:off 1:off 2:off 3:on 4:on 5:off 6:off 7:off"
 write $PARAMS/fail_setpfc 22
-sed -i 's/^  pfc: \[3\]$/  pfc: [3, 4]/' "$CONF/50-dcb.yaml"
+profile "$RECIPE
+  pfc: [3, 4]"
 kill -HUP "$RDMAD"
 check "with fail_setpfc=22, rdmad logs the failed PFC SET with the errno" \
 	wait_until 5 grep -q 'rxe0/1: failed to set qos.pfc .*Invalid argument' "$LOG"
@@ -195,6 +203,61 @@ check "with the fault cleared, a retry converges" \
 is "... and PFC reads back as declared: 3 and 4" "$(pfc_show)" "$WANT_PFC34"
 diag "$(grep -E 'rxe0/1: (failed|converged)|qos.pfc' "$LOG")"
 check "rdmad is still running" kill -0 "$RDMAD"
+kill "$RDMAD"
+wait "$RDMAD"
+is "rdmad stops on SIGTERM with status 0" "$?" 0
+
+# ---- an LLDP agent owns the port: rdmad says so instead of fighting it (qos.owner) ---------------
+once() { # once NAME: rdmad --once under dcbmon; sets rc, the log is $VM_LOGDIR/NAME.log
+	monitor_start "$1"
+	rc=0
+	rdmad --once -v > "$VM_LOGDIR/$1.log" 2>&1 || rc=$?
+	monitor_stop
+}
+check "dcb dcbx set lld-managed ieee (a NIC's own LLDP agent)" dcb dcbx set dev "$DEV" lld-managed ieee
+profile "$RECIPE
+  pfc: [3]"
+once lld-managed
+is "rdmad --once leaves the port alone: exit 0" "$rc" 0
+check "... rxe0/1 degraded (a setting not applied)" grep -q 'rxe0/1: degraded' "$VM_LOGDIR/lld-managed.log"
+is "... no DCB SET" "$(monitor_count)" 0
+is "... PFC stays 3 and 4" "$(pfc_show)" "$WANT_PFC34"
+rdmactl plan > "$VM_LOGDIR/plan-lld.txt" 2>&1
+diag "$(cat "$VM_LOGDIR/plan-lld.txt")"
+check "rdmactl plan: qos.pfc not applied, naming the LLDP agent and qos.owner" \
+	grep -q "rxe0/1 .*qos.pfc .*DCBX is managed by the NIC's LLDP agent (dcbx lld-managed); qos.owner: rdmad overrides" \
+	"$VM_LOGDIR/plan-lld.txt"
+profile "$RECIPE
+  pfc: [3]
+  owner: rdmad"
+once owner-rdmad
+is "with qos.owner: rdmad, rdmad --once converges" "$rc" 0
+is "... and PFC is 3 only" "$(pfc_show)" "$WANT_PFC"
+is "... in one DCB SET" "$(monitor_count)" 1
+check "dcb dcbx set host ieee" dcb dcbx set dev "$DEV" host ieee
+
+check "dcb ets set willing on (lldpad: take DCB from the peer)" dcb ets set dev "$DEV" willing on
+profile "$RECIPE
+  pfc: [3, 4]"
+once willing
+is "an ETS willing port is left alone too: no DCB SET" "$(monitor_count)" 0
+check "... rdmactl plan says why" sh -c "rdmactl plan | grep -q 'rxe0/1 .*qos.pfc .*ETS is willing: an LLDP agent (lldpad)'"
+check "dcb ets set willing off" dcb ets set dev "$DEV" willing off
+
+# ---- trust without apptrust (Linux 6.1): the DSCP app entries are the trust state ------------------
+profile "  trust: pcp"
+once trust-pcp
+is "trust: pcp (no map) converges" "$rc" 0
+is "... by removing every DSCP app entry" "$(app_show)" ""
+is "... in one DCB DEL" "$(monitor_count)" 1
+profile "  trust: dscp"
+once trust-dscp
+is "trust: dscp (no map) converges" "$rc" 0
+want=$(for d in $(seq 0 63); do printf ' %d:%d' "$d" $((d >> 3)); done)
+is "... with dscp>>3 for all 64 DSCP values, as mlnx_qos does" "$(app_show)" "dscp-prio$want"
+is "... in one DCB SET" "$(monitor_count)" 1
+once trust-dscp-again
+is "... and a second pass sends nothing" "$(monitor_count) $rc" "0 0"
 
 # ---- data path: rxe0 over dcbsim0 (which drops what it sends: rxe loops local traffic back) ---
 gid=$(gid_index rxe0 1 "$(gid_of_ipv4 192.0.2.1)")
@@ -205,8 +268,4 @@ check "ib_write_bw over rxe0 on dcbsim0 (loopback)" \
 	logged "$VM_LOGDIR/bw-client.log" timeout 60 ib_write_bw -d rxe0 -x "$gid" -n 100 -p 18515 192.0.2.1
 wait "$server"
 check "ib_write_bw server side completed" test $? -eq 0
-
-kill "$RDMAD"
-wait "$RDMAD"
-is "rdmad stops on SIGTERM with status 0" "$?" 0
 done_testing
