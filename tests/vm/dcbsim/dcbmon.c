@@ -12,7 +12,8 @@
  *
  * Usage: dcbmon [DEV]   (only DEV's notifications, default: every device's)
  * Lines: "RTM_SETDCB IEEE_SET dev=dcbsim0 ets{...} maxrate{...} pfc{cap=8 en=0x08 delay=0}
- *         buffer{...} apps{ 5:26:3 } dcbx=0x09" (app entries: selector:protocol:priority)
+ *         buffer{...} apps{ 5:26:3 } dcbx=0x09" (app entries: selector:protocol:priority;
+ *         Linux >= 6.2 adds apptrust{ selectors } and rewr{ entries })
  *
  * Usage: dcbmon --set-pfc DEV MASK   (MASK: pfc_en, e.g. 0x08 for priority 3)
  * Prints "reply-error=E ack-error=A" (negative errno values, 0: none) and exits 0 when both
@@ -36,6 +37,9 @@
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
 #endif
+/* Linux >= 6.2 (uapi/linux/dcbnl.h), newer than the build host's headers may be */
+#define DCBMON_ATTR_APP_TRUST_TABLE 11
+#define DCBMON_ATTR_REWR_TABLE 12
 
 static volatile sig_atomic_t stop;
 
@@ -73,7 +77,7 @@ static void print_ieee(const struct nlattr *nest) {
 	for_each_attr(a, attr_data(nest), attr_len(nest)) {
 		const void *d = attr_data(a);
 
-		switch (a->nla_type) {
+		switch (a->nla_type & NLA_TYPE_MASK) { /* 6.2+ nests have NLA_F_NESTED */
 		case DCB_ATTR_IEEE_PFC:
 			if (attr_len(a) >= sizeof(struct ieee_pfc)) {
 				const struct ieee_pfc *p = d;
@@ -109,8 +113,17 @@ static void print_ieee(const struct nlattr *nest) {
 				printf("}");
 			}
 			break;
+		case DCBMON_ATTR_APP_TRUST_TABLE:
+			printf(" apptrust{");
+			for_each_attr(e, d, attr_len(a))
+				if (attr_len(e) >= 1)
+					printf(" %u", *(const uint8_t *) attr_data(e));
+			printf(" }");
+			break;
+		case DCBMON_ATTR_REWR_TABLE:
 		case DCB_ATTR_IEEE_APP_TABLE:
-			printf(" apps{");
+			printf(" %s{", (a->nla_type & NLA_TYPE_MASK) == DCB_ATTR_IEEE_APP_TABLE ? "apps"
+												: "rewr");
 			for_each_attr(e, d, attr_len(a))
 				if (attr_len(e) >= sizeof(struct dcb_app)) {
 					const struct dcb_app *app = attr_data(e);
@@ -120,7 +133,7 @@ static void print_ieee(const struct nlattr *nest) {
 			printf(" }");
 			break;
 		default:
-			printf(" ieee-attr%u", a->nla_type);
+			printf(" ieee-attr%u", a->nla_type & NLA_TYPE_MASK);
 		}
 	}
 }
