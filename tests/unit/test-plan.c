@@ -490,6 +490,7 @@ TEST(qos_unsupported) {
 	CHECK_INTEQ(plan_pending(p), 0);
 	CHECK(p->n_actions > 0 && strstr(p->actions[0].unsupported, "lld-managed"));
 	plan_free(p);
+	host_state_free(h);
 	config_free(c);
 
 	/* qos.owner: rdmad writes regardless */

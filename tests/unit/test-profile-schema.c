@@ -296,11 +296,11 @@ TEST(unset_means_leave_alone) {
  * bandwidth; the largest and smallest rates. */
 TEST(qos_valid) {
 	static const char *const ok[] = {
-		"qos:\n  ets:\n    tsa: [ets, strict, strict, ets, strict, strict, strict, "
-		"strict]\n"
-		"    tc-bw: [50, 0, 0, 50, 0, 0, 20, 0]\n",
-		"qos:\n  ets:\n    tsa: [strict, strict, strict, strict, strict, strict, strict, "
-		"strict]\n    tc-bw: [0, 0, 0, 0, 0, 0, 0, 0]\n",
+		("qos:\n  ets:\n    tsa: [ets, strict, strict, ets, strict, strict, strict, "
+		 "strict]\n"
+		 "    tc-bw: [50, 0, 0, 50, 0, 0, 20, 0]\n"),
+		("qos:\n  ets:\n    tsa: [strict, strict, strict, strict, strict, strict, strict, "
+		 "strict]\n    tc-bw: [0, 0, 0, 0, 0, 0, 0, 0]\n"),
 		"qos:\n  ets:\n    tc-bw: [13, 13, 13, 13, 12, 12, 12, 12]\n",
 		"qos:\n  maxrate: [1kbit, 1Tbit, 0.001Mbit, 400GBIT, 0, 0, 0, 0]\n",
 		"qos:\n  owner: auto\n  pfc: []\n  dscp-map: {}\n",
