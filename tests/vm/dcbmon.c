@@ -17,8 +17,8 @@
  *
  * Usage: dcbmon --set-pfc DEV MASK   (MASK: pfc_en, e.g. 0x08 for priority 3)
  * Prints "reply-error=E ack-error=A" (negative errno values, 0: none) and exits 0 when both
- * answers came ("reply-error=none" and 1 without a reply, e.g. a netdev without dcbnl ops). The driver's error is only in the reply's u8 DCB_ATTR_IEEE; iproute2 6.1's
- * dcb does not show it.
+ * answers came ("reply-error=none" and 1 without a reply, e.g. a netdev without dcbnl ops). The
+ * driver's error is only in the reply's u8 DCB_ATTR_IEEE; iproute2 6.1's dcb does not show it.
  */
 #include <errno.h>
 #include <linux/dcbnl.h>
@@ -39,7 +39,7 @@
 #endif
 /* Linux >= 6.2 (uapi/linux/dcbnl.h), newer than the build host's headers may be */
 #define DCBMON_ATTR_APP_TRUST_TABLE 11
-#define DCBMON_ATTR_REWR_TABLE 12
+#define DCBMON_ATTR_REWR_TABLE	    12
 
 static volatile sig_atomic_t stop;
 
@@ -49,8 +49,8 @@ static void on_signal(int sig) {
 }
 
 /* iterate the attributes in [data, data + len) */
-#define for_each_attr(a, data, len)                                                               \
-	for (const struct nlattr *a = (const void *) (data); attr_ok(a, (data), (len));            \
+#define for_each_attr(a, data, len)                                                     \
+	for (const struct nlattr *a = (const void *) (data); attr_ok(a, (data), (len)); \
 	     a = (const void *) ((const char *) a + NLA_ALIGN(a->nla_len)))
 
 static bool attr_ok(const struct nlattr *a, const void *data, size_t len) {
@@ -74,7 +74,7 @@ static void print_u8s(const char *name, const uint8_t *v) {
 }
 
 static void print_ieee(const struct nlattr *nest) {
-	for_each_attr(a, attr_data(nest), attr_len(nest)) {
+	for_each_attr (a, attr_data(nest), attr_len(nest)) {
 		const void *d = attr_data(a);
 
 		switch (a->nla_type & NLA_TYPE_MASK) { /* 6.2+ nests have NLA_F_NESTED */
@@ -115,16 +115,17 @@ static void print_ieee(const struct nlattr *nest) {
 			break;
 		case DCBMON_ATTR_APP_TRUST_TABLE:
 			printf(" apptrust{");
-			for_each_attr(e, d, attr_len(a))
+			for_each_attr (e, d, attr_len(a))
 				if (attr_len(e) >= 1)
 					printf(" %u", *(const uint8_t *) attr_data(e));
 			printf(" }");
 			break;
 		case DCBMON_ATTR_REWR_TABLE:
 		case DCB_ATTR_IEEE_APP_TABLE:
-			printf(" %s{", (a->nla_type & NLA_TYPE_MASK) == DCB_ATTR_IEEE_APP_TABLE ? "apps"
-												: "rewr");
-			for_each_attr(e, d, attr_len(a))
+			printf(" %s{", (a->nla_type & NLA_TYPE_MASK) == DCB_ATTR_IEEE_APP_TABLE
+					       ? "apps"
+					       : "rewr");
+			for_each_attr (e, d, attr_len(a))
 				if (attr_len(e) >= sizeof(struct dcb_app)) {
 					const struct dcb_app *app = attr_data(e);
 					printf(" %u:%u:%u", app->selector, app->protocol,
@@ -162,7 +163,7 @@ static bool print_msg(const struct nlmsghdr *h, const char *dev) {
 
 	if (h->nlmsg_len < NLMSG_LENGTH(NLMSG_ALIGN(sizeof(*dm))))
 		return false;
-	for_each_attr(a, attrs, len)
+	for_each_attr (a, attrs, len)
 		if (a->nla_type == DCB_ATTR_IFNAME)
 			ifname = attr_data(a);
 	if (dev && strcmp(dev, ifname) != 0)
@@ -174,7 +175,7 @@ static bool print_msg(const struct nlmsghdr *h, const char *dev) {
 	else
 		printf("cmd%u", dm->cmd);
 	printf(" dev=%s", ifname);
-	for_each_attr(a, attrs, len) {
+	for_each_attr (a, attrs, len) {
 		if (a->nla_type == DCB_ATTR_IEEE)
 			print_ieee(a);
 		else if (a->nla_type == DCB_ATTR_DCBX && attr_len(a) >= 1)
@@ -241,7 +242,7 @@ static int set_pfc(int fd, const char *dev, unsigned mask) {
 				const struct dcbmsg *dm = NLMSG_DATA(h);
 				const char *attrs = (const char *) dm + NLMSG_ALIGN(sizeof(*dm));
 
-				for_each_attr(r, attrs, h->nlmsg_len - NLMSG_LENGTH(sizeof(*dm)))
+				for_each_attr (r, attrs, h->nlmsg_len - NLMSG_LENGTH(sizeof(*dm)))
 					if (r->nla_type == DCB_ATTR_IEEE && attr_len(r) >= 1)
 						reply_err = *(const int8_t *) attr_data(r);
 			}
