@@ -23,7 +23,7 @@ done
 
 uptime_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; } # busybox date has no %N
 
-# dcbmon in the background: monitor_start NAME, then monitor_stop prints its log's path
+# dcbmon in the background: monitor_start NAME ... monitor_stop; its log is $MON_LOG
 monitor_start() {
 	MON_LOG=$VM_LOGDIR/dcbmon-$1.log
 	dcbmon "$DEV" > "$MON_LOG" 2>&1 &
@@ -67,9 +67,9 @@ check "the PFC SET is multicast on RTNLGRP_DCB with the whole IEEE state" \
 check "the app DEL too" grep -q "^RTM_SETDCB IEEE_DEL dev=$DEV .*apps{ }" "$MON_LOG"
 is "one notification per SET/DEL, failed ones included (4)" "$(monitor_count)" 4
 
-# struct ieee_maxrate is in kbit/s (linux/dcbnl.h, mlx5); iproute2 6.1's dcb converts to and
-# from bytes/s instead (fixed later by iproute2 e7d4c060): 25Gbit is stored as 3125000000,
-# 125 times the UAPI value. So `dcb maxrate show` misreads what rdmad writes; its -j output
+# struct ieee_maxrate is in kbit/s (linux/dcbnl.h, mlx5); iproute2 6.1's dcb passes bytes/s
+# instead (newer iproute2 divides by 125, as its dcb_maxrate.c says): 25Gbit is stored as
+# 3125000000, 125 times the UAPI value. So `dcb maxrate show` misreads what rdmad writes; its -j output
 # is the raw u64, and that is what rdmad's values are checked against below.
 check "dcb maxrate set tc-maxrate 3:25Gbit" dcb maxrate set dev "$DEV" tc-maxrate 3:25Gbit
 is "iproute2 6.1 stores 25Gbit as 3125000000 (bytes/s, not the UAPI's kbit/s)" \
