@@ -259,6 +259,23 @@ is "... in one DCB SET" "$(monitor_count)" 1
 once trust-dscp-again
 is "... and a second pass sends nothing" "$(monitor_count) $rc" "0 0"
 
+# ---- a netdev without dcbnl (veth, like a VF): QoS is unsupported there, not a failure ------
+veth_pair veth0 veth1 || bail "cannot create veth pair"
+cat > "$CONF/60-veth.yaml" << 'YAML'
+links:
+  - {name: rxe1, type: rxe, netdev: veth0}
+---
+match: {device: rxe1}
+qos:
+  pfc: [3]
+YAML
+once veth
+is "rdmad --once with QoS declared on veth0 exits 0" "$rc" 0
+check "... rxe1/1 is degraded, not failed" grep -q 'rxe1/1: degraded' "$VM_LOGDIR/veth.log"
+check "... rdmactl plan: qos.pfc not applied, with dcbnl's errno" \
+	sh -c "rdmactl plan | grep -q 'rxe1/1 .*qos.pfc .*no DCB (dcbnl) on veth0: Operation not supported'"
+rm "$CONF/60-veth.yaml"
+
 # ---- data path: rxe0 over dcbsim0 (which drops what it sends: rxe loops local traffic back) ---
 gid=$(gid_index rxe0 1 "$(gid_of_ipv4 192.0.2.1)")
 timeout 60 ib_write_bw -d rxe0 -x "$gid" -n 100 -p 18515 > "$VM_LOGDIR/bw-server.log" 2>&1 &
