@@ -5,7 +5,10 @@
 # is never installed on the host. The unpacked tree is cached, so a second run is instant and
 # needs neither apt nor the network.
 #
-# Usage: fetch-kernel.sh
+# Usage: fetch-kernel.sh [--headers]
+#   --headers   also the kernel's headers, for building test modules (tests/vm/dcbsim): the
+#               linux-headers-$kver package of the same version and the linux-headers-*/
+#               linux-kbuild-* packages it depends on, unpacked the same way
 # Prints the kernel directory on stdout (progress goes to stderr). That directory holds:
 #   kver              the kernel release (uname -r), e.g. 6.1.0-57-amd64
 #   vmlinuz           the bzImage
@@ -14,6 +17,8 @@
 #   root/             the unpacked package: root/lib/modules/$kver with modules.dep (depmod -b;
 #                     the .deb ships none, its postinst would generate it)
 #   package           "<package>=<version>" that was unpacked
+#   headers/build     (--headers) the kernel build directory for `make -C ... M=DIR modules`;
+#                     it needs make and gcc-12 on the host (the Debian kernel's compiler)
 # Env:
 #   RDMAD_VM_CACHE          cache directory (default ${XDG_CACHE_HOME:-$HOME/.cache}/rdmad-vm)
 #   RDMAD_VM_KERNEL_PKG     kernel package (default: the pin below)
@@ -105,10 +110,46 @@ unpack() { # unpack PKG VERSION: download and unpack into the cache
 	log "unpacked $kver into $dir"
 }
 
+# The headers of the unpacked kernel in DIR: linux-headers-$kver of the kernel's version plus
+# its linux-* dependencies (-common, linux-kbuild-*), pinned to that same version (one source
+# package), in DIR/headers. The arch package's Makefile includes the -common one by an absolute
+# /usr/src path: it is pointed at the unpacked copy.
+unpack_headers() { # unpack_headers DIR
+	local dir=$1 kver version pkg tmp deb deps
+	kver=$(cat "$dir/kver")
+	version=$(cut -d= -f2 "$dir/package")
+	pkg=linux-headers-$kver
+	deps=$(apt-cache show "$pkg=$version" 2> /dev/null | sed -n 's/^Depends: //p' | head -n1 |
+		tr ',' '\n' | awk '$1 ~ /^linux-(headers|kbuild)-/ { print $1 }')
+	[ -n "$deps" ] || die "apt knows no $pkg=$version (run apt-get update)"
+	tmp=$(mktemp -d "$dir/.headers.XXXXXX")
+	# shellcheck disable=SC2064 # expand $tmp now: it is local
+	trap "rm -rf '$tmp'" EXIT
+	log "downloading $pkg=$version and ${deps//$'\n'/ }"
+	# shellcheck disable=SC2046 # one package per word
+	(cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg=$version" \
+		$(for d in $deps; do echo "$d=$version"; done) >&2)
+	for deb in "$tmp"/*.deb; do
+		dpkg-deb -x "$deb" "$tmp/root"
+		rm -f "$deb"
+	done
+	[ -f "$tmp/root/usr/src/$pkg/Makefile" ] || die "$pkg has no /usr/src/$pkg/Makefile"
+	sed -i "s|^include /usr/src/|include $dir/headers/root/usr/src/|" "$tmp/root/usr/src/$pkg/Makefile"
+	ln -s "root/usr/src/$pkg" "$tmp/build"
+	touch "$tmp/complete"
+	rm -rf "$dir/headers"
+	mv "$tmp" "$dir/headers"
+	trap - EXIT
+	log "unpacked the headers of $kver into $dir/headers"
+}
+
 main() {
+	local headers=0 dir
+	[ "${1:-}" != --headers ] || headers=1
 	# fast path: the pinned (or requested) kernel is already unpacked
-	if is_complete "$PKG" "$VERSION"; then
-		kernel_dir "$PKG" "$VERSION"
+	dir=$(kernel_dir "$PKG" "$VERSION")
+	if is_complete "$PKG" "$VERSION" && { [ "$headers" = 0 ] || [ -f "$dir/headers/complete" ]; }; then
+		echo "$dir"
 		return
 	fi
 	mkdir -p "$CACHE/kernel"
@@ -125,8 +166,12 @@ main() {
 		fi
 		is_complete "$PKG" "$VERSION" || unpack "$PKG" "$VERSION"
 	fi
+	dir=$(kernel_dir "$PKG" "$VERSION")
+	if [ "$headers" = 1 ] && [ ! -f "$dir/headers/complete" ]; then
+		unpack_headers "$dir"
+	fi
 	exec {lock}>&-
-	kernel_dir "$PKG" "$VERSION"
+	echo "$dir"
 }
 
 main "$@"

@@ -11,6 +11,9 @@
 #   --file PATH       a file or directory the scenario needs, at its own path (the full VM
 #                     sees the whole host read-only anyway). Repeatable.
 #   --env NAME=VALUE  exported to the scenario. Repeatable.
+#   --dcbsim          the dcbsim test module (tests/vm/dcbsim, light VM only), built for the VM
+#                     kernel by build-dcbsim.sh (cached), at /lib/modules/$(uname -r)/extra/
+#                     dcbsim.ko for the scenario to insmod
 #   --timeout SEC     stop the VM after SEC seconds and fail (default 300)
 #   --log FILE        the timestamped serial console log, with the guest's dmesg, daemon logs
 #                     and (full VM) journal when the scenario failed; kept only when the run
@@ -19,7 +22,8 @@
 #   --verbose         copy the console to stderr as it runs
 #   --shell           interactive: the console on this terminal and a root shell after the
 #                     scenario (SCENARIO may be left out); `exit` powers off, Ctrl-A x kills qemu
-#   --prepare         only fetch the kernel and build the cached initramfs images
+#   --prepare         only fetch the kernel (and its headers) and build the cached initramfs
+#                     images and dcbsim.ko
 #   --smp N, --mem MB guest CPUs (default $RDMAD_VM_SMP or 1) and memory (default 1024,
 #                     full VM 2048)
 #   --append ARGS     more kernel command line (e.g. loglevel=7 to see the boot)
@@ -42,7 +46,7 @@ CACHE=${RDMAD_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/rdmad-vm}
 MAX_PARALLEL=${RDMAD_VM_MAX_PARALLEL:-2}
 
 variant=light scenario="" timeout=300 log="" keep_log=0 verbose=0 shell=0 prepare=0
-smp=${RDMAD_VM_SMP:-1} mem="" append_extra=""
+smp=${RDMAD_VM_SMP:-1} mem="" append_extra="" dcbsim=0
 bins=() files=() envs=()
 usage() { sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"; }
 while [ $# -gt 0 ]; do
@@ -51,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--bin) bins+=("$(realpath "$2")"); shift ;;
 	--file) files+=("$(realpath "$2")"); shift ;;
 	--env) envs+=("$2"); shift ;;
+	--dcbsim) dcbsim=1 ;;
 	--timeout) timeout=$2; shift ;;
 	--log) log=$(realpath -m "$2"); shift ;;
 	--keep-log) keep_log=1 ;;
@@ -68,6 +73,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ -n "$mem" ] || { [ "$variant" = full ] && mem=2048 || mem=1024; }
+[ "$dcbsim" = 0 ] || [ "$variant" = light ] || { echo "run-vm: --dcbsim needs the light VM" >&2; exit 2; }
 
 T0=${EPOCHREALTIME/./}
 now="" waited="" wall=""
@@ -118,6 +124,7 @@ base_image() { # base_image VARIANT: path of the cached image, built if missing
 if [ "$prepare" = 1 ]; then
 	base_image light > /dev/null || bail "could not build the light VM initramfs"
 	base_image full > /dev/null || bail "could not build the full VM initramfs"
+	"$HERE/build-dcbsim.sh" > /dev/null || bail "could not build dcbsim.ko (build-dcbsim.sh)"
 	diag "kernel $kver in $kdir"
 	echo "ok 1 - VM kernel and initramfs images ready"
 	echo "1..1"
@@ -167,6 +174,11 @@ if [ "$variant" = light ]; then
 	extra=()
 	for b in ${bins[@]+"${bins[@]}"}; do extra+=(--bin "$b"); done
 	for f in ${files[@]+"${files[@]}"} ${scenario:+"$scenario"}; do extra+=(--file "$f"); done
+	if [ "$dcbsim" = 1 ]; then
+		ko=$("$HERE/build-dcbsim.sh") || bail "could not build dcbsim.ko (build-dcbsim.sh)"
+		# /usr/lib: the base image has /lib as a symlink (see build-initramfs.sh)
+		extra+=(--add "$ko:/usr/lib/modules/$kver/extra/dcbsim.ko")
+	fi
 	"$HERE/build-initramfs.sh" --extra-only ${extra[@]+"${extra[@]}"} \
 		--add "$run/start:/vm/start" "$run/extra.cpio" || bail "could not pack the run's files"
 	cat "$base" "$run/extra.cpio" > "$run/initrd.cpio"

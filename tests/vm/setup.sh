@@ -2,7 +2,8 @@
 # setup.sh - install the Debian packages the VM test tier needs (Debian 12, as root).
 #
 # Host side:  qemu (TCG, no KVM needed), apt/dpkg-deb/depmod to unpack the kernel package,
-#             cpio to pack the initramfs, xz/zstd/binutils to extract vmlinux from the bzImage.
+#             cpio to pack the initramfs, xz/zstd/binutils to extract vmlinux from the bzImage,
+#             make/gcc-12/libelf1 to build the dcbsim module against the kernel's headers.
 # Guest side: the light VM's initramfs is assembled from these host binaries (busybox-static,
 #             bash, kmod, iproute2, rdma-core tools, perftest, jq, tcpdump ...); the full VM
 #             boots the host's own root (systemd, udev, dbus) read-only over 9p.
@@ -11,6 +12,7 @@ set -euo pipefail
 
 VM_PACKAGES=(
 	qemu-system-x86 cpio kmod xz-utils zstd binutils util-linux coreutils
+	make gcc-12 libelf1
 	busybox-static bash iproute2 jq tcpdump
 	rdma-core ibverbs-providers ibverbs-utils perftest rdmacm-utils
 	systemd systemd-sysv udev dbus

@@ -1,0 +1,288 @@
+#!/bin/bash
+# dcb.sh (light VM, run-vm.sh --dcbsim) - DCB through the kernel's real dcbnl code, on dcbsim
+# (tests/vm/dcbsim: a netdev whose IEEE dcbnl ops store what they are given).
+# First the kernel facts rdmad's DCB code relies on, with iproute2's dcb and dcbmon (the
+# RTNLGRP_DCB listener, also a raw SET that shows the reply's error byte); then rdmad: it sets
+# PFC, ETS, the DSCP map and trust and maxrate from a profile, `dcb ... show` reads back
+# exactly the declared values, a second pass sends no DCB SET at all, a change by hand is put
+# back, an injected driver failure is reported and retried, a port an LLDP agent owns is left
+# alone unless qos.owner: rdmad, trust pcp/dscp without apptrust rewrites the DSCP app table,
+# and an rxe link on dcbsim0 carries ib_write_bw.
+set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
+. "$VM_LIB"
+
+DEV=dcbsim0
+PARAMS=/sys/module/dcbsim/parameters
+KO=/lib/modules/$(uname -r)/extra/dcbsim.ko
+
+for b in dcb dcbmon rdmad rdmactl udevadm; do
+	command -v "$b" > /dev/null || bail "no $b on PATH (run-vm.sh --bin, build-initramfs.sh)"
+done
+[ -f "$KO" ] || bail "no $KO: run-vm.sh --dcbsim"
+
+uptime_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; } # busybox date has no %N
+
+# dcbmon in the background: monitor_start NAME ... monitor_stop; its log is $MON_LOG
+monitor_start() {
+	MON_LOG=$VM_LOGDIR/dcbmon-$1.log
+	dcbmon "$DEV" > "$MON_LOG" 2>&1 &
+	MON_PID=$!
+	wait_until 5 grep -q '^dcbmon: listening' "$MON_LOG" || bail "dcbmon did not start: $(cat "$MON_LOG")"
+}
+monitor_stop() { # the kernel queued the notifications before the SET returned: dcbmon drains
+	kill -TERM "$MON_PID"
+	wait "$MON_PID"
+}
+monitor_count() { sed -n 's/^dcbmon: \([0-9]*\) messages$/\1/p' "$MON_LOG"; }
+
+# `dcb ... show` without the trailing blank iproute2 6.1 prints
+show() { dcb "$@" | sed 's/ *$//'; }
+pfc_show() { show pfc show dev "$DEV" prio-pfc; }
+app_show() { show -N app show dev "$DEV" dscp-prio; }
+
+# ---- kernel facts: dcbsim and iproute2's dcb, no rdmad ----------------------------------------
+check "insmod dcbsim.ko" insmod "$KO" trace=1
+check "dcbsim0 exists" test -e /sys/class/net/$DEV
+check "dcbsim0 comes up" ip link set "$DEV" up
+is "DCBX mode: host-managed IEEE" "$(show dcbx show dev "$DEV")" "host ieee"
+is "PFC starts all off" "$(pfc_show)" "prio-pfc 0:off 1:off 2:off 3:off 4:off 5:off 6:off 7:off"
+
+monitor_start facts
+check "dcb pfc set prio-pfc 3:on" dcb pfc set dev "$DEV" prio-pfc 3:on
+is "dcb pfc show reads it back" "$(pfc_show)" \
+	"prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off"
+is "dcbsim's setpfc was called once" "$(attr $PARAMS/calls_setpfc)" 1
+check "dcb app add dscp-prio 26:3" dcb app add dev "$DEV" dscp-prio 26:3
+is "dcb app show reads it back" "$(app_show)" "dscp-prio 26:3"
+fails_with "the same entry again fails (dcb_ieee_setapp: EEXIST)" "File exists" \
+	dcb app add dev "$DEV" dscp-prio 26:3
+is "... and the table still has it once" "$(app_show)" "dscp-prio 26:3"
+check "dcb app del dscp-prio 26:3" dcb app del dev "$DEV" dscp-prio 26:3
+is "the app table is empty again" "$(app_show)" ""
+monitor_stop
+diag "$(cat "$MON_LOG")"
+check "the PFC SET is multicast on RTNLGRP_DCB with the whole IEEE state" \
+	grep -q "^RTM_SETDCB IEEE_SET dev=$DEV ets{.*} maxrate{.*} pfc{cap=8 en=0x08 .*} apps{ }" "$MON_LOG"
+check "the app DEL too" grep -q "^RTM_SETDCB IEEE_DEL dev=$DEV .*apps{ }" "$MON_LOG"
+is "one notification per SET/DEL, failed ones included (4)" "$(monitor_count)" 4
+
+# struct ieee_maxrate is in kbit/s (linux/dcbnl.h, mlx5); iproute2 6.1's dcb passes bytes/s
+# instead (newer iproute2 divides by 125, as its dcb_maxrate.c says): 25Gbit is stored as
+# 3125000000, 125 times the UAPI value. So `dcb maxrate show` misreads what rdmad writes; its -j output
+# is the raw u64, and that is what rdmad's values are checked against below.
+check "dcb maxrate set tc-maxrate 3:25Gbit" dcb maxrate set dev "$DEV" tc-maxrate 3:25Gbit
+is "iproute2 6.1 stores 25Gbit as 3125000000 (bytes/s, not the UAPI's kbit/s)" \
+	"$(dcb -j maxrate show dev "$DEV" | jq -c .tc_maxrate)" "[0,0,0,3125000000,0,0,0,0]"
+check "dcb maxrate set tc-maxrate all:0" dcb maxrate set dev "$DEV" tc-maxrate all:0
+
+# The driver's error is a signed byte in the reply's DCB_ATTR_IEEE; the ACK says 0.
+write $PARAMS/fail_setpfc 22
+is "fail_setpfc=22: the reply carries -EINVAL, the ACK 0" \
+	"$(dcbmon --set-pfc "$DEV" 0x20)" "reply-error=-22 ack-error=0"
+check "iproute2 6.1's dcb pfc set does not see the failure (exit 0)" \
+	dcb pfc set dev "$DEV" prio-pfc 5:on
+write $PARAMS/fail_setpfc 0
+is "PFC unchanged after the failed SETs" "$(pfc_show)" \
+	"prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off"
+is "without the fault: reply 0, ACK 0" "$(dcbmon --set-pfc "$DEV" 0x00)" "reply-error=0 ack-error=0"
+is "PFC all off again" "$(pfc_show)" "prio-pfc 0:off 1:off 2:off 3:off 4:off 5:off 6:off 7:off"
+
+# ---- rdmad ---------------------------------------------------------------------------------
+LOG=$VM_LOGDIR/rdmad.log
+CONF=/etc/rdmad
+calls_total() { cat $PARAMS/calls_set* $PARAMS/calls_delapp | awk '{ n += $1 } END { print n }'; }
+
+# udevd with no rules relays the kernel's uevents to rdmad's sd-device monitor (daemon.sh)
+mkdir -p /run/udev /etc/udev/rules.d /run/rdmad-vm/udevd
+ln -sf "$(command -v udevadm)" /run/rdmad-vm/udevd/systemd-udevd
+/run/rdmad-vm/udevd/systemd-udevd --daemon > "$VM_LOGDIR/udevd.log" 2>&1 ||
+	bail "systemd-udevd did not start: $(cat "$VM_LOGDIR/udevd.log")"
+
+# A Soft-RoCE link over dcbsim0, which rdmad creates itself, with the qos: block given
+profile() { # profile QOS-LINES (indented by two)
+	mkdir -p "$CONF"
+	cat > "$CONF/50-dcb.yaml" <<- YAML
+		links:
+		  - {name: rxe0, type: rxe, netdev: dcbsim0}
+		---
+		match: {device: rxe0}
+		modules: [rdma_ucm]
+		netdev:
+		  up: true
+		  addresses: [192.0.2.1/24]
+		gids:
+		  require: [roce-v2-ipv4]
+		qos:
+	YAML
+	echo "$1" >> "$CONF/50-dcb.yaml"
+}
+
+# The lossless-RoCE recipe
+RECIPE="  trust: dscp
+  dscp-map: {26: 3, 34: 5, 48: 6}
+  ets:
+    prio-tc: [0, 0, 0, 3, 0, 0, 6, 0]
+    tc-bw:   [40, 0, 0, 60, 0, 0, 0, 0]
+    tsa:     [ets, strict, strict, ets, strict, strict, strict, strict]
+  maxrate: [0, 0, 0, 25Gbit, 0, 0, 1Gbit, 0]"
+profile "$RECIPE
+  pfc: [3]"
+WANT_PFC="prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off"
+WANT_PRIO_TC="prio-tc 0:0 1:0 2:0 3:3 4:0 5:0 6:6 7:0"
+WANT_TC_BW="tc-bw 0:40 1:0 2:0 3:60 4:0 5:0 6:0 7:0"
+WANT_TSA="tc-tsa 0:ets 1:strict 2:strict 3:ets 4:strict 5:strict 6:strict 7:strict"
+WANT_MAXRATE="[0,0,0,25000000,0,0,1000000,0]" # kbit/s, raw: see the iproute2 6.1 fact above
+WANT_APP="dscp-prio 26:3 34:5 48:6"           # the map is the whole table (34>>3 would be 4)
+
+monitor_start once
+rc=0
+rdmad --once -v > "$VM_LOGDIR/once.log" 2>&1 || rc=$?
+monitor_stop
+diag "$(cat "$VM_LOGDIR/once.log")"
+is "rdmad --once exits 0" "$rc" 0
+check "... with rxe0/1 converged, its DCB settings applied" grep -q 'rxe0/1: converged' "$VM_LOGDIR/once.log"
+check "rdmad created rxe0 on dcbsim0" wait_until 2 test -e /sys/class/infiniband/rxe0
+is "rxe0 sits on dcbsim0" "$(attr /sys/class/infiniband/rxe0/parent)" "$DEV"
+is "dcb pfc show: qos.pfc [3]" "$(pfc_show)" "$WANT_PFC"
+is "dcb ets show prio-tc: qos.ets.prio-tc" "$(show ets show dev "$DEV" prio-tc)" "$WANT_PRIO_TC"
+is "dcb ets show tc-bw: qos.ets.tc-bw" "$(show ets show dev "$DEV" tc-bw)" "$WANT_TC_BW"
+is "dcb ets show tc-tsa: qos.ets.tsa" "$(show ets show dev "$DEV" tc-tsa)" "$WANT_TSA"
+is "dcb -j maxrate show: qos.maxrate in kbit/s" \
+	"$(dcb -j maxrate show dev "$DEV" | jq -c .tc_maxrate)" "$WANT_MAXRATE"
+is "dcb app show: qos.dscp-map with trust dscp" "$(app_show)" "$WANT_APP"
+diag "the first pass sent $(monitor_count) DCB SET/DEL messages"
+
+calls=$(calls_total)
+monitor_start again
+rc=0
+rdmad --once -v > "$VM_LOGDIR/once-again.log" 2>&1 || rc=$?
+monitor_stop
+is "a second rdmad --once exits 0" "$rc" 0
+is "... and sends no DCB SET at all (dcbmon on RTNLGRP_DCB counts 0)" "$(monitor_count)" 0
+is "... and dcbsim saw no set op" "$(calls_total)" "$calls"
+
+# ---- the daemon: drift put back, a driver failure reported and retried -------------------------
+rdmad -v > "$LOG" 2>&1 &
+RDMAD=$!
+check "rdmad starts and reports rxe0/1 converged" wait_until 10 grep -q 'rxe0/1: converged' "$LOG"
+
+monitor_start drift
+dcb pfc set dev "$DEV" prio-pfc 3:off
+t0=$(uptime_ms)
+if wait_until 5 sh -c "[ \"\$(dcb pfc show dev $DEV prio-pfc | sed 's/ *\$//')\" = '$WANT_PFC' ]"; then
+	ms=$(($(uptime_ms) - t0))
+	pass "dcb pfc set prio-pfc 3:off by hand is put back ($ms ms)"
+	check "... within a second" test "$ms" -le 1000
+else
+	fail "dcb pfc set prio-pfc 3:off by hand is put back" "PFC: $(pfc_show)"
+	fail "... within a second"
+fi
+monitor_stop
+is "... with one PFC SET by hand and one by rdmad, nothing else" \
+	"$(monitor_count) $(grep -c 'pfc{cap=8 en=0x00' "$MON_LOG") $(grep -c 'pfc{cap=8 en=0x08' "$MON_LOG")" "2 1 1"
+
+# An injected driver failure: the profile asks for PFC on 3 and 4 (a reload) while dcbsim's
+# setpfc fails with EINVAL. (A change by hand would fail the same way, so it cannot be the
+# trigger.) rdmad must say so with the errno, keep the link failed and retry with backoff,
+# and converge once the fault is gone.
+WANT_PFC34="prio-pfc 0:off 1:off 2:off 3:on 4:on 5:off 6:off 7:off"
+write $PARAMS/fail_setpfc 22
+profile "$RECIPE
+  pfc: [3, 4]"
+kill -HUP "$RDMAD"
+check "with fail_setpfc=22, rdmad logs the failed PFC SET with the errno" \
+	wait_until 5 grep -q 'rxe0/1: failed to set qos.pfc .*Invalid argument' "$LOG"
+check "... the link is failed" wait_until 5 grep -q 'rxe0/1: failed (attempt 1)' "$LOG"
+check "... and retried with backoff (attempt 2)" wait_until 10 grep -q 'rxe0/1: failed (attempt 2)' "$LOG"
+is "PFC is unchanged (the driver refused)" "$(pfc_show)" "$WANT_PFC"
+converged_before=$(grep -c 'rxe0/1: converged' "$LOG")
+write $PARAMS/fail_setpfc 0
+check "with the fault cleared, a retry converges" \
+	wait_until 20 sh -c "[ \$(grep -c 'rxe0/1: converged' $LOG) -gt $converged_before ]"
+is "... and PFC reads back as declared: 3 and 4" "$(pfc_show)" "$WANT_PFC34"
+diag "$(grep -E 'rxe0/1: (failed|converged)|qos.pfc' "$LOG")"
+check "rdmad is still running" kill -0 "$RDMAD"
+kill "$RDMAD"
+wait "$RDMAD"
+is "rdmad stops on SIGTERM with status 0" "$?" 0
+
+# ---- an LLDP agent owns the port: rdmad says so instead of fighting it (qos.owner) ---------------
+once() { # once NAME: rdmad --once under dcbmon; sets rc, the log is $VM_LOGDIR/NAME.log
+	monitor_start "$1"
+	rc=0
+	rdmad --once -v > "$VM_LOGDIR/$1.log" 2>&1 || rc=$?
+	monitor_stop
+}
+check "dcb dcbx set lld-managed ieee (a NIC's own LLDP agent)" dcb dcbx set dev "$DEV" lld-managed ieee
+profile "$RECIPE
+  pfc: [3]"
+once lld-managed
+is "rdmad --once leaves the port alone: exit 0" "$rc" 0
+check "... rxe0/1 degraded (a setting not applied)" grep -q 'rxe0/1: degraded' "$VM_LOGDIR/lld-managed.log"
+is "... no DCB SET" "$(monitor_count)" 0
+is "... PFC stays 3 and 4" "$(pfc_show)" "$WANT_PFC34"
+rdmactl plan > "$VM_LOGDIR/plan-lld.txt" 2>&1
+diag "$(cat "$VM_LOGDIR/plan-lld.txt")"
+check "rdmactl plan: qos.pfc not applied, naming the LLDP agent and qos.owner" \
+	grep -q "rxe0/1 .*qos.pfc .*DCBX is managed by the NIC's LLDP agent (dcbx lld-managed); qos.owner: rdmad overrides" \
+	"$VM_LOGDIR/plan-lld.txt"
+profile "$RECIPE
+  pfc: [3]
+  owner: rdmad"
+once owner-rdmad
+is "with qos.owner: rdmad, rdmad --once converges" "$rc" 0
+is "... and PFC is 3 only" "$(pfc_show)" "$WANT_PFC"
+is "... in one DCB SET" "$(monitor_count)" 1
+check "dcb dcbx set host ieee" dcb dcbx set dev "$DEV" host ieee
+
+check "dcb ets set willing on (lldpad: take DCB from the peer)" dcb ets set dev "$DEV" willing on
+profile "$RECIPE
+  pfc: [3, 4]"
+once willing
+is "an ETS willing port is left alone too: no DCB SET" "$(monitor_count)" 0
+check "... rdmactl plan says why" sh -c "rdmactl plan | grep -q 'rxe0/1 .*qos.pfc .*ETS is willing: an LLDP agent (lldpad)'"
+check "dcb ets set willing off" dcb ets set dev "$DEV" willing off
+
+# ---- trust without apptrust (Linux 6.1): the DSCP app entries are the trust state ------------------
+profile "  trust: pcp"
+once trust-pcp
+is "trust: pcp (no map) converges" "$rc" 0
+is "... by removing every DSCP app entry" "$(app_show)" ""
+is "... in one DCB DEL" "$(monitor_count)" 1
+profile "  trust: dscp"
+once trust-dscp
+is "trust: dscp (no map) converges" "$rc" 0
+want=$(for d in $(seq 0 63); do printf ' %d:%d' "$d" $((d >> 3)); done)
+is "... with dscp>>3 for all 64 DSCP values, as mlnx_qos does" "$(app_show)" "dscp-prio$want"
+is "... in one DCB SET" "$(monitor_count)" 1
+once trust-dscp-again
+is "... and a second pass sends nothing" "$(monitor_count) $rc" "0 0"
+
+# ---- a netdev without dcbnl (veth, like a VF): QoS is unsupported there, not a failure ------
+veth_pair veth0 veth1 || bail "cannot create veth pair"
+cat > "$CONF/60-veth.yaml" << 'YAML'
+links:
+  - {name: rxe1, type: rxe, netdev: veth0}
+---
+match: {device: rxe1}
+qos:
+  pfc: [3]
+YAML
+once veth
+is "rdmad --once with QoS declared on veth0 exits 0" "$rc" 0
+check "... rxe1/1 is degraded, not failed" grep -q 'rxe1/1: degraded' "$VM_LOGDIR/veth.log"
+check "... rdmactl plan: qos.pfc not applied, with dcbnl's errno" \
+	sh -c "rdmactl plan | grep -q 'rxe1/1 .*qos.pfc .*no DCB (dcbnl) on veth0: Operation not supported'"
+rm "$CONF/60-veth.yaml"
+
+# ---- data path: rxe0 over dcbsim0 (which drops what it sends: rxe loops local traffic back) ---
+gid=$(gid_index rxe0 1 "$(gid_of_ipv4 192.0.2.1)")
+timeout 60 ib_write_bw -d rxe0 -x "$gid" -n 100 -p 18515 > "$VM_LOGDIR/bw-server.log" 2>&1 &
+server=$!
+sleep 1
+check "ib_write_bw over rxe0 on dcbsim0 (loopback)" \
+	logged "$VM_LOGDIR/bw-client.log" timeout 60 ib_write_bw -d rxe0 -x "$gid" -n 100 -p 18515 192.0.2.1
+wait "$server"
+check "ib_write_bw server side completed" test $? -eq 0
+done_testing
