@@ -4,7 +4,7 @@
 # Usage: build-initramfs.sh [OPTIONS] OUT
 #   --variant light   (default) bash as /init, busybox for the small tools, the host's RDMA
 #                     userspace (iproute2 ip/rdma/dcb/tc, ibverbs-utils, perftest,
-#                     rdmacm-utils, kmod, jq, tcpdump, udevadm) with their ldd libraries and
+#                     rdmacm-utils, kmod, jq, tcpdump, udevadm, dbus-daemon, busctl) with their ldd libraries and
 #                     the dlopen()ed rxe provider, the RDMA module closure of the kernel, and
 #                     the guest side of the harness (tests/vm/guest, at /vm/guest)
 #   --variant full    only what it takes to mount the host root over 9p and switch_root to the
@@ -34,7 +34,7 @@ FULL_MODULES=(virtio_pci 9pnet_virtio 9p overlay)
 
 # host commands for the light VM (their packages: setup.sh)
 LIGHT_BINS="bash kmod ip rdma dcb tc ibv_devinfo ibv_devices ibv_rc_pingpong ib_write_bw
-	ib_send_bw ib_read_bw rping ucmatose udevadm tcpdump jq timeout"
+	ib_send_bw ib_read_bw rping ucmatose udevadm tcpdump jq timeout dbus-daemon busctl"
 LIGHT_OPTIONAL_BINS="strace"
 FULL_BINS="kmod"
 
