@@ -310,11 +310,18 @@ int manager_link_find(Manager *m, const char *name, LinkStatus **ret) {
 
 	if (!*name || streq(name, "host"))
 		return -EINVAL;
+	/* A netdev names a link only when exactly one port sits on it (rxe and siw can share). */
 	for (size_t i = 0; i < m->n_links; i++)
 		if (m->links[i].device && streq_ptr(m->links[i].netdev, name)) {
-			*ret = &m->links[i];
-			return 0;
+			found = &m->links[i];
+			n++;
 		}
+	if (n > 1)
+		return -EADDRNOTAVAIL;
+	if (found) {
+		*ret = found;
+		return 0;
+	}
 	if (!link_name_split(name, device, sizeof(device), &port))
 		return -EINVAL;
 	for (size_t i = 0; i < m->n_links; i++) {

@@ -56,19 +56,24 @@ is() { if [[ $2 == "$3" ]]; then ok "$1"; else not_ok "$1"; echo "# got '$2', wa
 
 bc() { busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" "$@"; }
 call() { bc call org.rdmad1 /org/rdmad1 org.rdmad1.Manager "$@"; }
-# The error name of a call that must fail ("" when it succeeds).
-call_error() { bc call --json=short org.rdmad1 /org/rdmad1 org.rdmad1.Manager "$@" 2>&1 > /dev/null | sed -n 's/^Call failed: //p' || true; }
+# "ERROR-NAME: message" of a Manager call that must fail ("" when it succeeds), as dbus-send
+# prints it: METHOD TYPE:VALUE...
+call_error() {
+        dbus-send --system --print-reply --dest=org.rdmad1 /org/rdmad1 \
+                "org.rdmad1.Manager.$1" "${@:2}" 2>&1 > /dev/null | sed -n 's/^Error //p' || true
+}
 link=/org/rdmad1/link/mlx5_5f0_2f1
 lprop() { bc get-property org.rdmad1 "$link" org.rdmad1.Link "$1"; }
 mprop() { bc get-property org.rdmad1 /org/rdmad1 org.rdmad1.Manager "$1"; }
 nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+export -f call_error 2> /dev/null || true
 nobody_netadmin() {
         setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=+net_admin \
                 --ambient-caps=+net_admin "$@"
 }
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
-echo "1..51"
+echo "1..56"
 
 "$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" \
         2> "$work/rdmad.log" &
@@ -99,22 +104,35 @@ check "ListLinks lists the 4 ports with object paths and states" \
 is "GetLink by DEV/PORT" "$(call GetLink s mlx5_0/1)" "o \"$link\""
 is "GetLink by netdev" "$(call GetLink s ens1f0np0)" "o \"$link\""
 is "GetLink by a one-port DEV" "$(call GetLink s mlx5_0)" "o \"$link\""
-is "GetLink of an unknown link: NoSuchLink" "$(call_error GetLink s nope0)" \
-        "No RDMA link 'nope0'"
-is "GetLink of a malformed name: InvalidArgs" "$(call_error GetLink s 'a/b/c')" \
-        "'a/b/c' is not DEV/PORT, DEV or a netdev name"
-check "GetLink with a wrong signature is refused, and rdmad lives on" \
-        "[[ -n \$(call_error GetLink u 1) ]] && kill -0 $pid"
+is "GetLink of an unknown link: NoSuchLink" "$(call_error GetLink string:nope0)" \
+        "org.rdmad1.Error.NoSuchLink: No RDMA link 'nope0'"
+is "GetLink of a malformed name: InvalidArgs" "$(call_error GetLink string:a/b/c)" \
+        "org.freedesktop.DBus.Error.InvalidArgs: 'a/b/c' is not DEV/PORT, DEV or a netdev name"
+bad=0
+for name in "" host mlx5_0/0 mlx5_0/256 /1 "$(printf 'x%.0s' $(seq 300))" "mlx5_0/1 "; do
+        case $(call_error GetLink "string:$name") in
+        org.freedesktop.DBus.Error.InvalidArgs:* | org.rdmad1.Error.NoSuchLink:*) ;;
+        *) bad=1; echo "# GetLink '$name': $(call_error GetLink "string:$name")" ;;
+        esac
+done
+check "GetLink of empty, 'host', port 0 or 256, '/1', 300 characters: a clear error each" \
+        "[[ $bad -eq 0 ]]"
+check "GetLink with a wrong signature: InvalidArgs" \
+        "[[ \$(call_error GetLink uint32:1) == org.freedesktop.DBus.Error.InvalidArgs:* ]]"
+is "... and rdmad still answers" "$(call GetLink s mlx5_0/1)" "o \"$link\""
 is "ResolveGid: RoCE v2 IPv4 first" "$(call ResolveGid sss mlx5_0/1 '' '')" \
         'us 3 "0000:0000:0000:0000:0000:ffff:c000:020a"'
 is "ResolveGid --family ipv6" "$(call ResolveGid sss ens1f0np0 ipv6 v2)" \
         'us 7 "2001:0db8:0000:0000:0000:0000:0000:0010"'
 is "ResolveGid --roce v1" "$(call ResolveGid sss mlx5_0/1 '' v1 | cut -d' ' -f2)" 2
 is "ResolveGid of an unknown family: InvalidArgs" \
-        "$(call_error ResolveGid sss mlx5_0/1 ipv5 '')" \
-        "Unknown GID family 'ipv5' (ipv4, ipv6, link-local, or empty for IPv4 else IPv6)"
+        "$(call_error ResolveGid string:mlx5_0/1 string:ipv5 string:)" \
+        "org.freedesktop.DBus.Error.InvalidArgs: Unknown GID family 'ipv5' (ipv4, ipv6, link-local, or empty for IPv4 else IPv6)"
+is "ResolveGid of an unknown RoCE version: InvalidArgs" \
+        "$(call_error ResolveGid string:mlx5_0/1 string: string:v3 | cut -d: -f1)" \
+        org.freedesktop.DBus.Error.InvalidArgs
 check "ResolveGid without such a GID: NoGid" \
-        "[[ \$(call_error ResolveGid sss mlx5_1/1 ipv4 '') == 'mlx5_1/1 has no RoCE v2 ipv4 GID'* ]]"
+        "[[ \$(call_error ResolveGid string:mlx5_1/1 string:ipv4 string:) == 'org.rdmad1.Error.NoGid: mlx5_1/1 has no RoCE v2 ipv4 GID'* ]]"
 plan_online=$(call Plan | sed 's/^s //' | json 'json.dumps(json.loads(d), sort_keys=True)' 2>&1 || true)
 plan_offline=$("$rdmactl" plan --json --root "$root" --config-dir "$work/conf" |
         json 'json.dumps(d, sort_keys=True)')
@@ -149,8 +167,13 @@ check "nobody may read: status" "nobody \"$rdmactl\" status > /dev/null"
 check "nobody may read: ResolveGid" "[[ \$(nobody \"$rdmactl\" gid ens1f0np0) == 3 ]]"
 is "nobody may not Reload: AccessDenied" "$(nobody "$rdmactl" reload 2>&1)" \
         "rdmactl reload: Changing rdmad's state needs root or CAP_NET_ADMIN"
-check "nobody may not Reconcile" "! nobody \"$rdmactl\" reconcile 2> /dev/null"
-check "nobody with CAP_NET_ADMIN may Reconcile" "nobody_netadmin \"$rdmactl\" reconcile"
+is "nobody may not Reconcile: AccessDenied" "$(nobody bash -c "call_error Reconcile" | cut -d: -f1)" \
+        org.freedesktop.DBus.Error.AccessDenied
+# dbus-daemon vouches for the caller's UID only; capabilities would come from /proc/PID, which
+# the caller can change (exec a setuid or file-capability binary) after sending: not trusted.
+is "nobody with CAP_NET_ADMIN is refused too (dbus-daemon does not vouch for capabilities)" \
+        "$(nobody_netadmin bash -c "call_error Reconcile" | cut -d: -f1)" \
+        org.freedesktop.DBus.Error.AccessDenied
 check "root may Reconcile" "\"$rdmactl\" reconcile"
 
 # PropertiesChanged: a client sees a fixture value change once rdmad reconciles
@@ -175,6 +198,8 @@ printf 'match: {device: mlx5_0}\nroce: {tos: 999}\n' > "$work/conf/60-bad.yaml"
 check "rdmactl reload of a broken profile exits non-zero with file:line:col" \
         "[[ $rc -ne 0 ]] && grep -qF \"60-bad.yaml:2:13: error: 'roce.tos' must be in 0..255\" \"$work/reload.out\"" ||
         sed 's/^/# /' "$work/reload.out"
+is "... Reload() answers org.rdmad1.Error.InvalidProfiles" "$(call_error Reload | cut -d: -f1)" \
+        org.rdmad1.Error.InvalidProfiles
 check "ConfigErrors lists it, State is degraded" \
         "[[ \$(mprop ConfigErrors) == 'as 1 '*60-bad.yaml:2:13* && \$(mprop State) == 's \"degraded\"' ]]"
 is "the previous profiles stay in force" "$(lprop RoceTos)" "i 106"
@@ -190,6 +215,12 @@ printf 'match: {device: mlx5_1}\nroce: {tos: 32}\n' > "$work/conf/70-mlx5_1.yaml
 l1=/org/rdmad1/link/mlx5_5f1_2f1
 check "a failing setting: Settings result failed with the error, LastError set" \
         "[[ \$(bc get-property org.rdmad1 $l1 org.rdmad1.Link Settings) == *'\"roce.tos\" \"32\" \"\" \"failed\" \"read '*'default_roce_tos: No such file or directory\"' && -n \$(bc get-property org.rdmad1 $l1 org.rdmad1.Link LastError | sed 's/^s \"\"$//') ]]"
+plan_online=$(call Plan | sed 's/^s //' | json 'json.dumps(json.loads(d), sort_keys=True)' 2>&1 || true)
+plan_offline=$("$rdmactl" plan --json --root "$root" --config-dir "$work/conf" |
+        json 'json.dumps(d, sort_keys=True)')
+check "Plan() is rdmactl plan --json with changes pending" \
+        "[[ '$plan_online' == '$plan_offline' && '$plan_online' == *mlx5_1/1* ]]" ||
+        echo "# online $plan_online offline $plan_offline"
 check "rdmactl status says why mlx5_1/1 is not converged" \
         "\"$rdmactl\" status | grep -A2 '^mlx5_1/1: failed' | grep -q 'roce.tos: - -> 32: failed'"
 

@@ -10,6 +10,7 @@
 #include "plan.h"
 #include "profile.h"
 #include "rdmactl.h"
+#include "terminal.h"
 #include "strv.h"
 
 static void diagnostics_print(const Diagnostics *d) {
@@ -114,7 +115,10 @@ int offline_plan(const Options *o) {
 	r = plan_to_json(p, &j);
 	if (r < 0)
 		return fail(r, "failed to compute the plan");
-	return plan_print(j, o);
+	pager_open(o->no_pager || o->json);
+	r = plan_print(j, o);
+	pager_close();
+	return r;
 }
 
 static int link_json(const HostDevice *d, const HostPort *p, char *const *profiles,

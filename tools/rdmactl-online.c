@@ -6,6 +6,7 @@
 #include "bus-client.h"
 #include "output.h"
 #include "rdmactl.h"
+#include "terminal.h"
 
 /* plan and gid read the host themselves when told which host (--root, --config-dir) or when
  * rdmad does not run; otherwise the daemon answers, with the profiles it has in force. */
@@ -39,9 +40,14 @@ int verb_plan(const Options *o, int argc, char **argv) {
 
 	if (want_offline(o) || rdmad_bus_open(&bus) <= 0)
 		return offline_plan(o);
+	int r;
+
 	if (rdmad_call_json(bus, "plan", "Plan", &plan) < 0)
 		return EXIT_FAILURE;
-	return plan_print(plan, o);
+	pager_open(o->no_pager || o->json);
+	r = plan_print(plan, o);
+	pager_close();
+	return r;
 }
 
 /* The link's entry in Describe()'s GID list, in the shape of the offline `gid --json`. */
