@@ -172,8 +172,8 @@ static int method_resolve_gid(sd_bus_message *msg, void *userdata, sd_bus_error 
 	GidType type = _GID_TYPE_INVALID;
 	char gid[GID_STRING_MAX];
 	Manager *m = userdata;
-	const Gid *g;
 	LinkStatus *s;
+	Gid g;
 	int r;
 
 	r = sd_bus_message_read(msg, "sss", &name, &family_s, &roce);
@@ -201,7 +201,9 @@ static int method_resolve_gid(sd_bus_message *msg, void *userdata, sd_bus_error 
 	r = manager_link_find(m, name, &s);
 	if (r < 0)
 		return bus_link_error(error, name, r);
-	r = link_status_gid_preferred(s, type, family, &g);
+	r = manager_gid_resolve(m, s, type, family, &g);
+	if (r == -ENODEV)
+		return sd_bus_error_setf(error, ERROR_NO_SUCH_LINK, "%s went away", name);
 	if (r < 0)
 		return sd_bus_error_setf(error, ERROR_NO_GID, "%s has no %s %s GID%s%s%s", s->name,
 					 type < 0 ? "RoCE v2" : gid_type_to_string(type),
@@ -209,8 +211,8 @@ static int method_resolve_gid(sd_bus_message *msg, void *userdata, sd_bus_error 
 						    : gid_family_to_string(family),
 					 s->netdev ? " (is an address configured on " : "",
 					 s->netdev ? s->netdev : "", s->netdev ? "?)" : "");
-	gid_format(g->raw, gid);
-	return sd_bus_reply_method_return(msg, "us", g->index, gid);
+	gid_format(g.raw, gid);
+	return sd_bus_reply_method_return(msg, "us", g.index, gid);
 }
 
 static int property_get_version(sd_bus *bus, const char *path, const char *interface,

@@ -4,6 +4,7 @@
 #include <time.h>
 #include <systemd/sd-daemon.h>
 
+#include "gid.h"
 #include "log.h"
 #include "manager.h"
 #include "strv.h"
@@ -368,4 +369,33 @@ int manager_plan(const Manager *m, Plan **ret) {
 	if (r < 0)
 		return r;
 	return plan_compute(m->config ? m->config : &empty, h, ret);
+}
+
+/* A job asks which GID to use now: read the port's table again rather than trust the last
+ * reconcile's copy (GIDs of an upper netdev, a VLAN or macvlan, arrive without an event on
+ * the link's own netdev). When it differs, the link's status is refreshed too. */
+int manager_gid_resolve(Manager *m, const LinkStatus *s, GidType type, GidFamily family, Gid *ret) {
+	_cleanup_(host_state_freep) HostState *h = NULL;
+	char *const devices[] = { s->device, NULL };
+	const HostDevice *d;
+	const Gid *g = NULL, *cached = NULL;
+	int r;
+
+	r = host_observe_devices_only(m->root, HOST_OBSERVE_GIDS | HOST_OBSERVE_DETAILS, devices,
+				      &h);
+	if (r < 0)
+		return r;
+	d = host_device_find(h, s->device);
+	for (size_t i = 0; d && i < d->n_ports; i++)
+		if (d->ports[i].port == s->port) {
+			r = gid_preferred(&d->ports[i], type, family, &g);
+			break;
+		}
+	if (!g)
+		return d ? r : -ENODEV;
+	if (link_status_gid_preferred(s, type, family, &cached) < 0 || cached->index != g->index ||
+	    memcmp(cached->raw, g->raw, sizeof(g->raw)) != 0)
+		manager_mark_device(m, s->device);
+	*ret = *g;
+	return 0;
 }

@@ -71,6 +71,8 @@ void manager_state_update(Manager *m);
 /* A link by "DEV/PORT", "DEV" (one-port devices) or netdev name: -EINVAL for a name that is
  * none of these, -EADDRNOTAVAIL for a device with several ports, -ENODEV if there is none. */
 int manager_link_find(Manager *m, const char *name, LinkStatus **ret);
+/* The GID a job should use on s, from the port's table read now (-ENODATA: none). */
+int manager_gid_resolve(Manager *m, const LinkStatus *s, GidType type, GidFamily family, Gid *ret);
 /* The config errors as "FILE:LINE:COLUMN: error: ..." lines. */
 int manager_config_errors(const Manager *m, char ***ret);
 /* What a reconcile would change now, observed afresh (no GID tables: plans do not need them). */
