@@ -246,3 +246,23 @@ unsigned link_status_changes(const LinkStatus *a, const LinkStatus *b) {
 		m |= 1u << LINK_PROPERTY_LAST_ERROR;
 	return m;
 }
+
+char *link_status_reasons(const LinkStatus *s) {
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0, n = 0;
+	FILE *f;
+
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < s->n_settings; i++) {
+		const LinkSetting *x = &s->settings[i];
+
+		if (!x->error || streq_ptr(x->result, "converged"))
+			continue;
+		fprintf(f, "%s%s %s (%s)", n++ > 0 ? "; " : "", x->setting, x->result, x->error);
+	}
+	if (fclose(f) != 0 || n == 0)
+		return NULL;
+	return TAKE_PTR(buf);
+}

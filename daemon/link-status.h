@@ -60,6 +60,9 @@ void link_status_done(LinkStatus *s);
 int link_status_describe(LinkStatus *s, const Config *c, const HostDevice *d, const HostPort *port,
 			 const Plan *p);
 LinkSetting *link_status_setting(LinkStatus *s, const char *setting);
+/* "qos.pfc unsupported (DCBX is managed by ...); ..." for the settings that are not converged
+ * and say why; NULL when none does. */
+char *link_status_reasons(const LinkStatus *s);
 
 /* The GID a job should use (gid.h's gid_preferred() on the remembered table). */
 int link_status_gid_preferred(const LinkStatus *s, GidType type, GidFamily family, const Gid **ret);

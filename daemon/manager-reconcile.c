@@ -432,12 +432,16 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 						       .netdev = port->netdev,
 						       .message_id = MESSAGE_ID_LINK_CONVERGED },
 					 "%s: converged", name);
-			else if (st != (old ? old->state : LINK_STATE_UNMANAGED))
-				log_full(LOG_INFO, 0,
+			else if (st != (old ? old->state : LINK_STATE_UNMANAGED)) {
+				_cleanup_free_ char *why = link_status_reasons(&l[n - 1]);
+
+				log_full(st == LINK_STATE_DEGRADED ? LOG_NOTICE : LOG_INFO, 0,
 					 &(LogFields){ .device = d->name,
 						       .port = port->port,
 						       .netdev = port->netdev },
-					 "%s: %s", name, link_state_to_string(st));
+					 "%s: %s%s%s", name, link_state_to_string(st),
+					 why ? ": " : "", why ? why : "");
+			}
 		}
 	/* On an error the table holds what was built (each entry whole): the caller looks at
 	 * everything again. */
