@@ -4,10 +4,11 @@
 # Fixture tier for the daemon: rdmad against a copy of the rxe fixture, its netdev a veth in a
 # private network namespace. Prints TAP.
 #
-#   tests/daemon-test.sh RDMAD
+#   tests/daemon-test.sh RDMAD RDMACTL
 set -euo pipefail
 
 rdmad=$(realpath "$1")
+rdmactl=$(realpath "$2")
 src=$(cd "$(dirname "$0")" && pwd)
 
 if [[ -z ${RDMAD_FIXTURE_NETNS:-} ]]; then
@@ -44,7 +45,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 
-echo "1..12"
+echo "1..15"
 
 rc=0
 run --once 2> "$work/once.log" || rc=$?
@@ -75,9 +76,18 @@ for _ in $(seq 50); do ip link show veth0 | grep -q 'mtu 4000' && break; sleep 0
 check "MTU changed behind rdmad's back is put back" "ip link show veth0 | grep -q 'mtu 4000'"
 
 printf 'roce:\n  tos: 999\n' > "$work/conf/60-broken.yaml"
+# systemctl reload before dbus.socket is up: rdmactl reload --pid (the unit's ExecReload)
+# checks the profiles itself and signals rdmad only when they are valid.
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/no-bus-here
+reload() { "$rdmactl" reload --pid "$pid" --root "$root" --config-dir "$work/conf"; }
+reload > "$work/reload.out" 2>&1 && rc=0 || rc=$?
+check "rdmactl reload --pid without a bus: a broken profile fails with file:line:col" \
+        "[[ $rc -eq 1 ]] && grep -q '60-broken.yaml:2:8: error: .roce.tos. must be in 0..255' $work/reload.out" ||
+        sed 's/^/# /' "$work/reload.out"
+check "... and rdmad was not signalled" "! grep -q 'Reloading profiles' $work/daemon.log"
 kill -HUP "$pid"
 for _ in $(seq 50); do grep -q 'keeping the previous configuration' "$work/daemon.log" && break; sleep 0.1; done
-check "broken reload: errors logged with file:line:col" \
+check "broken reload (SIGHUP): errors logged with file:line:col" \
         "grep -q '60-broken.yaml:2:8: error: .roce.tos. must be in 0..255' $work/daemon.log"
 ip link set veth0 mtu 1500
 for _ in $(seq 50); do ip link show veth0 | grep -q 'mtu 4000' && break; sleep 0.1; done
@@ -86,7 +96,7 @@ check "after a broken reload the previous profiles stay in force" \
 
 rm "$work/conf/60-broken.yaml"
 sed -i 's/tos: 106/tos: 96/' "$work/conf/50-rxe.yaml"
-kill -HUP "$pid"
+check "rdmactl reload --pid without a bus: good profiles, SIGHUP sent" "reload 2> /dev/null"
 for _ in $(seq 50); do [[ $(cat "$tos") == 96 ]] && break; sleep 0.1; done
 check "a good reload re-plans the host" "[[ \$(cat $tos) == 96 ]]"
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* reload, reconcile, and plan/gid from the running daemon. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,10 +15,30 @@ static bool want_offline(const Options *o) {
 	return !streq(o->root, "/") || o->config_dirs;
 }
 
+/* rdmad is not on the bus (early boot: it starts before dbus.socket, or no dbus at all) but
+ * the unit knows its PID: validate the same drop-ins here, and signal it only when they are
+ * valid. The daemon checks again and keeps its last good configuration either way. */
+static int reload_by_signal(const Options *o) {
+	int r;
+
+	r = verb_check(o, 0, NULL);
+	if (r != EXIT_SUCCESS)
+		return r;
+	if (kill(o->pid, SIGHUP) < 0) {
+		fprintf(stderr, "rdmactl reload: cannot signal rdmad (PID %d): %s\n", (int) o->pid,
+			strerror(errno));
+		return EXIT_FAILURE;
+	}
+	fprintf(stderr, "rdmactl reload: rdmad is not on the bus; profiles checked, SIGHUP sent\n");
+	return EXIT_SUCCESS;
+}
+
 int verb_reload(const Options *o, int argc, char **argv) {
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
 
-	if (rdmad_bus_require("reload", &bus) < 0)
+	if (o->pid > 0 && rdmad_bus_open(&bus) <= 0)
+		return reload_by_signal(o);
+	if (!bus && rdmad_bus_require("reload", &bus) < 0)
 		return EXIT_FAILURE;
 	/* The daemon reconciles before it answers: allow for a big host. */
 	(void) sd_bus_set_method_call_timeout(bus, 120 * 1000 * 1000);

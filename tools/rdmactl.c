@@ -14,6 +14,7 @@ typedef enum VerbOption {
 	VERB_CONFIG_DIR = 1 << 3,
 	VERB_GID_FILTER = 1 << 4,
 	VERB_PAGER = 1 << 5,
+	VERB_PID = 1 << 6,
 } VerbOption;
 
 static const struct Verb {
@@ -26,8 +27,8 @@ static const struct Verb {
 } verbs[] = {
 	{ "status", "[LINK]", "Show rdmad's view: each link's state and why (daemon)",
 	  VERB_JSON | VERB_PAGER, 1, verb_status },
-	{ "reload", "", "Reload the profiles; fails with every error if invalid (daemon)", 0, 0,
-	  verb_reload },
+	{ "reload", "", "Reload the profiles; fails with every error if invalid (daemon)",
+	  VERB_PID | VERB_ROOT | VERB_CONFIG_DIR, 0, verb_reload },
 	{ "reconcile", "", "Make rdmad look at every link now (daemon)", 0, 0, verb_reconcile },
 	{ "monitor", "", "Follow rdmad's changes until ^C (daemon)", VERB_JSON, 0, verb_monitor },
 	{ "check", "[FILE...]", "Validate profiles (the given files, or every drop-in)",
@@ -58,6 +59,8 @@ static void help(FILE *f) {
 		   "  --family F        gid: ipv4, ipv6 or link-local (default: IPv4, else IPv6)\n"
 		   "  --roce V          gid: v1 or v2 (default v2)\n"
 		   "  --no-pager        status, plan: do not pipe into a pager\n"
+		   "  --pid PID         reload: rdmad's PID; when rdmad is not on the bus (early\n"
+		   "                    boot), check the profiles and send it SIGHUP instead\n"
 		   "  -h --help         Show this help\n  --version         Show the version\n");
 }
 
@@ -70,6 +73,7 @@ int main(int argc, char **argv) {
 		ARG_FAMILY,
 		ARG_ROCE,
 		ARG_NO_PAGER,
+		ARG_PID,
 		ARG_VERSION
 	};
 	static const struct option options[] = {
@@ -80,6 +84,7 @@ int main(int argc, char **argv) {
 		{ "family", required_argument, NULL, ARG_FAMILY },
 		{ "roce", required_argument, NULL, ARG_ROCE },
 		{ "no-pager", no_argument, NULL, ARG_NO_PAGER },
+		{ "pid", required_argument, NULL, ARG_PID },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, ARG_VERSION },
 		{ 0 },
@@ -120,6 +125,19 @@ int main(int argc, char **argv) {
 			o.roce = optarg;
 			given |= VERB_GID_FILTER;
 			break;
+		case ARG_PID: {
+			char *end;
+			long pid = strtol(optarg, &end, 10);
+
+			if (*end || pid <= 1 || pid > INT32_MAX) {
+				fprintf(stderr, "rdmactl: --pid wants a process ID, got '%s'\n",
+					optarg);
+				return EXIT_FAILURE;
+			}
+			o.pid = (pid_t) pid;
+			given |= VERB_PID;
+			break;
+		}
 		case ARG_NO_PAGER:
 			o.no_pager = true;
 			given |= VERB_PAGER;

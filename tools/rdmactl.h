@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 typedef struct Options {
 	const char *root;   /* --root, "/" by default */
@@ -11,6 +12,7 @@ typedef struct Options {
 	const char *family; /* gid: --family ipv4|ipv6|link-local */
 	const char *roce;   /* gid: --roce v1|v2 */
 	bool no_pager;
+	pid_t pid; /* reload: rdmad's PID, for a SIGHUP when it is not on the bus */
 } Options;
 
 /* Exit codes: 0 fine, 1 error (bad arguments, invalid profiles), 2 changes pending (--exit-code).
