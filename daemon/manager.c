@@ -159,7 +159,11 @@ void manager_schedule_reconcile(Manager *m, uint64_t delay_usec) {
 }
 
 int manager_reload(Manager *m) {
+	_cleanup_strv_free_ char **files = NULL, **errors = NULL, **errors_now = NULL;
 	int r;
+
+	files = strv_copy(m->config ? m->config->files : NULL);
+	(void) manager_config_errors(m, &errors);
 
 	(void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading profiles...");
 	log_info("Reloading profiles.");
@@ -172,7 +176,11 @@ int manager_reload(Manager *m) {
 	}
 	(void) sd_notify(false, "READY=1");
 	manager_notify_status(m);
-	manager_bus_emit_changed(m, "ConfigFiles", "ConfigErrors", NULL);
+	(void) manager_config_errors(m, &errors_now);
+	if (!strv_equal(files, m->config ? m->config->files : NULL))
+		manager_bus_emit_changed(m, "ConfigFiles", NULL);
+	if (!strv_equal(errors, errors_now))
+		manager_bus_emit_changed(m, "ConfigErrors", NULL);
 	manager_state_update(m);
 	return r;
 }

@@ -73,7 +73,7 @@ nobody_netadmin() {
 }
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
-echo "1..57"
+echo "1..61"
 
 "$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" \
         2> "$work/rdmad.log" &
@@ -144,6 +144,7 @@ check "Describe() is JSON with the 4 links" \
 is "Link.Device/Port/Netdev/Driver" \
         "$(lprop Device) $(lprop Port) $(lprop Netdev) $(lprop Driver)" \
         's "mlx5_0" u 1 s "ens1f0np0" s "mlx5_core"'
+is "Link.Name" "$(lprop Name)" 's "mlx5_0/1"'
 is "Link.State" "$(lprop State)" 's "converged"'
 is "Link.Profiles" "$(lprop Profiles)" 'as 1 "50-mlx5.yaml"'
 is "Link.RoceMode/RoceTos" "$(lprop RoceMode) $(lprop RoceTos)" 's "v2" i 106'
@@ -195,6 +196,18 @@ check "PropertiesChanged (the reconcile ResolveGid asked for): PreferredGidIndex
 check "PropertiesChanged carries the new Gids" \
         "grep '\"mlx5_0/1\"' \"$work/monitor.json\" | grep -q '\"Gids\":\\[\\[0,'"
 
+# A device that comes and goes: InterfacesAdded/Removed on the ObjectManager
+ln -s "$(readlink "$root/sys/class/infiniband/mlx5_3")" "$root/sys/class/infiniband/mlx5_9"
+"$rdmactl" reconcile
+for _ in $(seq 30); do grep -q '"appeared"' "$work/monitor.json" && break; sleep 0.1; done
+check "a new device: InterfacesAdded for mlx5_9/1, and ListLinks has 5" \
+        "grep -q '\"object\":\"mlx5_9/1\",\"event\":\"appeared\"' \"$work/monitor.json\" && [[ \$(call ListLinks | cut -d' ' -f2) == 5 ]]"
+rm "$root/sys/class/infiniband/mlx5_9"
+"$rdmactl" reconcile
+for _ in $(seq 30); do grep -q '"disappeared"' "$work/monitor.json" && break; sleep 0.1; done
+check "it goes: InterfacesRemoved, and GetLink says NoSuchLink" \
+        "grep -q '\"object\":\"mlx5_9/1\",\"event\":\"disappeared\"' \"$work/monitor.json\" && [[ \$(call_error GetLink string:mlx5_9/1) == org.rdmad1.Error.NoSuchLink:* ]]"
+
 # Reload: invalid profiles change nothing and say where; valid ones apply before it returns
 printf 'match: {device: mlx5_0}\nroce: {tos: 999}\n' > "$work/conf/60-bad.yaml"
 "$rdmactl" reload > "$work/reload.out" 2>&1 && rc=0 || rc=$?
@@ -206,6 +219,9 @@ is "... Reload() answers org.rdmad1.Error.InvalidProfiles" "$(call_error Reload 
 check "ConfigErrors lists it, State is degraded" \
         "[[ \$(mprop ConfigErrors) == 'as 1 '*60-bad.yaml:2:13* && \$(mprop State) == 's \"degraded\"' ]]"
 is "the previous profiles stay in force" "$(lprop RoceTos)" "i 106"
+for _ in $(seq 30); do grep -q '"State":"degraded"' "$work/monitor.json" && break; sleep 0.1; done
+check "PropertiesChanged on the manager: State degraded" \
+        "grep '\"object\":\"rdmad\"' \"$work/monitor.json\" | grep -q '\"State\":\"degraded\"'"
 rm "$work/conf/60-bad.yaml"
 printf 'match: {device: mlx5_0}\nroce: {tos: 32}\n' > "$work/conf/60-tos.yaml"
 check "rdmactl reload of good profiles succeeds" "\"$rdmactl\" reload"
