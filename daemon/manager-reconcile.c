@@ -443,11 +443,12 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 					 why ? ": " : "", why ? why : "");
 			}
 		}
-	/* On an error the table holds what was built (each entry whole): the caller looks at
-	 * everything again. */
+	/* On an error the table holds what was built (each entry whole) and the caller looks at
+	 * everything again: links missing from it are not announced as gone meanwhile. */
 	SWAP(m->links, l);
 	SWAP(m->n_links, n);
-	manager_bus_links_changed(m, l, n, carried);
+	if (r >= 0)
+		manager_bus_links_changed(m, l, n, carried);
 	for (size_t i = 0; i < n; i++)
 		link_status_done(&l[i]);
 	free(l);
@@ -607,8 +608,9 @@ finish : {
 		m->backoff_exp = 0;
 	if (r >= 0)
 		retries_schedule(m);
-	if (r < 0 && r != -ENOMEM) {
-		/* What this reconcile was to look at is lost with it: look at everything again. */
+	if (r < 0) {
+		/* What this reconcile was to look at is lost with it (out of memory included):
+		 * look at everything again, backing off. */
 		m->dirty_all = true;
 		manager_schedule_reconcile(
 			m, (uint64_t) 1000 * 1000 << (m->backoff_exp < 6 ? m->backoff_exp++ : 6));
