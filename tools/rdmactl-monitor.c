@@ -42,7 +42,13 @@ static void emit(const char *object, const char *event, json_object *data) {
 	} else if (!data)
 		printf("%s %s %s\n", when, object, event);
 	else {
-		json_object_object_foreach(data, key, v) {
+		struct json_object_iter it;
+
+		/* the C form: the plain macro is a GNU statement expression (clang -Wpedantic) */
+		json_object_object_foreachC(data, it) {
+			const char *key = it.key;
+			json_object *v = it.val;
+
 			printf("%s %s %s: ", when, object, key);
 			if (json_object_is_type(v, json_type_array))
 				printf("%zu entr%s\n", json_object_array_length(v),

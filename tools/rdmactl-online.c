@@ -101,8 +101,11 @@ static int gid_print_json(sd_bus *bus, const char *link, uint32_t index) {
 					 json_object_get_int64(json_object_object_get(l, "port"))) <
 				    0)
 				return EXIT_FAILURE;
-			json_object_object_foreach(g, key, val) {
-				if (json_object_object_add(out, key, json_object_get(val)) < 0)
+			struct json_object_iter it;
+
+			json_object_object_foreachC(g, it) {
+				if (json_object_object_add(out, it.key, json_object_get(it.val)) <
+				    0)
 					return EXIT_FAILURE;
 			}
 			return json_print(out, stdout) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
