@@ -597,13 +597,17 @@ int manager_reconcile(Manager *m) {
 		    m->links[i].state == LINK_STATE_FAILED)
 			not_converged++;
 
-finish : {
-	struct timespec ts;
+finish:
+	if (h) {
+		/* LastReconcileUSec: the last reconcile that observed something */
+		struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	m->last_reconcile_usec = (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-	manager_bus_emit_changed(m, "LastReconcileUSec", "State", NULL);
-}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		m->last_reconcile_usec =
+			(uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+		manager_bus_emit_changed(m, "LastReconcileUSec", NULL);
+	}
+	manager_state_update(m);
 	if (r >= 0)
 		m->backoff_exp = 0;
 	if (r >= 0)

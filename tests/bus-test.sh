@@ -73,7 +73,7 @@ nobody_netadmin() {
 }
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
-echo "1..61"
+echo "1..62"
 
 "$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" \
         2> "$work/rdmad.log" &
@@ -182,6 +182,12 @@ setpriv --reuid=nobody --regid=nogroup --clear-groups \
         "$rdmactl" monitor --json > "$work/monitor.json" 2> "$work/monitor.err" &
 mon_pid=$!
 for _ in $(seq 50); do grep -q Following "$work/monitor.err" && break; sleep 0.1; done
+"$rdmactl" reconcile
+"$rdmactl" reconcile
+for _ in $(seq 30); do [[ $(grep -c LastReconcileUSec "$work/monitor.json") -ge 2 ]] && break; sleep 0.1; done
+is "two reconciles that change nothing: LastReconcileUSec twice, State and links not at all" \
+        "$(grep -c LastReconcileUSec "$work/monitor.json") $(grep -c '"State"' "$work/monitor.json") $(grep -c '"mlx5_' "$work/monitor.json")" \
+        "2 0 0"
 zero=0000:0000:0000:0000:0000:0000:0000:0000
 echo "$zero" > "$port1/gids/2"
 echo "$zero" > "$port1/gids/3"
