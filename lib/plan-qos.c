@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The planner's QoS rules: each declared qos.* setting against the netdev's dcbnl IEEE state
+ * (host-dcb.c reads it; apply-dcb.c writes what differs). */
+#include <stdio.h>
+
+#include "dcbnl.h"
+#include "plan-internal.h"
+#include "settings-format.h"
+
+/* QoS: dcbnl IEEE state, read per netdev by host-dcb.c. */
+
+/* Why DCB cannot be planned on this link, or NULL. */
+static const char *dcb_unsupported(const PlanLink *l, char *buf, size_t size) {
+	const HostNetdev *n = l->netdev;
+
+	if (netdev_missing(l))
+		return netdev_missing(l);
+	if (!n->dcb_observed)
+		return "DCB was not read (dcbnl)";
+	if (n->dcb_error < 0) {
+		snprintf(buf, size, "no DCB (dcbnl) on %s: %s", n->name, strerror(-n->dcb_error));
+		return buf;
+	}
+	/* An LLDP agent that negotiates DCBX rewrites what rdmad writes: say so, unless the
+	 * profile says rdmad owns the port. What the kernel shows of it: the DCBX mode (the NIC's
+	 * firmware agent) and the ETS willing bit (the port takes its peer's configuration, which
+	 * is what lldpad sets up). */
+	if (l->settings->qos_owner == QOS_OWNER_RDMAD)
+		return NULL;
+	if (n->dcb.has_dcbx && (n->dcb.dcbx & DCB_CAP_DCBX_LLD_MANAGED))
+		return "DCBX is managed by the NIC's LLDP agent (dcbx lld-managed); "
+		       "qos.owner: rdmad overrides";
+	if (n->dcb.has_ets && n->dcb.ets.willing)
+		return "ETS is willing: an LLDP agent (lldpad) takes DCB from the peer; "
+		       "qos.owner: rdmad overrides";
+	return NULL;
+}
+
+static unsigned dscp_entries(const uint8_t prio[N_DSCP]) {
+	unsigned n = 0;
+
+	for (unsigned d = 0; d < N_DSCP; d++)
+		n += (unsigned) __builtin_popcount(prio[d]);
+	return n;
+}
+
+/* Plan a QoS action: unsupported when DCB is, a shared netdev's conflict, or nothing when the
+ * netdev already has it (or another link on it plans it). */
+static int plan_qos_add(Plan *p, const PlanLink *l, Key key, const char *current,
+			const char *desired, bool differs) {
+	char conflict[160];
+
+	if (netdev_conflict(l, key, conflict, sizeof(conflict)))
+		return plan_link_add(p, l, PHASE_QOS, key, NULL, desired, conflict);
+	if (!differs || plan_has_netdev_action(p, key, l->netdev->name, desired))
+		return 0;
+	return plan_link_add(p, l, PHASE_QOS, key, current, desired, NULL);
+}
+
+int rule_qos_pfc(Plan *p, const PlanLink *l, Key key) {
+	char cur[32], want[32], why[160];
+	const char *unsupported;
+
+	setting_format_pfc(l->settings->qos_pfc, want);
+	unsupported = dcb_unsupported(l, why, sizeof(why));
+	if (!unsupported && !l->netdev->dcb.has_pfc)
+		unsupported = "the driver has no IEEE PFC (dcbnl ieee_getpfc)";
+	if (unsupported)
+		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+	setting_format_pfc(l->netdev->dcb.pfc.pfc_en, cur);
+	return plan_qos_add(p, l, key, cur, want,
+			    l->netdev->dcb.pfc.pfc_en != l->settings->qos_pfc);
+}
+
+int rule_qos_ets(Plan *p, const PlanLink *l, Key key) {
+	const struct ieee_ets *ets = &l->netdev->dcb.ets;
+	const LinkSettings *s = l->settings;
+	char cur[128], want[128], why[160];
+	const char *unsupported;
+	uint8_t tsa[N_TC];
+	bool differs;
+
+	for (unsigned i = 0; i < N_TC; i++)
+		tsa[i] = ets_tsa_to_kernel(s->ets_tsa[i]);
+	if (key == KEY_QOS_ETS_PRIO_TC)
+		setting_format_u8_map("prio-tc", s->ets_prio_tc, want);
+	else if (key == KEY_QOS_ETS_TC_BW)
+		setting_format_u8_map("tc-bw", s->ets_tc_bw, want);
+	else
+		setting_format_tsa(tsa, want);
+	unsupported = dcb_unsupported(l, why, sizeof(why));
+	if (!unsupported && !l->netdev->dcb.has_ets)
+		unsupported = "the driver has no IEEE ETS (dcbnl ieee_getets)";
+	if (unsupported)
+		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+	if (key == KEY_QOS_ETS_PRIO_TC) {
+		setting_format_u8_map("prio-tc", ets->prio_tc, cur);
+		differs = memcmp(ets->prio_tc, s->ets_prio_tc, N_PRIO) != 0;
+	} else if (key == KEY_QOS_ETS_TC_BW) {
+		setting_format_u8_map("tc-bw", ets->tc_tx_bw, cur);
+		differs = memcmp(ets->tc_tx_bw, s->ets_tc_bw, N_TC) != 0;
+	} else {
+		setting_format_tsa(ets->tc_tsa, cur);
+		differs = memcmp(ets->tc_tsa, tsa, N_TC) != 0;
+	}
+	return plan_qos_add(p, l, key, cur, want, differs);
+}
+
+int rule_qos_maxrate(Plan *p, const PlanLink *l, Key key) {
+	const LinkSettings *s = l->settings;
+	char cur[256], want[256], why[160];
+	const char *unsupported;
+	uint64_t have[N_TC];
+
+	setting_format_maxrate(s->qos_maxrate, want);
+	unsupported = dcb_unsupported(l, why, sizeof(why));
+	if (!unsupported && !l->netdev->dcb.has_maxrate)
+		unsupported = "the driver has no IEEE maxrate (dcbnl ieee_getmaxrate)";
+	if (unsupported)
+		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+	for (unsigned i = 0; i < N_TC; i++)
+		have[i] = l->netdev->dcb.maxrate.tc_maxrate[i];
+	setting_format_maxrate(have, cur);
+	return plan_qos_add(p, l, key, cur, want, memcmp(have, s->qos_maxrate, sizeof(have)) != 0);
+}
+
+/* qos.dscp-map is the whole DSCP app table: entries it lists are added, other DSCP entries
+ * removed (IEEE_DEL). Other selectors are left alone. */
+int rule_qos_dscp_map(Plan *p, const PlanLink *l, Key key) {
+	_cleanup_free_ char *cur = NULL, *want = NULL;
+	uint8_t table[N_DSCP];
+	char why[160];
+	const char *unsupported;
+
+	setting_dscp_map_table(l->settings->qos_dscp_map, table);
+	want = setting_format_dscp_prio(table);
+	if (!want)
+		return -ENOMEM;
+	unsupported = dcb_unsupported(l, why, sizeof(why));
+	if (unsupported)
+		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+	cur = setting_format_dscp_prio(l->netdev->dcb.dscp_prio);
+	if (!cur)
+		return -ENOMEM;
+	return plan_qos_add(p, l, key, cur, want,
+			    memcmp(table, l->netdev->dcb.dscp_prio, sizeof(table)) != 0);
+}
+
+/* Without apptrust (Linux < 6.2, and mlx5 on any kernel) the trust state follows the DSCP app
+ * table: any DSCP entry switches mlx5 to DSCP trust (as mlnx_qos --trust dscp does), none
+ * leaves it on PCP. dscp installs the default map (dscp >> 3) where there are no DSCP entries
+ * at all; a declared qos.dscp-map is the table instead, and plans itself. pcp removes every
+ * DSCP entry. */
+int rule_qos_trust(Plan *p, const PlanLink *l, Key key) {
+	const LinkSettings *s = l->settings;
+	bool has_map = s->set & KEY_BIT(KEY_QOS_DSCP_MAP), map_empty = true;
+	char cur[64], why[160];
+	const char *want, *unsupported;
+	unsigned n;
+
+	for (unsigned d = 0; d < N_DSCP; d++)
+		if (s->qos_dscp_map[d] >= 0)
+			map_empty = false;
+	want = setting_format_trust(s);
+	if (has_map && (s->qos_trust == QOS_TRUST_DSCP) == map_empty)
+		return plan_link_add(
+			p, l, PHASE_QOS, key, NULL, want,
+			s->qos_trust == QOS_TRUST_DSCP
+				? "qos.dscp-map is empty: DSCP trust needs DSCP app "
+				  "entries (no apptrust)"
+				: "qos.dscp-map adds DSCP app entries, which switch the "
+				  "port to DSCP trust (no apptrust)");
+	unsupported = dcb_unsupported(l, why, sizeof(why));
+	if (unsupported)
+		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+	if (has_map)
+		return 0; /* qos.dscp-map's action writes the table */
+	n = dscp_entries(l->netdev->dcb.dscp_prio);
+	if (n == 0)
+		snprintf(cur, sizeof(cur), "pcp (no DSCP app entries)");
+	else
+		snprintf(cur, sizeof(cur), "dscp (%u DSCP app entries)", n);
+	return plan_qos_add(p, l, key, cur, want, (n > 0) != (s->qos_trust == QOS_TRUST_DSCP));
+}
