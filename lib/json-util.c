@@ -52,8 +52,9 @@ int json_add_strv(json_object *o, const char *key, char *const *l) {
 	return r;
 }
 
-int json_add_object(json_object *parent, const char *key, json_object **ret) {
-	json_object *v = json_object_new_object();
+/* Attach a new container, then hand out a borrowed pointer to it. */
+static int json_add_container(json_object *parent, const char *key, json_object *v,
+			      json_object **ret) {
 	int r;
 
 	if (!v)
@@ -65,15 +66,10 @@ int json_add_object(json_object *parent, const char *key, json_object **ret) {
 	return 0;
 }
 
-int json_add_array(json_object *parent, const char *key, json_object **ret) {
-	json_object *v = json_object_new_array();
-	int r;
+int json_add_object(json_object *parent, const char *key, json_object **ret) {
+	return json_add_container(parent, key, json_object_new_object(), ret);
+}
 
-	if (!v)
-		return -ENOMEM;
-	r = json_add(parent, key, v);
-	if (r < 0)
-		return r;
-	*ret = v;
-	return 0;
+int json_add_array(json_object *parent, const char *key, json_object **ret) {
+	return json_add_container(parent, key, json_object_new_array(), ret);
 }

@@ -10,6 +10,7 @@
 
 #include "dcbnl.h"
 #include "tests.h"
+#include "test-nlmsg.h"
 
 #define _alignas_ __attribute__((aligned(8)))
 
@@ -65,20 +66,6 @@ TEST(tsa) {
 	CHECK_INTEQ(ets_tsa_from_kernel(3), _ETS_TSA_INVALID);
 }
 
-/* The message's bytes are exactly `expected`. */
-static void check_bytes(struct nl_msg *m, const uint8_t *expected, size_t size) {
-	struct nlmsghdr *h = nlmsg_hdr(m);
-
-	CHECK_INTEQ(h->nlmsg_len, size);
-	if (h->nlmsg_len != size)
-		return;
-	for (size_t i = 0; i < size; i++)
-		if (((const uint8_t *) h)[i] != expected[i]) {
-			printf("#   byte %zu: got 0x%02x, expected 0x%02x\n", i,
-			       ((const uint8_t *) h)[i], expected[i]);
-			test_failed = 1;
-		}
-}
 
 TEST(ieee_get_bytes) {
 	/* `dcb ets show dev eth0` */

@@ -9,6 +9,7 @@
 
 #include "rdmanl.h"
 #include "tests.h"
+#include "test-nlmsg.h"
 
 /* A received buffer is aligned for struct nlmsghdr. */
 #define _alignas_ __attribute__((aligned(8)))
@@ -35,20 +36,6 @@ TEST(uapi) {
 	CHECK_INTEQ(NETNS_MODE_SHARED, 1);
 }
 
-/* The message's bytes are exactly `expected`. */
-static void check_bytes(struct nl_msg *m, const uint8_t *expected, size_t size) {
-	struct nlmsghdr *h = nlmsg_hdr(m);
-
-	CHECK_INTEQ(h->nlmsg_len, size);
-	if (h->nlmsg_len != size)
-		return;
-	for (size_t i = 0; i < size; i++)
-		if (((const uint8_t *) h)[i] != expected[i]) {
-			printf("#   byte %zu: got 0x%02x, expected 0x%02x\n", i,
-			       ((const uint8_t *) h)[i], expected[i]);
-			test_failed = 1;
-		}
-}
 
 TEST(sys_get_bytes) {
 	static const uint8_t expected[] = {
