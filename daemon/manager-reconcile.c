@@ -53,9 +53,30 @@ static bool netdev_has_rdma(const Manager *m, const char *netdev) {
 	return access(path, F_OK) >= 0;
 }
 
+/* The netdevs nd sits on (a VLAN's or macvlan's parent, a bond's ports): sysfs lower_* links.
+ * The kernel puts the GIDs of an upper netdev's addresses into the RDMA port of the lower
+ * one, so an address event on a VLAN concerns the port below it. */
+static int netdev_lowers(const Manager *m, const char *nd, char ***ret) {
+	_cleanup_free_ char *path = NULL;
+	struct dirent *de;
+	DIR *dir;
+	int r = 0;
+
+	if (asprintf(&path, "%s/sys/class/net/%s", streq(m->root, "/") ? "" : m->root, nd) < 0)
+		return -ENOMEM;
+	dir = opendir(path);
+	if (!dir)
+		return 0; /* gone meanwhile, or no such netdev under a fixture root */
+	while (r >= 0 && (de = readdir(dir)))
+		if (strncmp(de->d_name, "lower_", 6) == 0 && !strv_contains(*ret, de->d_name + 6))
+			r = strv_extend(ret, de->d_name + 6);
+	closedir(dir);
+	return r;
+}
+
 /* Turn what events touched into the devices to observe; NULL with *ret_all for everything. */
 static int dirty_resolve(const Manager *m, Dirty *d, char ***ret_devices) {
-	_cleanup_strv_free_ char **devices = NULL;
+	_cleanup_strv_free_ char **devices = NULL, **lowers = NULL;
 	int r;
 
 	if (d->all)
@@ -93,6 +114,31 @@ static int dirty_resolve(const Manager *m, Dirty *d, char ***ret_devices) {
 			 * new. Which links it belongs to is not known here: look at everything. */
 			d->all = true;
 			return 0;
+		}
+		if (!known) {
+			r = netdev_lowers(m, *nd, &lowers);
+			if (r < 0)
+				return r;
+		}
+	}
+	/* Upper netdevs (VLAN, macvlan, bond): the ports below them, down through stacked ones
+	 * (a VLAN on a bond). The list only grows by names not in it yet, so this ends. */
+	for (size_t k = 0; lowers && lowers[k]; k++) {
+		bool known = false;
+
+		for (size_t i = 0; i < m->n_links; i++)
+			if (m->links[i].netdev && streq(m->links[i].netdev, lowers[k])) {
+				known = true;
+				if (!strv_contains(devices, m->links[i].device)) {
+					r = strv_extend(&devices, m->links[i].device);
+					if (r < 0)
+						return r;
+				}
+			}
+		if (!known) {
+			r = netdev_lowers(m, lowers[k], &lowers);
+			if (r < 0)
+				return r;
 		}
 	}
 	*ret_devices = TAKE_PTR(devices);

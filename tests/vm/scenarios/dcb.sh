@@ -222,6 +222,17 @@ check "with the fault cleared, a retry converges" \
 is "... and PFC reads back as declared: 3 and 4" "$(pfc_show)" "$WANT_PFC34"
 check "rdmactl status: qos.pfc converged again" \
 	sh -c "rdmactl status --no-pager rxe0/1 | grep -Eq '^qos\.pfc +pfc-enabled 3,4 +pfc-enabled 3,4 +converged'"
+
+# The kernel puts the GIDs of a VLAN's addresses into the RDMA port below it; the address event
+# is on the VLAN. rdmad must look at that port again: creating the VLAN changes the lower
+# netdev (an event rdmad follows), so the address comes once that has settled.
+ip link add link "$DEV" name "$DEV.100" type vlan id 100 && ip link set "$DEV.100" up
+sleep 2
+ip addr add 198.51.100.1/24 dev "$DEV.100"
+check "a VLAN's address: its GID appears in Link.Gids (rdmad re-reads the port below)" \
+	wait_until 5 sh -c "busctl get-property org.rdmad1 /org/rdmad1/link/rxe0_2f1 org.rdmad1.Link Gids |
+		grep -q '\"$DEV.100\" \"198.51.100.1\"'"
+ip link del "$DEV.100"
 diag "$(grep -E 'rxe0/1: (failed|converged)|qos.pfc' "$LOG")"
 check "rdmad is still running" kill -0 "$RDMAD"
 kill "$RDMAD"
