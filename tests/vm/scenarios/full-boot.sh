@@ -5,6 +5,7 @@
 #   RDMAD_UNIT  a unit file to check with `systemd-analyze verify` (fails when unset); the
 #               --bin executables are installed where its Exec*= lines expect them first
 #   RDMAD_DBUS_POLICY  units/org.rdmad1.conf, installed so that rdmad may own its name
+#   RDMAD_DBUS_SERVICE the D-Bus activation file (units/org.rdmad1.service.in)
 # No `set -e`: a failed check is reported and the scenario goes on.
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
@@ -119,6 +120,21 @@ if [ -n "${RDMAD_UNIT:-}" ] && command -v rdmad > /dev/null; then
 	check "systemctl reload with good profiles succeeds" timeout 60 systemctl reload rdmad
 	check "... and re-plans the host" wait_until 5 sh -c "[ \"\$(cat $TOS)\" = 96 ]"
 	check "systemctl stop rdmad" timeout 60 systemctl stop rdmad
+
+	# D-Bus activation: a call to org.rdmad1 with rdmad stopped starts rdmad.service
+	if [ -n "${RDMAD_DBUS_SERVICE:-}" ]; then
+		install -D -m 644 "$RDMAD_DBUS_SERVICE" \
+			/usr/share/dbus-1/system-services/org.rdmad1.service
+		busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+			ReloadConfig
+		check "a call to org.rdmad1 starts rdmad.service (bus activation, SystemdService=)" \
+			logged "$VM_LOGDIR/activation.log" timeout 60 \
+			busctl --system call org.rdmad1 /org/rdmad1 org.rdmad1.Manager ListLinks
+		check "... rdmad.service is active" systemctl is-active --quiet rdmad
+		check "systemctl stop rdmad, again" timeout 60 systemctl stop rdmad
+	else
+		fail "D-Bus activation starts rdmad.service" "no RDMAD_DBUS_SERVICE given"
+	fi
 else
 	fail "rdmad.service starts" "no RDMAD_UNIT or no rdmad (--bin) given"
 fi
