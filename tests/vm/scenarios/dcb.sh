@@ -166,6 +166,8 @@ is "... and dcbsim saw no set op" "$(calls_total)" "$calls"
 # org.rdmad1 on a private system-like bus with the shipped policy: rdmactl status is where an
 # administrator sees what rdmad sees.
 BUS=/run/rdmad-vm/bus
+[ -n "${RDMAD_DBUS_CONF:-}" ] && [ -n "${RDMAD_DBUS_POLICY:-}" ] ||
+	bail "RDMAD_DBUS_CONF and RDMAD_DBUS_POLICY are not set (tests/vm/meson.build passes them)"
 sed -e "s|@SOCKET@|$BUS|" -e "s|@POLICY@|$RDMAD_DBUS_POLICY|" "$RDMAD_DBUS_CONF" \
 	> /run/rdmad-vm/bus.conf
 dbus-daemon --config-file=/run/rdmad-vm/bus.conf --fork --print-pid --nosyslog \
