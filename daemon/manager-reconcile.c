@@ -76,7 +76,7 @@ static int netdev_lowers(const Manager *m, const char *nd, char ***ret) {
 
 /* Turn what events touched into the devices to observe; NULL with *ret_all for everything. */
 static int dirty_resolve(const Manager *m, Dirty *d, char ***ret_devices) {
-	_cleanup_strv_free_ char **devices = NULL, **lowers = NULL;
+	_cleanup_strv_free_ char **devices = NULL, **netdevs = NULL;
 	int r;
 
 	if (d->all)
@@ -93,15 +93,22 @@ static int dirty_resolve(const Manager *m, Dirty *d, char ***ret_devices) {
 		if (r < 0)
 			return r;
 	}
-	STRV_FOREACH (nd, d->netdevs) {
+	/* The netdevs events named, then the ones below those no link sits on: an upper netdev
+	 * (VLAN, macvlan, bond) puts its GIDs into the port below it, down through stacked ones
+	 * (a VLAN on a bond). The list only grows by names not in it yet, so this ends. */
+	netdevs = strv_copy(d->netdevs);
+	if (d->netdevs && !netdevs)
+		return -ENOMEM;
+	for (size_t k = 0; netdevs && netdevs[k]; k++) {
+		const char *nd = netdevs[k];
 		bool known = false;
 
-		if (soft_link_declared(m->config, *nd)) {
+		if (soft_link_declared(m->config, nd)) {
 			d->all = true;
 			return 0;
 		}
 		for (size_t i = 0; i < m->n_links; i++)
-			if (m->links[i].netdev && streq(m->links[i].netdev, *nd)) {
+			if (m->links[i].netdev && streq(m->links[i].netdev, nd)) {
 				known = true;
 				if (!strv_contains(devices, m->links[i].device)) {
 					r = strv_extend(&devices, m->links[i].device);
@@ -109,37 +116,17 @@ static int dirty_resolve(const Manager *m, Dirty *d, char ***ret_devices) {
 						return r;
 				}
 			}
-		if (!known && netdev_has_rdma(m, *nd)) {
+		if (known)
+			continue;
+		if (netdev_has_rdma(m, nd)) {
 			/* A netdev of an RDMA device that no link was known on: renamed, or
 			 * new. Which links it belongs to is not known here: look at everything. */
 			d->all = true;
 			return 0;
 		}
-		if (!known) {
-			r = netdev_lowers(m, *nd, &lowers);
-			if (r < 0)
-				return r;
-		}
-	}
-	/* Upper netdevs (VLAN, macvlan, bond): the ports below them, down through stacked ones
-	 * (a VLAN on a bond). The list only grows by names not in it yet, so this ends. */
-	for (size_t k = 0; lowers && lowers[k]; k++) {
-		bool known = false;
-
-		for (size_t i = 0; i < m->n_links; i++)
-			if (m->links[i].netdev && streq(m->links[i].netdev, lowers[k])) {
-				known = true;
-				if (!strv_contains(devices, m->links[i].device)) {
-					r = strv_extend(&devices, m->links[i].device);
-					if (r < 0)
-						return r;
-				}
-			}
-		if (!known) {
-			r = netdev_lowers(m, lowers[k], &lowers);
-			if (r < 0)
-				return r;
-		}
+		r = netdev_lowers(m, nd, &netdevs);
+		if (r < 0)
+			return r;
 	}
 	*ret_devices = TAKE_PTR(devices);
 	return 0;
