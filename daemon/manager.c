@@ -293,24 +293,6 @@ void manager_state_update(Manager *m) {
 	manager_bus_emit_changed(m, "State", NULL);
 }
 
-static bool link_name_split(const char *name, char *device, size_t size, uint32_t *ret_port) {
-	const char *slash = strchr(name, '/');
-	unsigned long port = 0;
-	char *end;
-
-	if (slash) {
-		port = strtoul(slash + 1, &end, 10);
-		if (slash == name || !slash[1] || *end || port == 0 || port > 255 ||
-		    (size_t) (slash - name) >= size)
-			return false;
-		memcpy(device, name, slash - name);
-		device[slash - name] = 0;
-	} else if (snprintf(device, size, "%s", name) >= (int) size)
-		return false;
-	*ret_port = (uint32_t) port;
-	return true;
-}
-
 int manager_link_find(Manager *m, const char *name, LinkStatus **ret) {
 	LinkStatus *found = NULL;
 	char device[128];
@@ -331,7 +313,7 @@ int manager_link_find(Manager *m, const char *name, LinkStatus **ret) {
 		*ret = found;
 		return 0;
 	}
-	if (!link_name_split(name, device, sizeof(device), &port))
+	if (link_name_parse(name, device, sizeof(device), &port) < 0)
 		return -EINVAL;
 	for (size_t i = 0; i < m->n_links; i++) {
 		LinkStatus *s = &m->links[i];

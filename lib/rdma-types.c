@@ -101,3 +101,24 @@ static const char *const soft_link_driver_table[_SOFT_LINK_MAX] = {
 	[SOFT_LINK_SIW] = "siw",
 };
 DEFINE_STRING_TABLE_LOOKUP(soft_link_driver, SoftLinkType)
+
+int link_name_parse(const char *s, char *device, size_t size, uint32_t *ret_port) {
+	const char *slash = strchr(s, '/');
+	size_t n = slash ? (size_t) (slash - s) : strlen(s);
+	unsigned long port = 0;
+	char *end;
+
+	if (n == 0 || n >= size)
+		return -EINVAL;
+	if (slash) {
+		if (slash[1] < '0' || slash[1] > '9')
+			return -EINVAL;
+		port = strtoul(slash + 1, &end, 10);
+		if (*end || port == 0 || port > 255)
+			return -EINVAL;
+	}
+	memcpy(device, s, n);
+	device[n] = 0;
+	*ret_port = (uint32_t) port;
+	return 0;
+}

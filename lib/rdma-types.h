@@ -136,3 +136,7 @@ typedef enum SoftLinkType {
 DECLARE_STRING_TABLE_LOOKUP(soft_link_type, SoftLinkType)
 /* "rdma_rxe" / "siw": the module, and the driver name profiles match on. */
 DECLARE_STRING_TABLE_LOOKUP(soft_link_driver, SoftLinkType)
+
+/* A link name as users give it: "DEV/PORT" (port 1..255), or "DEV" (*ret_port 0: any port).
+ * device gets the DEV part; -EINVAL for anything else, or a DEV that does not fit. */
+int link_name_parse(const char *s, char *device, size_t size, uint32_t *ret_port);

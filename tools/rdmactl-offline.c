@@ -221,23 +221,7 @@ typedef struct GidFilter {
 } GidFilter;
 
 static int gid_filter_parse(const char *s, GidFilter *ret) {
-	const char *slash = strchr(s, '/');
-	GidFilter f = { 0 };
-	char *end;
-
-	if (strlen(s) >= sizeof(f.device))
-		return -EINVAL;
-	if (slash) {
-		unsigned long port = strtoul(slash + 1, &end, 10);
-
-		if (slash == s || !slash[1] || *end || port == 0 || port > 255)
-			return -EINVAL;
-		f.port = (uint32_t) port;
-		memcpy(f.device, s, slash - s);
-	} else
-		strcpy(f.device, s);
-	*ret = f;
-	return 0;
+	return link_name_parse(s, ret->device, sizeof(ret->device), &ret->port);
 }
 
 static int gid_json(const HostDevice *d, const HostPort *p, const Gid *g, json_object *array) {

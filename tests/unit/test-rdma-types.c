@@ -47,4 +47,24 @@ TEST(kernel_spellings) {
 	CHECK_INTEQ(netns_mode_from_string("exclusive"), 0);
 }
 
-TESTS_MAIN(TEST_ENTRY(round_trip), TEST_ENTRY(kernel_spellings))
+/* What rdmactl and GetLink accept as a link name. */
+TEST(link_names) {
+	char dev[8];
+	uint32_t port = 99;
+
+	CHECK_INTEQ(link_name_parse("mlx5_0/1", dev, sizeof(dev), &port), 0);
+	CHECK_STREQ(dev, "mlx5_0");
+	CHECK_INTEQ(port, 1);
+	CHECK_INTEQ(link_name_parse("rxe0", dev, sizeof(dev), &port), 0);
+	CHECK_STREQ(dev, "rxe0");
+	CHECK_INTEQ(port, 0);
+	CHECK_INTEQ(link_name_parse("mlx5_0/255", dev, sizeof(dev), &port), 0);
+	CHECK_INTEQ(port, 255);
+	static const char *const bad[] = { "",		 "/1",	      "mlx5_0/",    "mlx5_0/0",
+					   "mlx5_0/256", "mlx5_0/ 1", "mlx5_0/+1",  "mlx5_0/1x",
+					   "a/b/c",	 "mlx5_0/1/", "toolongname" };
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+		CHECK_INTEQ(link_name_parse(bad[i], dev, sizeof(dev), &port), -EINVAL);
+}
+
+TESTS_MAIN(TEST_ENTRY(round_trip), TEST_ENTRY(kernel_spellings), TEST_ENTRY(link_names))
