@@ -73,3 +73,11 @@ int json_add_object(json_object *parent, const char *key, json_object **ret) {
 int json_add_array(json_object *parent, const char *key, json_object **ret) {
 	return json_add_container(parent, key, json_object_new_array(), ret);
 }
+
+const char *json_get_string(json_object *o, const char *key) {
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}

@@ -17,3 +17,6 @@ int json_add_strv(json_object *o, const char *key, char *const *l);
 /* Add a new object (or array) under key, or to an array when key is NULL; *ret is borrowed. */
 int json_add_object(json_object *parent, const char *key, json_object **ret);
 int json_add_array(json_object *parent, const char *key, json_object **ret);
+
+/* The string member key of o, or NULL when absent or not a string. */
+const char *json_get_string(json_object *o, const char *key);

@@ -5,14 +5,6 @@
 #include "output.h"
 #include "rdmactl.h"
 
-static const char *member(json_object *o, const char *key) {
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 static int plan_print_text(json_object *plan, size_t *ret_pending) {
 	static const char *const headers[] = { "LINK", "SETTING", "CURRENT", "DESIRED", "PROFILE" };
 	static const char *const uheaders[] = { "LINK", "SETTING", "DESIRED", "NOT APPLIED" };
@@ -25,15 +17,19 @@ static int plan_print_text(json_object *plan, size_t *ret_pending) {
 	for (size_t i = 0; i < n; i++) {
 		json_object *x = json_object_array_get_idx(plan, i);
 
-		if (member(x, "unsupported")) {
-			const char *cells[] = { member(x, "link"), member(x, "setting"),
-						member(x, "desired"), member(x, "unsupported") };
+		if (json_get_string(x, "unsupported")) {
+			const char *cells[] = { json_get_string(x, "link"),
+						json_get_string(x, "setting"),
+						json_get_string(x, "desired"),
+						json_get_string(x, "unsupported") };
 
 			r = table_add_row(u, cells);
 		} else {
-			const char *cells[] = { member(x, "link"), member(x, "setting"),
-						member(x, "current"), member(x, "desired"),
-						member(x, "profile") };
+			const char *cells[] = { json_get_string(x, "link"),
+						json_get_string(x, "setting"),
+						json_get_string(x, "current"),
+						json_get_string(x, "desired"),
+						json_get_string(x, "profile") };
 
 			r = table_add_row(t, cells);
 		}
@@ -71,7 +67,7 @@ int plan_print(json_object *plan, const Options *o) {
 	}
 	if (o->json) {
 		for (size_t i = 0; i < json_object_array_length(plan); i++)
-			if (!member(json_object_array_get_idx(plan, i), "unsupported"))
+			if (!json_get_string(json_object_array_get_idx(plan, i), "unsupported"))
 				pending++;
 		r = json_print(plan, stdout);
 	} else

@@ -10,14 +10,6 @@
 #include "rdmactl.h"
 #include "terminal.h"
 
-static const char *jstr(json_object *o, const char *key) {
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 static json_object *jarray(json_object *o, const char *key) {
 	json_object *v;
 
@@ -68,17 +60,18 @@ static void print_reasons(json_object *l) {
 
 	for (size_t i = 0; i < jlen(settings); i++) {
 		json_object *s = json_object_array_get_idx(settings, i);
-		const char *result = jstr(s, "result");
+		const char *result = json_get_string(s, "result");
 
 		if (!result || streq(result, "converged"))
 			continue;
-		printf("    %s: %s -> %s: %s%s%s\n", jstr(s, "setting"), dash(jstr(s, "current")),
-		       dash(jstr(s, "desired")), state_color(result), result, color_reset());
-		if (jstr(s, "error"))
-			printf("      %s\n", jstr(s, "error"));
+		printf("    %s: %s -> %s: %s%s%s\n", json_get_string(s, "setting"),
+		       dash(json_get_string(s, "current")), dash(json_get_string(s, "desired")),
+		       state_color(result), result, color_reset());
+		if (json_get_string(s, "error"))
+			printf("      %s\n", json_get_string(s, "error"));
 	}
-	if (jstr(l, "last_error") && jlen(settings) == 0)
-		printf("    %s\n", jstr(l, "last_error"));
+	if (json_get_string(l, "last_error") && jlen(settings) == 0)
+		printf("    %s\n", json_get_string(l, "last_error"));
 }
 
 static int status_overview(json_object *d) {
@@ -87,7 +80,7 @@ static int status_overview(json_object *d) {
 	_cleanup_(table_freep) Table *t = table_new(ELEMENTSOF(headers), headers);
 	json_object *links = jarray(d, "links"), *host, *errors = jarray(d, "config_errors");
 	_cleanup_free_ char *files = strv_json_join(jarray(d, "config_files"));
-	const char *state = jstr(d, "state");
+	const char *state = json_get_string(d, "state");
 	unsigned n_converged = 0, n_other = 0;
 	char when[64] = "never";
 	int64_t usec;
@@ -104,10 +97,12 @@ static int status_overview(json_object *d) {
 	printf("%13s: %s%s%s\n", "State", state_color(state), strna(state), color_reset());
 	print_field("Profiles", *files ? files : NULL);
 	print_field("Reconciled", when);
-	if (json_object_object_get_ex(d, "host", &host) && jstr(host, "state")) {
-		printf("%13s: %s%s%s%s%s\n", "Host", state_color(jstr(host, "state")),
-		       jstr(host, "state"), color_reset(), jstr(host, "last_error") ? ": " : "",
-		       jstr(host, "last_error") ? jstr(host, "last_error") : "");
+	if (json_object_object_get_ex(d, "host", &host) && json_get_string(host, "state")) {
+		printf("%13s: %s%s%s%s%s\n", "Host", state_color(json_get_string(host, "state")),
+		       json_get_string(host, "state"), color_reset(),
+		       json_get_string(host, "last_error") ? ": " : "",
+		       json_get_string(host, "last_error") ? json_get_string(host, "last_error")
+							   : "");
 	}
 	if (jlen(errors) > 0) {
 		printf("\nThe profiles are invalid; the previous ones stay in force:\n");
@@ -126,19 +121,16 @@ static int status_overview(json_object *d) {
 			return -ENOMEM;
 		if (jint(l, "preferred_gid_index", &idx))
 			snprintf(gid, sizeof(gid), "%" PRIi64, idx);
-		if (asprintf(&state_cell, "%s%s%s", state_color(jstr(l, "state")),
-			     strna(jstr(l, "state")), color_reset()) < 0)
+		if (asprintf(&state_cell, "%s%s%s", state_color(json_get_string(l, "state")),
+			     strna(json_get_string(l, "state")), color_reset()) < 0)
 			return -ENOMEM;
-		const char *cells[] = { jstr(l, "link"),
-					jstr(l, "netdev"),
-					jstr(l, "driver"),
-					gid,
-					*profiles ? profiles : NULL,
-					state_cell };
+		const char *cells[] = { json_get_string(l, "link"),   json_get_string(l, "netdev"),
+					json_get_string(l, "driver"), gid,
+					*profiles ? profiles : NULL,  state_cell };
 		r = table_add_row(t, cells);
 		if (r < 0)
 			return r;
-		if (streq_ptr(jstr(l, "state"), "converged"))
+		if (streq_ptr(json_get_string(l, "state"), "converged"))
 			n_converged++;
 		else
 			n_other++;
@@ -149,11 +141,12 @@ static int status_overview(json_object *d) {
 		return r;
 	for (size_t i = 0; n_other > 0 && i < jlen(links); i++) {
 		json_object *l = json_object_array_get_idx(links, i);
-		const char *st = jstr(l, "state");
+		const char *st = json_get_string(l, "state");
 
 		if (!st || streq(st, "converged") || streq(st, "unmanaged"))
 			continue;
-		printf("\n%s: %s%s%s\n", jstr(l, "link"), state_color(st), st, color_reset());
+		printf("\n%s: %s%s%s\n", json_get_string(l, "link"), state_color(st), st,
+		       color_reset());
 		print_reasons(l);
 	}
 	return 0;
@@ -176,31 +169,35 @@ static int status_link(json_object *l) {
 		snprintf(port, sizeof(port), "%" PRIi64, v);
 	if (jint(l, "roce_tos", &v))
 		snprintf(tos, sizeof(tos), "%" PRIi64, v);
-	printf("%s%s%s%s\n", jstr(l, "link"), jstr(l, "netdev") ? " (" : "",
-	       jstr(l, "netdev") ? jstr(l, "netdev") : "", jstr(l, "netdev") ? ")" : "");
-	printf("%13s: %s%s%s\n", "State", state_color(jstr(l, "state")), strna(jstr(l, "state")),
-	       color_reset());
-	print_field("Device", jstr(l, "device"));
+	printf("%s%s%s%s\n", json_get_string(l, "link"), json_get_string(l, "netdev") ? " (" : "",
+	       json_get_string(l, "netdev") ? json_get_string(l, "netdev") : "",
+	       json_get_string(l, "netdev") ? ")" : "");
+	printf("%13s: %s%s%s\n", "State", state_color(json_get_string(l, "state")),
+	       strna(json_get_string(l, "state")), color_reset());
+	print_field("Device", json_get_string(l, "device"));
 	print_field("Port", port);
-	print_field("Driver", jstr(l, "driver"));
+	print_field("Driver", json_get_string(l, "driver"));
 	print_field("Profiles", *profiles ? profiles : NULL);
-	print_field("RoCE mode", jstr(l, "roce_mode"));
+	print_field("RoCE mode", json_get_string(l, "roce_mode"));
 	print_field("RoCE ToS", tos);
 	for (size_t i = 0; jint(l, "preferred_gid_index", &v) && i < jlen(gids); i++) {
 		json_object *x = json_object_array_get_idx(gids, i);
 		int64_t idx;
 
 		if (jint(x, "index", &idx) && idx == v)
-			snprintf(gid, sizeof(gid), "%" PRIi64 " (%s, %s%s%s)", v, jstr(x, "gid"),
-				 jstr(x, "type"), jstr(x, "ipv4") ? ", " : "",
-				 jstr(x, "ipv4") ? jstr(x, "ipv4") : "");
+			snprintf(gid, sizeof(gid), "%" PRIi64 " (%s, %s%s%s)", v,
+				 json_get_string(x, "gid"), json_get_string(x, "type"),
+				 json_get_string(x, "ipv4") ? ", " : "",
+				 json_get_string(x, "ipv4") ? json_get_string(x, "ipv4") : "");
 	}
 	print_field("GID index", gid);
-	print_field("Last error", jstr(l, "last_error"));
+	print_field("Last error", json_get_string(l, "last_error"));
 	for (size_t i = 0; i < jlen(settings); i++) {
 		json_object *x = json_object_array_get_idx(settings, i);
-		const char *cells[] = { jstr(x, "setting"), jstr(x, "desired"), jstr(x, "current"),
-					jstr(x, "result"), jstr(x, "error") };
+		const char *cells[] = { json_get_string(x, "setting"),
+					json_get_string(x, "desired"),
+					json_get_string(x, "current"), json_get_string(x, "result"),
+					json_get_string(x, "error") };
 
 		r = table_add_row(s, cells);
 		if (r < 0)
@@ -212,8 +209,8 @@ static int status_link(json_object *l) {
 
 		if (jint(x, "index", &v))
 			snprintf(idx, sizeof(idx), "%" PRIi64, v);
-		const char *cells[] = { idx, jstr(x, "gid"), jstr(x, "type"), jstr(x, "netdev"),
-					jstr(x, "ipv4") };
+		const char *cells[] = { idx, json_get_string(x, "gid"), json_get_string(x, "type"),
+					json_get_string(x, "netdev"), json_get_string(x, "ipv4") };
 		r = table_add_row(g, cells);
 		if (r < 0)
 			return r;
@@ -249,7 +246,7 @@ int verb_status(const Options *o, int argc, char **argv) {
 		return EXIT_FAILURE;
 	links = jarray(d, "links");
 	for (size_t i = 0; argc == 1 && i < jlen(links); i++)
-		if (streq_ptr(jstr(json_object_array_get_idx(links, i), "object"), path))
+		if (streq_ptr(json_get_string(json_object_array_get_idx(links, i), "object"), path))
 			link = json_object_array_get_idx(links, i);
 	if (argc == 1 && !link) {
 		fprintf(stderr, "rdmactl status: %s went away meanwhile\n", argv[0]);
