@@ -180,24 +180,35 @@ static const LinkStatus *status_by_name(const LinkStatus *l, size_t n, const cha
 	return NULL;
 }
 
-static void link_emit(Manager *m, const char *name, const char *signal, unsigned changes) {
+/* What became of a link since the last reconcile: new, gone, or some properties changed. */
+typedef enum LinkEvent {
+	LINK_EVENT_ADDED,
+	LINK_EVENT_REMOVED,
+	LINK_EVENT_CHANGED,
+} LinkEvent;
+
+static void link_emit(Manager *m, const char *name, LinkEvent event, unsigned changes) {
 	_cleanup_free_ char *path = link_bus_path(name);
 	const char *names[_LINK_PROPERTY_MAX + 1];
 	size_t n = 0;
 
 	if (!path)
 		return;
-	if (streq(signal, "added"))
+	switch (event) {
+	case LINK_EVENT_ADDED:
 		(void) sd_bus_emit_interfaces_added(m->bus, path, LINK_INTERFACE, NULL);
-	else if (streq(signal, "removed"))
+		break;
+	case LINK_EVENT_REMOVED:
 		(void) sd_bus_emit_interfaces_removed(m->bus, path, LINK_INTERFACE, NULL);
-	else {
+		break;
+	case LINK_EVENT_CHANGED:
 		for (LinkProperty p = 0; p < _LINK_PROPERTY_MAX; p++)
 			if (changes & (1u << p))
 				names[n++] = link_property_table[p];
 		names[n] = NULL;
 		(void) sd_bus_emit_properties_changed_strv(m->bus, path, LINK_INTERFACE,
 							   (char **) names);
+		break;
 	}
 }
 
@@ -212,14 +223,14 @@ void manager_bus_links_changed(Manager *m, const LinkStatus *old, size_t n_old, 
 			continue;
 		o = status_by_name(old, n_old, s->name);
 		if (!o) {
-			link_emit(m, s->name, "added", 0);
+			link_emit(m, s->name, LINK_EVENT_ADDED, 0);
 			continue;
 		}
 		changes = link_status_changes(o, s);
 		if (changes)
-			link_emit(m, s->name, "changed", changes);
+			link_emit(m, s->name, LINK_EVENT_CHANGED, changes);
 	}
 	for (size_t i = 0; i < n_old; i++)
 		if (old[i].device && !status_by_name(m->links, m->n_links, old[i].name))
-			link_emit(m, old[i].name, "removed", 0);
+			link_emit(m, old[i].name, LINK_EVENT_REMOVED, 0);
 }
