@@ -119,11 +119,8 @@ static int gids_describe(LinkSetting *row, uint32_t unmet) {
 	return row->result ? 0 : -ENOMEM;
 }
 
-int link_status_describe(LinkStatus *s, const Config *c, const HostDevice *d, const HostPort *port,
-			 const Plan *p) {
-	_cleanup_strv_free_ char **profiles = NULL;
-	LinkSettings ls = { 0 };
-	LinkFacts f;
+int link_status_describe(LinkStatus *s, const HostDevice *d, const HostPort *port,
+			 const LinkSettings *ls, char ***profiles, const Plan *p) {
 	size_t n = 0;
 	int r;
 
@@ -142,36 +139,27 @@ int link_status_describe(LinkStatus *s, const Config *c, const HostDevice *d, co
 		memcpy(s->gids, port->gids, port->n_gids * sizeof(Gid));
 		s->n_gids = port->n_gids;
 	}
-	if (!c)
+	if (!ls)
 		return 0;
 
-	host_port_facts(d, port, &f);
-	r = config_settings_for_link(c, &f, &ls, &profiles);
-	if (r <= 0) {
-		link_settings_done(&ls);
-		return r;
-	}
-	s->profiles = TAKE_PTR(profiles);
+	s->profiles = TAKE_PTR(*profiles);
 	for (Key k = 0; k < _KEY_MAX; k++)
-		if (KEYS_SHOWN & ls.set & KEY_BIT(k))
+		if (KEYS_SHOWN & ls->set & KEY_BIT(k))
 			n++;
 	s->settings = n > 0 ? calloc(n, sizeof(LinkSetting)) : NULL;
-	if (n > 0 && !s->settings) {
-		link_settings_done(&ls);
+	if (n > 0 && !s->settings)
 		return -ENOMEM;
-	}
 	n = 0;
 	for (Key k = 0; r >= 0 && k < _KEY_MAX; k++) {
-		if (!(KEYS_SHOWN & ls.set & KEY_BIT(k)))
+		if (!(KEYS_SHOWN & ls->set & KEY_BIT(k)))
 			continue;
-		r = settings_describe(&s->settings[n++], &ls, k, s->name, p);
+		r = settings_describe(&s->settings[n++], ls, k, s->name, p);
 		s->n_settings = n;
 	}
 	/* gids.require is not written: it is met or waited for. */
-	if (r >= 0 && (ls.set & KEY_BIT(KEY_GIDS_REQUIRE)))
+	if (r >= 0 && (ls->set & KEY_BIT(KEY_GIDS_REQUIRE)))
 		r = gids_describe(link_status_setting(s, key_to_string(KEY_GIDS_REQUIRE)),
-				  gids_unmet(port, ls.gids_require));
-	link_settings_done(&ls);
+				  gids_unmet(port, ls->gids_require));
 	return r < 0 ? r : 0;
 }
 

@@ -278,23 +278,16 @@ static int apply_pass(Manager *m, const Dirty *d, const Plan *p, Failures *failu
 	return 0;
 }
 
-static LinkState link_state_compute(const Config *c, const Plan *p, const HostDevice *dev,
-				    const HostPort *port, const char *name, const Failures *fail,
+/* s: what the profiles declare for the link, NULL when none matches. */
+static LinkState link_state_compute(const Plan *p, const HostPort *port, const char *name,
+				    const LinkSettings *s, const Failures *fail,
 				    bool *ret_waiting_gids) {
 	bool pending = false, unsupported = false;
-	LinkSettings s = { 0 };
-	LinkFacts f;
 	uint32_t unmet;
-	int r;
 
-	host_port_facts(dev, port, &f);
-	r = config_settings_for_link(c, &f, &s, NULL);
-	if (r <= 0 || !(s.set & KEYS_LINK)) {
-		link_settings_done(&s);
+	if (!s || !(s->set & KEYS_LINK))
 		return LINK_STATE_UNMANAGED;
-	}
-	unmet = gids_unmet(port, s.gids_require);
-	link_settings_done(&s);
+	unmet = gids_unmet(port, s->gids_require);
 	if (failure_find(fail, name) || strv_contains(fail->held, name))
 		return LINK_STATE_FAILED;
 	for (size_t i = 0; i < p->n_actions; i++) {
@@ -435,20 +428,36 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 		for (size_t k = 0; r >= 0 && k < h->devices[i].n_ports; k++) {
 			const HostDevice *d = &h->devices[i];
 			const HostPort *port = &d->ports[k];
+			_cleanup_strv_free_ char **profiles = NULL;
+			LinkSettings ls = { 0 };
 			const LinkStatus *old;
 			char name[128];
 			bool waiting = false;
 			LinkState st;
+			LinkFacts f;
+			int matched;
 
+			/* What the profiles declare for the link, once for its state and its
+			 * status rows. */
 			snprintf(name, sizeof(name), "%s/%u", d->name, port->port);
-			st = link_state_compute(m->config, p, d, port, name, fail, &waiting);
+			host_port_facts(d, port, &f);
+			matched = config_settings_for_link(m->config, &f, &ls, &profiles);
+			if (matched < 0) {
+				link_settings_done(&ls);
+				r = matched;
+				break;
+			}
+			st = link_state_compute(p, port, name, matched > 0 ? &ls : NULL, fail,
+						&waiting);
 			old = status_find(m, name);
 			r = status_set(&l[n], name, d, port, st,
 				       strv_contains(fail->held, name) && old
 					       ? old->last_error
 					       : failure_find(fail, name));
 			if (r >= 0)
-				r = link_status_describe(&l[n], m->config, d, port, p);
+				r = link_status_describe(&l[n], d, port, matched > 0 ? &ls : NULL,
+							 &profiles, p);
+			link_settings_done(&ls);
 			if (r >= 0)
 				r = status_settings_failed(&l[n], old, fail);
 			if (r < 0) {
