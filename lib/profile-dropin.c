@@ -4,13 +4,13 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "config.h"
 #include "profile.h"
 #include "strv.h"
 
+/* The build's search path (meson.build: RDMAD_PROFILE_DIRS), highest priority first. */
 const char *const profile_dirs_default[] = {
-	"/usr/lib/rdmad",
-	"/run/rdmad",
-	"/etc/rdmad",
+	RDMAD_PROFILE_DIRS,
 	NULL,
 };
 
@@ -83,10 +83,8 @@ static int dropins_scan(const char *root, const char *dir, Dropin **list, size_t
 		for (size_t i = 0; i < *n; i++)
 			if (streq((*list)[i].name, de->d_name))
 				existing = &(*list)[i];
-		if (existing) { /* a later directory wins */
-			free(existing->path);
-			existing->path = full;
-			existing->masked = dropin_is_mask(dirfd(d), de->d_name);
+		if (existing) { /* an earlier directory has priority */
+			free(full);
 			continue;
 		}
 		r = GREEDY_REALLOC(*list, *n_alloc, *n + 1);

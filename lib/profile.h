@@ -165,11 +165,13 @@ int profile_load_file(const char *path, Diagnostics *diags, Profile ***ret, size
 int profile_load_string(const char *name, const char *text, size_t len, Diagnostics *diags,
 			Profile ***ret, size_t *ret_n);
 
-/* The drop-in directories, lowest priority first. */
+/* The drop-in directories, highest priority first: /etc/rdmad, /run/rdmad, /usr/local/lib/rdmad,
+ * /usr/lib/rdmad (from the build's options, meson.build). */
 extern const char *const profile_dirs_default[];
 
-/* Find drop-ins under root in dirs (NULL: profile_dirs_default): *.yaml and *.yml, a file in a
- * later dir masks one of the same name in an earlier dir, empty files and symlinks to
+/* Find drop-ins under root in dirs (NULL: profile_dirs_default), highest priority first:
+ * *.yaml and *.yml, a file in an earlier dir masks one of the same name in a later dir, empty
+ * files and symlinks to
  * /dev/null mask, result sorted by file name. Returns full paths (root included). */
 int profile_dropins_find(const char *root, const char *const *dirs, char ***ret);
 

@@ -42,25 +42,30 @@ TEST(mask_and_order) {
 	put_file(root, "/usr/lib/rdmad/.hidden.yaml", "roce: {tos: 4}\n");
 	put_file(root, "/run/rdmad/50-vendor.yaml", "roce: {tos: 5}\n");
 	put_file(root, "/run/rdmad/10-runtime.yaml", "roce: {tos: 6}\n");
+	put_file(root, "/usr/local/lib/rdmad/20-local.yaml", "roce: {tos: 9}\n");
+	put_file(root, "/usr/local/lib/rdmad/50-vendor.yaml", "roce: {tos: 10}\n");
+	put_file(root, "/usr/local/lib/rdmad/00-defaults.yaml", "roce: {tos: 11}\n");
 	put_file(root, "/etc/rdmad/50-vendor.yaml", "roce: {tos: 7}\n");
 	put_file(root, "/etc/rdmad/60-masked-by-empty.yaml", "");
 	put_file(root, "/etc/rdmad/99-local.yml", "roce: {tos: 8}\n");
 	link_to("/etc/rdmad/70-masked-by-null.yml", "/dev/null");
 
 	s = found();
-	CHECK_STREQ(s, "/usr/lib/rdmad/00-defaults.yaml,/run/rdmad/10-runtime.yaml,"
-		       "/etc/rdmad/50-vendor.yaml,/etc/rdmad/99-local.yml");
+	CHECK_STREQ(s, "/usr/local/lib/rdmad/00-defaults.yaml,/run/rdmad/10-runtime.yaml,"
+		       "/usr/local/lib/rdmad/20-local.yaml,/etc/rdmad/50-vendor.yaml,"
+		       "/etc/rdmad/99-local.yml");
 	free(s);
 }
 
-/* /run masks /usr/lib; /etc wins over both. */
+/* /run masks /usr/local/lib and /usr/lib; /etc wins over all. */
 TEST(run_masks_usr_lib) {
 	char *s;
 
 	put_file(root, "/run/rdmad/00-defaults.yaml", "modules: []\n");
 	s = found();
 	CHECK_STREQ(s, "/run/rdmad/00-defaults.yaml,/run/rdmad/10-runtime.yaml,"
-		       "/etc/rdmad/50-vendor.yaml,/etc/rdmad/99-local.yml");
+		       "/usr/local/lib/rdmad/20-local.yaml,/etc/rdmad/50-vendor.yaml,"
+		       "/etc/rdmad/99-local.yml");
 	free(s);
 }
 
@@ -75,8 +80,8 @@ TEST(config_order) {
 	CHECK_INTEQ(d.n, 0);
 	if (!c)
 		return;
-	CHECK_INTEQ(c->n_profiles, 4);
-	CHECK_INTEQ(config_settings_for_link(c, &f, &s, NULL), 4);
+	CHECK_INTEQ(c->n_profiles, 5);
+	CHECK_INTEQ(config_settings_for_link(c, &f, &s, NULL), 5);
 	CHECK_INTEQ(s.roce_tos, 8);
 	CHECK_STREQ(s.origin[KEY_ROCE_TOS], "99-local.yml");
 	link_settings_done(&s);
