@@ -16,7 +16,8 @@ static void help(void) {
 	       "                      no udev monitor then)\n"
 	       "  --config-dir DIR    Read profiles from DIR instead of the drop-in dirs\n"
 	       "                      (repeatable)\n"
-	       "  --state-dir DIR     Where rdmad remembers what it created (default /run/rdmad)\n"
+	       "  --state-dir DIR     Where rdmad remembers what it created (default\n"
+	       "                      " RDMAD_STATE_DIR ", under DIR with --root)\n"
 	       "  --once              Reconcile once and exit: 0 converged, 2 not converged,\n"
 	       "                      1 error\n"
 	       "  -v --log-level L    emerg..debug or 0..7 (-v alone: debug)\n"
@@ -38,7 +39,8 @@ int main(int argc, char **argv) {
 	};
 	_cleanup_strv_free_ char **config_dirs = NULL;
 	_cleanup_(manager_freep) Manager *m = NULL;
-	const char *root = "/", *state_dir = "/run/rdmad";
+	_cleanup_free_ char *root_state_dir = NULL;
+	const char *root = "/", *state_dir = NULL;
 	bool once = false;
 	int c, r;
 
@@ -78,6 +80,16 @@ int main(int argc, char **argv) {
 	if (optind < argc) {
 		log_error("Unexpected argument '%s'.", argv[optind]);
 		return EXIT_FAILURE;
+	}
+
+	/* Under a fixture root, rdmad's record of what it created lives in that root too. */
+	if (!state_dir) {
+		if (streq(root, "/"))
+			state_dir = RDMAD_STATE_DIR;
+		else if (asprintf(&root_state_dir, "%s%s", root, RDMAD_STATE_DIR) < 0)
+			return EXIT_FAILURE;
+		else
+			state_dir = root_state_dir;
 	}
 
 	r = manager_new(root, config_dirs, state_dir, !streq(root, "/"), &m);

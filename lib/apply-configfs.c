@@ -5,7 +5,6 @@
  * added again (driver reload, `rdma link add`) - which is why rdmad re-applies them. */
 #include <fcntl.h>
 #include <stdio.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 
@@ -15,44 +14,33 @@
 #define CONFIGFS_MAGIC 0x62656570
 #define RDMA_CM_DIR    "sys/kernel/config/rdma_cm"
 
-/* On the real root, configfs may not be mounted yet (no systemd mount unit on minimal hosts). */
-static int configfs_ensure_mounted(Applier *a) {
+/* On the real root, configfs is mounted by systemd's sys-kernel-config.mount (rdmad.service
+ * Wants= it). rdmad does not mount it itself: its sandbox has neither the capability nor the
+ * mount namespace for that, and a mount made there would be invisible to the host. */
+static int configfs_check_mounted(Applier *a) {
 	struct statfs sfs;
 
 	if (!streq(applier_root(a), "/"))
 		return 0;
 	if (statfs("/sys/kernel/config", &sfs) < 0)
 		return -errno;
-	if (sfs.f_type == CONFIGFS_MAGIC)
-		return 0;
-	if (mount("configfs", "/sys/kernel/config", "configfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  NULL) < 0)
-		return -errno;
-	return 0;
+	return sfs.f_type == CONFIGFS_MAGIC ? 0 : -ENOMEDIUM;
 }
 
-/* mkdir rdma_cm/<dev>: the directory appears for a device only when asked for. Remember the
- * ones rdmad made, so that they are the only ones it ever removes. */
+/* mkdir rdma_cm/<dev>: the directory appears for a device only when asked for. */
 static int configfs_device_dir(Applier *a, const char *dev, ActionOutcome *ret) {
 	char path[256];
 	int r;
 
-	r = configfs_ensure_mounted(a);
+	r = configfs_check_mounted(a);
 	if (r < 0)
 		return outcome_set(ret, APPLY_FAILED, r,
-				   "cannot mount configfs on /sys/kernel/config: %s", strerror(-r));
+				   "configfs is not mounted on /sys/kernel/config (%s): start "
+				   "sys-kernel-config.mount, or mount -t configfs none "
+				   "/sys/kernel/config",
+				   r == -ENOMEDIUM ? "another file system is there" : strerror(-r));
 	snprintf(path, sizeof(path), RDMA_CM_DIR "/%s", dev);
-	if (mkdirat(applier_rootfd(a), path, 0755) >= 0) {
-		char mark[512];
-		int fd;
-
-		snprintf(mark, sizeof(mark), "%s/configfs-%s", applier_state_dir(a), dev);
-		fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-		if (fd >= 0)
-			close(fd);
-		return 1;
-	}
-	if (errno == EEXIST)
+	if (mkdirat(applier_rootfd(a), path, 0755) >= 0 || errno == EEXIST)
 		return 1;
 	r = -errno;
 	if (r == -ENOENT)

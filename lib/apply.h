@@ -29,8 +29,8 @@ void action_outcome_done(ActionOutcome *o);
  * sockets and library handles opened on first use. */
 typedef struct Applier Applier;
 
-/* root: "/" or a fixture tree; state_dir: where created links and configfs directories are
- * remembered (normally /run/rdmad), created if missing. */
+/* root: "/" or a fixture tree; state_dir: where the Soft-RoCE links rdmad created are
+ * remembered (normally /run/rdmad/state), created if missing. */
 int applier_new(const char *root, const char *state_dir, Applier **ret);
 Applier *applier_free(Applier *a);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Applier *, applier_free)

@@ -59,11 +59,27 @@ is "configfs default_roce_tos" "$(attr "$TOS")" 106
 is "configfs default_roce_mode" "$(attr "$MODE")" "RoCE v2"
 is "MTU" "$(attr /sys/class/net/veth0/mtu)" 4000
 check "the IPv4 RoCE v2 GID exists" has_gid rxe0 1 "$(gid_of_ipv4 192.0.2.1)"
-check "rdmad recorded the link it created" test -f /run/rdmad/links/rxe0
+check "rdmad recorded the link it created (state apart from profiles)" \
+	test -f /run/rdmad/state/links/rxe0
 
 rc=0
 rdmad --once > /dev/null 2>&1 || rc=$?
 is "a second --once finds nothing to do (exit 0)" "$rc" 0
+
+# rdmad does not mount configfs (its unit Wants= sys-kernel-config.mount): unmounted, the RoCE
+# settings fail with what to do, and converge once it is back.
+umount /sys/kernel/config
+rc=0
+rdmad --once > "$VM_LOGDIR/noconfigfs.log" 2>&1 || rc=$?
+is "configfs unmounted: --once does not converge (exit 2)" "$rc" 2
+check "... and says configfs is not mounted, and how to mount it" \
+	grep -q 'roce.tos.*configfs is not mounted on /sys/kernel/config.*sys-kernel-config.mount' \
+	"$VM_LOGDIR/noconfigfs.log"
+check "... without mounting it itself" sh -c '! mountpoint -q /sys/kernel/config'
+mount -t configfs configfs /sys/kernel/config
+rc=0
+rdmad --once > /dev/null 2>&1 || rc=$?
+is "configfs mounted again: converged (exit 0)" "$rc" 0
 
 # ---- long-running ----------------------------------------------------------------------------
 rdmad -v > "$LOG" 2>&1 &
@@ -146,7 +162,7 @@ sed -i 's/- {name: rxe1, type: rxe, netdev: veth1}/[]/' "$CONF/50-rxe.yaml"
 kill -HUP "$RDMAD"
 check "rxe1, created by rdmad and no longer declared, is removed" \
 	wait_until 10 sh -c "! test -e /sys/class/infiniband/rxe1"
-check "... and so is its record" sh -c "! test -e /run/rdmad/links/rxe1"
+check "... and so is its record" sh -c "! test -e /run/rdmad/state/links/rxe1"
 check "rxe9, added by hand, is left alone" test -e /sys/class/infiniband/rxe9
 check "rxe0, still declared, stays" test -e /sys/class/infiniband/rxe0
 
