@@ -34,7 +34,8 @@ static int bus_verify_privileged(sd_bus_message *msg, sd_bus_error *error) {
 	if (r > 0)
 		return 0;
 	return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
-				"Changing rdmad's state needs root or CAP_NET_ADMIN");
+				"Changing rdmad's state needs root (dbus-daemon vouches "
+				"for no capability of a non-root caller)");
 }
 
 static int bus_link_error(sd_bus_error *error, const char *name, int r) {

@@ -96,7 +96,9 @@ check "after a broken reload the previous profiles stay in force" \
 
 rm "$work/conf/60-broken.yaml"
 sed -i 's/tos: 106/tos: 96/' "$work/conf/50-rxe.yaml"
-check "rdmactl reload --pid without a bus: good profiles, SIGHUP sent" "reload 2> /dev/null"
+check "rdmactl reload --pid without a bus: good profiles, SIGHUP sent" \
+        "reload > $work/reload-good.out 2>&1 && grep -qx '1 file, 1 profile: OK' $work/reload-good.out" ||
+        sed 's/^/# /' "$work/reload-good.out"
 for _ in $(seq 50); do [[ $(cat "$tos") == 96 ]] && break; sleep 0.1; done
 check "a good reload re-plans the host" "[[ \$(cat $tos) == 96 ]]"
 
