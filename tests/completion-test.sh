@@ -39,6 +39,8 @@ mkdir -p "$tmp/profiles/sub" "$tmp/bad"
 touch "$tmp/profiles/a.yaml" "$tmp/profiles/b.yml" "$tmp/profiles/c.txt"
 printf 'links: [\n' > "$tmp/bad/broken.yaml"
 ln -s "$PWD/tests/fixtures/rxe" "$tmp/root:rxe"
+# A device name that is shell syntax, harmless if expanded (x42); sysfs alone, no driver.
+mkdir -p "$tmp/odd/sys/class/infiniband/x\$((6*7))/ports/1"
 
 # LINE, the cursor at its end, as readline hands it to a completion function: words split at
 # blanks, and each of '=' and ':' (in COMP_WORDBREAKS) a word of its own.
@@ -112,6 +114,11 @@ if "$rdmactl" --root tests/fixtures/rxe --config-dir "$tmp/bad" links > /dev/nul
 fi
 check "links from sysfs when the profiles are invalid" \
         "rdmactl --root tests/fixtures/rxe --config-dir $tmp/bad gid " rxe0/1
+# shellcheck disable=SC2016 # the $((...)) is literal
+check "names from links are not expanded" "rdmactl --root $tmp/odd gid x" 'x$((6*7))/1'
+# shellcheck disable=SC2016
+check "names from sysfs are not expanded" "rdmactl --root $tmp/odd --config-dir $tmp/bad gids x" \
+        'x$((6*7))' 'x$((6*7))/1'
 check "a root with a ':' in its name" "rdmactl --root $tmp/root:rxe gid " rxe0/1 veth0
 check "--root DIR after a ':' (COMPREPLY past the colon)" "rdmactl --root $tmp/root:" rxe
 check "--config-dir: directories only" "rdmactl --config-dir $tmp/profiles/" "$tmp/profiles/sub"
