@@ -7,13 +7,14 @@
 # nobody and as nobody holding CAP_NET_ADMIN; and that the reference, org.rdmad1(5), documents
 # every member the daemon introspects and every error it can return. Prints TAP.
 #
-#   tests/bus-test.sh RDMAD RDMACTL POLICY MAN-PAGE.scd
+#   tests/bus-test.sh RDMAD RDMACTL POLICY MAN-PAGE.scd BUS-CALL-HUGE
 set -euo pipefail
 
 rdmad=$(realpath "$1")
 rdmactl=$(realpath "$2")
 policy=$(realpath "$3")
 page=$(realpath "$4")
+huge_call=$(realpath "$5")
 src=$(cd "$(dirname "$0")" && pwd)
 
 if [[ -z ${RDMAD_FIXTURE_NETNS:-} ]]; then
@@ -303,6 +304,18 @@ check "Plan() is rdmactl plan --json with changes pending" \
 check "rdmactl status says why mlx5_1/1 is not converged" \
         "\"$rdmactl\" status | grep -A2 '^mlx5_1/1: failed' | grep -q 'roce.tos: - -> 32: failed'"
 
+# Never echo unbounded caller input: with an argument just under dbus-daemon's 32 MiB message
+# limit, an error reply quoting it would be over the limit, and dbus-daemon would drop rdmad.
+huge=$((31 * 1024 * 1024))
+out=$("$huge_call" GetLink "$huge" 2>&1)
+check "GetLink with a 31 MiB name: a short error, not an echo (got: ${out:0:80})" \
+        "[[ '$out' =~ ^(org.rdmad1.Error.NoSuchLink|org.freedesktop.DBus.Error.InvalidArgs)\ [0-9]{1,3}\$ ]]"
+out=$("$huge_call" ResolveGid "$huge" 2>&1)
+check "ResolveGid with a 31 MiB family: a short InvalidArgs (got: ${out:0:80})" \
+        "[[ '$out' =~ ^org.freedesktop.DBus.Error.InvalidArgs\ [0-9]{1,3}\$ ]]"
+check "... and rdmad kept its bus connection and its name" \
+        "! grep -q 'Lost the connection' '$work/rdmad.log' && bc status org.rdmad1 > /dev/null"
+
 kill "$pid"
 wait "$pid" && rc=0 || rc=$?
 pid=
@@ -312,6 +325,30 @@ check "monitor saw rdmad go" "grep -q '\"event\":\"stopped\"' \"$work/monitor.js
 out=$("$rdmactl" status 2>&1) && rc=0 || rc=$?
 check "rdmactl status without rdmad fails and says so" \
         "[[ $rc -ne 0 && '$out' == *'rdmad is not running'* ]]"
+
+# dbus-daemon restarts (systemctl restart dbus): rdmad notices the lost connection, connects
+# again and owns org.rdmad1 again, without restarting.
+"$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" \
+        2> "$work/rdmad.log" &
+pid=$!
+owned() { [[ $(bc call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+        NameHasOwner s org.rdmad1 2> /dev/null) == "b true" ]]; }
+for _ in $(seq 100); do owned && break; sleep 0.1; done
+check "rdmad started again and owns org.rdmad1" owned
+kill "$bus_pid"
+wait "$bus_pid" 2> /dev/null || true
+dbus-daemon --config-file="$work/system.conf" --nofork --nopidfile --nosyslog &
+bus_pid=$!
+t0=$SECONDS
+for _ in $(seq 150); do owned && break; sleep 0.1; done
+check "after a dbus-daemon restart rdmad owns org.rdmad1 again ($((SECONDS - t0)) s)" owned
+check "... the same rdmad process, which said it lost the bus" \
+        "kill -0 $pid && grep -q 'Lost the connection to the system bus' '$work/rdmad.log'"
+check "... and answers: rdmactl status" "\"$rdmactl\" status > /dev/null"
+kill "$pid"
+wait "$pid" && rc=0 || rc=$?
+pid=
+is "rdmad stops on SIGTERM with exit 0, after the reconnect" "$rc" 0
 
 [[ $failed -eq 0 ]] || sed 's/^/# rdmad: /' "$work/rdmad.log"
 echo "1..$n"
