@@ -129,6 +129,15 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 	sed -i 's/tos: 106/tos: 96/' /etc/rdmad/50-rxe.yaml
 	check "systemctl reload with good profiles succeeds" timeout 60 systemctl reload rdmad
 	check "... and re-plans the host" wait_until 5 sh -c "[ \"\$(cat $TOS)\" = 96 ]"
+	# systemctl restart dbus: the same rdmad connects again and owns its name again
+	pid=$(systemctl show -P MainPID rdmad)
+	check "systemctl restart dbus" timeout 60 systemctl restart dbus
+	check "rdmad owns org.rdmad1 again after the dbus restart" \
+		wait_until 15 busctl --system status org.rdmad1
+	is "... the same rdmad process (not restarted)" "$(systemctl show -P MainPID rdmad)" "$pid"
+	is "... answering: Link.RoceTos" \
+		"$(busctl --system get-property org.rdmad1 /org/rdmad1/link/rxe0_2f1 org.rdmad1.Link \
+			RoceTos)" "i 96"
 	check "systemctl stop rdmad" timeout 60 systemctl stop rdmad
 
 	# D-Bus activation: a call to org.rdmad1 with rdmad stopped starts rdmad.service
