@@ -61,9 +61,22 @@ Manager *manager_free(Manager *m) {
 	return NULL;
 }
 
+static void config_errors_log(const Diagnostics *diags) {
+	for (size_t i = 0; i < diags->n; i++) {
+		_cleanup_free_ char *s = diagnostic_format(&diags->items[i]);
+
+		log_full(LOG_ERR, 0, &(LogFields){ .profile = diags->items[i].file }, "%s",
+			 s ? s : diags->items[i].message);
+	}
+}
+
+/* At start there is no previous configuration to keep: an invalid file is left out and the
+ * rest applies (networkd's way with a bad .network file), rdmad starts degraded with the errors
+ * in its status. A reload is all or nothing: an invalid file keeps the last good configuration. */
 int manager_load_config(Manager *m) {
 	_cleanup_strv_free_ char **files = NULL;
 	Diagnostics diags = { 0 };
+	size_t n_skipped = 0;
 	Config *c = NULL;
 	int r;
 
@@ -73,26 +86,30 @@ int manager_load_config(Manager *m) {
 		r = profile_dropins_find(m->root, NULL, &files);
 	if (r < 0)
 		return log_error_errno(r, "Failed to list profiles");
-	r = config_load_files(files, &diags, &c);
+	if (m->config)
+		r = config_load_files(files, &diags, &c);
+	else
+		r = config_load_files_skip_invalid(files, &diags, &c, &n_skipped);
 	if (r < 0) {
-		for (size_t i = 0; i < diags.n; i++) {
-			_cleanup_free_ char *s = diagnostic_format(&diags.items[i]);
-
-			log_full(LOG_ERR, 0, &(LogFields){ .profile = diags.items[i].file }, "%s",
-				 s ? s : diags.items[i].message);
-		}
+		config_errors_log(&diags);
 		if (m->config)
 			log_error("Profiles are invalid; keeping the previous configuration (%zu "
 				  "file(s)).",
 				  strv_length(m->config->files));
 		diagnostics_done(&m->config_errors);
 		m->config_errors = diags;
+		m->config_skipped = 0;
 		return r == -ENOMEM ? r : -EINVAL;
 	}
-	diagnostics_done(&diags);
+	config_errors_log(&diags);
 	diagnostics_done(&m->config_errors);
+	m->config_errors = diags;
+	m->config_skipped = n_skipped;
 	config_free(m->config);
 	m->config = c;
+	if (n_skipped > 0)
+		log_error("Left out %zu invalid profile file(s); starting with the other %zu.",
+			  n_skipped, strv_length(c->files));
 	log_info("Loaded %zu profile(s) from %zu file(s).", c->n_profiles, strv_length(c->files));
 	return 0;
 }
@@ -229,9 +246,11 @@ int manager_start(Manager *m) {
 	r = manager_watch_rtnl(m);
 	if (r < 0)
 		return r;
-	r = manager_connect_bus(m);
-	if (r < 0)
-		return log_error_errno(r, "Failed to connect to the system bus");
+	if (m->use_bus) {
+		r = manager_connect_bus(m);
+		if (r < 0)
+			return log_error_errno(r, "Failed to connect to the system bus");
+	}
 	if (!m->test_mode) {
 		r = manager_watch_udev(m);
 		if (r < 0)
@@ -270,7 +289,9 @@ void manager_notify_status(Manager *m) {
 		 "unmanaged%s",
 		 links, links == 1 ? "" : "s", n[LINK_STATE_CONVERGED], n[LINK_STATE_PENDING],
 		 n[LINK_STATE_DEGRADED], n[LINK_STATE_FAILED], n[LINK_STATE_UNMANAGED],
-		 m->config_errors.n > 0 ? "; profiles invalid, previous ones in force" : "");
+		 m->config_errors.n == 0 ? ""
+		 : m->config_skipped	 ? "; invalid profile files left out"
+					 : "; profiles invalid, previous ones in force");
 	(void) sd_notify(false, status);
 }
 

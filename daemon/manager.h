@@ -18,9 +18,11 @@ typedef struct Manager {
 	char **config_dirs; /* NULL: the drop-in dirs under root */
 	char *state_dir;
 	bool test_mode; /* no udev monitor (fixture roots have no uevents) */
+	bool use_bus;	/* own org.rdmad1 (always on the real root, --bus under --root) */
 
 	Config *config;
 	Diagnostics config_errors; /* of the last failed load; kept for status */
+	size_t config_skipped;	   /* invalid files left out at start (none after a reload) */
 	Applier *applier;
 
 	LinkStatus *links;

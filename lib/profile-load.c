@@ -260,9 +260,11 @@ static int config_add_file(Config *c, const char *path, Diagnostics *diags) {
 	return strv_extend(&c->files, path);
 }
 
-int config_load_files(char *const *files, Diagnostics *diags, Config **ret) {
+static int config_load_files_full(char *const *files, bool skip_invalid, Diagnostics *diags,
+				  Config **ret, size_t *ret_n_skipped) {
 	_cleanup_(config_freep) Config *c = NULL;
-	int r, ret_r = 0;
+	size_t n_invalid = 0;
+	int r;
 
 	c = calloc(1, sizeof(Config));
 	if (!c)
@@ -275,12 +277,23 @@ int config_load_files(char *const *files, Diagnostics *diags, Config **ret) {
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0)
-			ret_r = -EINVAL; /* go on: report every file's problems at once */
+			n_invalid++; /* go on: report every file's problems at once */
 	}
-	if (ret_r < 0)
-		return ret_r;
+	if (n_invalid > 0 && !skip_invalid)
+		return -EINVAL;
 	*ret = TAKE_PTR(c);
+	if (ret_n_skipped)
+		*ret_n_skipped = n_invalid;
 	return 0;
+}
+
+int config_load_files(char *const *files, Diagnostics *diags, Config **ret) {
+	return config_load_files_full(files, false, diags, ret, NULL);
+}
+
+int config_load_files_skip_invalid(char *const *files, Diagnostics *diags, Config **ret,
+				   size_t *ret_n_skipped) {
+	return config_load_files_full(files, true, diags, ret, ret_n_skipped);
 }
 
 int config_load(const char *root, const char *const *dirs, Diagnostics *diags, Config **ret) {

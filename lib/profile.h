@@ -180,3 +180,7 @@ int profile_dropins_find(const char *root, const char *const *dirs, char ***ret)
 int config_load(const char *root, const char *const *dirs, Diagnostics *diags, Config **ret);
 /* The same for an explicit list of files. */
 int config_load_files(char *const *files, Diagnostics *diags, Config **ret);
+/* As networkd does with a bad .network file at start: every valid file is loaded, an invalid
+ * one is left out whole (its problems in diags, the count in ret_n_skipped). -ENOMEM only. */
+int config_load_files_skip_invalid(char *const *files, Diagnostics *diags, Config **ret,
+				   size_t *ret_n_skipped);

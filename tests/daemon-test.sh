@@ -45,7 +45,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 
-echo "1..15"
+echo "1..17"
 
 rc=0
 run --once 2> "$work/once.log" || rc=$?
@@ -65,6 +65,20 @@ if command -v strace > /dev/null; then
 else
         not_ok "strace is not installed: cannot count writes"
 fi
+
+# One typo must not disable the node: at start, an invalid file is left out with its errors and
+# the other files apply (--once then exits 1: an error all the same).
+mkdir -p "$work/conf-typo"
+cp "$work/conf/50-rxe.yaml" "$work/conf-typo/"
+printf 'netdev:\n  mtuu: 9000\n' > "$work/conf-typo/40-typo.yaml"
+echo 0 > "$tos"
+rc=0
+"$rdmad" --root "$root" --config-dir "$work/conf-typo" --state-dir "$work/state" --once \
+        2> "$work/typo.log" || rc=$?
+check "an invalid file at start: the others apply (ToS written), --once exits 1" \
+        "[[ $rc -eq 1 && \$(cat $tos) == 106 ]]" || sed 's/^/# /' "$work/typo.log"
+check "... naming file:line:col and that the file was left out" \
+        "grep -q '40-typo.yaml:2:3: error: unknown key .mtuu.' $work/typo.log && grep -q 'Left out 1 invalid profile file' $work/typo.log"
 
 # Long-running: drift is put back, a broken reload keeps the last good profiles.
 "$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" -v \

@@ -106,6 +106,28 @@ TEST(broken_file) {
 	diagnostics_done(&d);
 }
 
+/* At start the daemon leaves an invalid file out and loads the others. */
+TEST(skip_invalid) {
+	char **files = NULL;
+	Diagnostics d = { 0 };
+	Config *c = NULL;
+	size_t skipped = 0;
+
+	CHECK(profile_dropins_find(root, NULL, &files) == 0);
+	CHECK(config_load_files_skip_invalid(files, &d, &c, &skipped) == 0);
+	CHECK_INTEQ(skipped, 2);
+	CHECK_INTEQ(d.n, 2);
+	if (c) {
+		CHECK_INTEQ(c->n_profiles, 5);
+		CHECK_INTEQ(strv_length(c->files), 5);
+		STRV_FOREACH (f, c->files)
+			CHECK(strstr(*f, "broken") == NULL);
+	}
+	config_free(c);
+	diagnostics_done(&d);
+	strv_free(files);
+}
+
 TEST(no_dirs) {
 	char **l = NULL;
 
@@ -122,4 +144,5 @@ TEST(cleanup) {
 }
 
 TESTS_MAIN(TEST_ENTRY(mask_and_order), TEST_ENTRY(run_masks_usr_lib), TEST_ENTRY(config_order),
-	   TEST_ENTRY(broken_file), TEST_ENTRY(no_dirs), TEST_ENTRY(cleanup))
+	   TEST_ENTRY(broken_file), TEST_ENTRY(skip_invalid), TEST_ENTRY(no_dirs),
+	   TEST_ENTRY(cleanup))

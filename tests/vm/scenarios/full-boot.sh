@@ -59,6 +59,8 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 
 	mkdir -p /etc/rdmad
 	printf 'match: {device: rxe0}\nroce: {tos: 106}\n' > /etc/rdmad/50-rxe.yaml
+	# One typo must not disable the node: rdmad starts with the other files, degraded.
+	printf 'netdev:\n  mtuu: 9000\n' > /etc/rdmad/40-typo.yaml
 	if ldd "$(command -v rdmad)" | grep -q libasan; then
 		# A sanitizer build: LeakSanitizer stops the world with ptrace, which the unit's
 		# system call filter forbids ("LeakSanitizer has encountered a fatal error").
@@ -75,7 +77,8 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 	is "the sandboxed daemon set the ToS before READY=1" "$(attr "$TOS")" 106
 	status=$(systemctl show -p StatusText --value rdmad)
 	diag "StatusText: $status"
-	check "STATUS= counts the converged link" grep -q '1 converged' <<< "$status"
+	check "STATUS= counts the converged link, and says a file was left out" \
+		grep -q "1 converged.*invalid profile files left out" <<< "$status"
 	check "the journal has rdmad's fields (journalctl RDMA_DEVICE=rxe0)" \
 		wait_until 5 sh -c "journalctl -q RDMA_DEVICE=rxe0 -o cat | grep -q converged"
 	check "rdmad's state is in /run/rdmad/state, apart from the runtime profiles" \
@@ -85,6 +88,19 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 	# dbus-daemon found the policy by itself (inotify on its directories): nobody reloaded it.
 	check "rdmad owns org.rdmad1 on the system bus" \
 		wait_until 10 busctl --system status org.rdmad1
+	is "started with an invalid file left out: State degraded" \
+		"$(busctl --system get-property org.rdmad1 /org/rdmad1 org.rdmad1.Manager State)" \
+		's "degraded"'
+	check "... ConfigErrors names it with file:line:col" \
+		sh -c "busctl --system get-property org.rdmad1 /org/rdmad1 org.rdmad1.Manager \
+			ConfigErrors | grep -q '/etc/rdmad/40-typo.yaml:2:3: error'"
+	check "... and so does the journal" \
+		sh -c "journalctl -q -u rdmad -o cat | grep -q 'Left out 1 invalid profile file'"
+	rm /etc/rdmad/40-typo.yaml
+	check "typo removed: systemctl reload rdmad" timeout 60 systemctl reload rdmad
+	is "... State running" \
+		"$(busctl --system get-property org.rdmad1 /org/rdmad1 org.rdmad1.Manager State)" \
+		's "running"'
 	is "the shipped defaults and the admin's profile are loaded (Manager.ConfigFiles)" \
 		"$(busctl --system get-property org.rdmad1 /org/rdmad1 org.rdmad1.Manager ConfigFiles)" \
 		"as 2 \"$prefix/lib/rdmad/00-defaults.yaml\" \"/etc/rdmad/50-rxe.yaml\""
