@@ -39,7 +39,7 @@ bus_pid=$!
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/bus
 for _ in $(seq 50); do [[ -S $work/bus ]] && break; sleep 0.1; done
 
-"$rdmad" --root "$work/root" --config-dir "$work/conf" --state-dir "$work/state" \
+"$rdmad" --root "$work/root" --config-dir "$work/conf" --state-dir "$work/state" --bus \
         > "$work/rdmad.log" 2>&1 &
 pid=$!
 for _ in $(seq 600); do

@@ -76,7 +76,7 @@ nobody_netadmin() {
 }
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
-"$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" \
+"$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" --bus \
         2> "$work/rdmad.log" &
 pid=$!
 for _ in $(seq 100); do
@@ -328,7 +328,7 @@ check "rdmactl status without rdmad fails and says so" \
 
 # dbus-daemon restarts (systemctl restart dbus): rdmad notices the lost connection, connects
 # again and owns org.rdmad1 again, without restarting.
-"$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" \
+"$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" --bus \
         2> "$work/rdmad.log" &
 pid=$!
 owned() { [[ $(bc call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
@@ -349,6 +349,16 @@ kill "$pid"
 wait "$pid" && rc=0 || rc=$?
 pid=
 is "rdmad stops on SIGTERM with exit 0, after the reconnect" "$rc" 0
+
+# --root is hermetic: without --bus, a fixture run does not take the bus name.
+"$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" \
+        2> "$work/rdmad-nobus.log" &
+pid=$!
+for _ in $(seq 50); do grep -q 'converged' "$work/rdmad-nobus.log" && break; sleep 0.1; done
+check "rdmad --root without --bus runs and does not own org.rdmad1" "kill -0 $pid && ! owned"
+kill "$pid"
+wait "$pid" || true
+pid=
 
 [[ $failed -eq 0 ]] || sed 's/^/# rdmad: /' "$work/rdmad.log"
 echo "1..$n"
