@@ -105,6 +105,30 @@ is "rdmactl gid rxe0/1 answers, equal to the GID index read from sysfs" \
 is "... the RoCE v2 GID of 192.0.2.1" \
 	"$(attr /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/"$gid") $(attr /sys/class/infiniband/rxe0/ports/1/gids/"$gid")" \
 	"RoCE v2 $(gid_of_ipv4 192.0.2.1)"
+
+# ---- upgrade: the same package again takes the maintainer scripts' upgrade path ---------------
+pid=$(systemctl show -p MainPID --value rdmad)
+check "dpkg -i again (an upgrade, as the maintainer scripts see it)" \
+	logged "$VM_LOGDIR/dpkg-i-again.log" dpkg -i "$RDMAD_DEB"
+new_pid=$(systemctl show -p MainPID --value rdmad)
+check "... restarted rdmad.service (a new main PID: a restart, not a reload)" \
+	test "$new_pid" != "$pid" -a "$new_pid" != 0
+is "... which is active" "$(systemctl is-active rdmad 2>&1)" active
+status=$(systemctl show -p StatusText --value rdmad)
+diag "StatusText: $status"
+check "... and has rxe0 converged on the drop-in again" grep -q '1 converged' <<< "$status"
+
+# ---- remove: the administrator's profile and the conffile stay, rdmad stops ------------------
+check "dpkg --remove rdmad (with a profile of the administrator's in /etc/rdmad)" \
+	logged "$VM_LOGDIR/dpkg-remove.log" dpkg --remove rdmad
+is "... rdmad.service is not active" "$(systemctl is-active rdmad 2>&1)" inactive
+check "... /usr/sbin/rdmad is gone" absent /usr/sbin/rdmad
+check "... /etc/rdmad/50-rxe.yaml is kept" test -f /etc/rdmad/50-rxe.yaml
+check "... and the conffile /etc/rdmad/README, until a purge" test -f /etc/rdmad/README
+is "... dpkg keeps rdmad's configuration" "$(dpkg-query -W -f '${Status}' rdmad 2>&1)" \
+	"deinstall ok config-files"
+check "dpkg -i after the remove" logged "$VM_LOGDIR/dpkg-i-reinstall.log" dpkg -i "$RDMAD_DEB"
+is "... rdmad.service is active again (it stayed enabled)" "$(systemctl is-active rdmad 2>&1)" active
 rm -f /etc/rdmad/50-rxe.yaml
 
 # ---- purge ---------------------------------------------------------------------------------
