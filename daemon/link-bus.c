@@ -163,13 +163,13 @@ static const sd_bus_vtable link_vtable[] = {
 };
 /* clang-format on */
 
-int link_bus_register(Manager *m) {
+int link_bus_register(Manager *m, sd_bus *bus) {
 	int r;
 
-	r = sd_bus_add_fallback_vtable(m->bus, NULL, LINK_PREFIX, LINK_INTERFACE, link_vtable,
+	r = sd_bus_add_fallback_vtable(bus, NULL, LINK_PREFIX, LINK_INTERFACE, link_vtable,
 				       link_object_find, m);
 	if (r >= 0)
-		r = sd_bus_add_node_enumerator(m->bus, NULL, LINK_PREFIX, link_node_enumerator, m);
+		r = sd_bus_add_node_enumerator(bus, NULL, LINK_PREFIX, link_node_enumerator, m);
 	return r;
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* org.rdmad1.Manager on /org/rdmad1: the bus glue and its vtable. What the methods do is in
  * manager.c; this file only translates calls, replies and errors. */
+#include <assert.h>
 #include <linux/capability.h>
 #include <malloc.h>
 #include <stdarg.h>
@@ -38,16 +39,34 @@ static int bus_verify_privileged(sd_bus_message *msg, sd_bus_error *error) {
 				"for no capability of a non-root caller)");
 }
 
+/* A caller's string as an error message may quote it: at most ARG_QUOTE_MAX bytes, printable
+ * ASCII only. Echoed whole, an argument near the bus's message size limit made the error reply
+ * larger than the limit, and dbus-daemon disconnected rdmad for sending it. */
+#define ARG_QUOTE_MAX 64
+static const char *arg_quote(const char *s, char buf[static ARG_QUOTE_MAX + 4]) {
+	size_t i;
+
+	for (i = 0; s[i] && i < ARG_QUOTE_MAX; i++)
+		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	strcpy(buf + i, s[i] ? "..." : "");
+	return buf;
+}
+
 static int bus_link_error(sd_bus_error *error, const char *name, int r) {
+	char q[ARG_QUOTE_MAX + 4];
+
 	switch (r) {
 	case -EADDRNOTAVAIL:
 		return sd_bus_error_setf(error, ERROR_NO_SUCH_LINK,
-					 "'%s' names several ports: give DEV/PORT", name);
+					 "'%s' names several ports: give DEV/PORT",
+					 arg_quote(name, q));
 	case -ENODEV:
-		return sd_bus_error_setf(error, ERROR_NO_SUCH_LINK, "No RDMA link '%s'", name);
+		return sd_bus_error_setf(error, ERROR_NO_SUCH_LINK, "No RDMA link '%s'",
+					 arg_quote(name, q));
 	default:
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-					 "'%s' is not DEV/PORT, DEV or a netdev name", name);
+					 "'%s' is not DEV/PORT, DEV or a netdev name",
+					 arg_quote(name, q));
 	}
 }
 
@@ -171,7 +190,7 @@ static int method_resolve_gid(sd_bus_message *msg, void *userdata, sd_bus_error 
 	const char *name, *family_s, *roce;
 	GidFamily family = _GID_FAMILY_INVALID;
 	GidType type = _GID_TYPE_INVALID;
-	char gid[GID_STRING_MAX];
+	char gid[GID_STRING_MAX], q[ARG_QUOTE_MAX + 4];
 	Manager *m = userdata;
 	LinkStatus *s;
 	Gid g;
@@ -186,7 +205,7 @@ static int method_resolve_gid(sd_bus_message *msg, void *userdata, sd_bus_error 
 			return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
 						 "Unknown GID family '%s' (ipv4, ipv6, link-local, "
 						 "or empty for IPv4 else IPv6)",
-						 family_s);
+						 arg_quote(family_s, q));
 	}
 	if (*roce) {
 		if (streq(roce, "v1"))
@@ -197,14 +216,14 @@ static int method_resolve_gid(sd_bus_message *msg, void *userdata, sd_bus_error 
 			return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
 						 "Unknown RoCE version '%s' (v1, v2, or empty for "
 						 "v2)",
-						 roce);
+						 arg_quote(roce, q));
 	}
 	r = manager_link_find(m, name, &s);
 	if (r < 0)
 		return bus_link_error(error, name, r);
 	r = manager_gid_resolve(m, s, type, family, &g);
 	if (r == -ENODEV)
-		return sd_bus_error_setf(error, ERROR_NO_SUCH_LINK, "%s went away", name);
+		return sd_bus_error_setf(error, ERROR_NO_SUCH_LINK, "%s went away", s->name);
 	if (r < 0)
 		return sd_bus_error_setf(error, ERROR_NO_GID, "%s has no %s %s GID%s%s%s", s->name,
 					 type < 0 ? "RoCE v2" : gid_type_to_string(type),
@@ -298,7 +317,47 @@ static int on_name_acquired(sd_bus_message *reply, void *userdata, sd_bus_error 
 			  "org.rdmad1.conf installed?)",
 			  e->message);
 	else
-		log_debug("Acquired the bus name " BUS_NAME ".");
+		log_info("Owning the bus name " BUS_NAME ".");
+	return 0;
+}
+
+static int on_bus_reconnect_timer(sd_event_source *s, uint64_t usec, void *userdata);
+
+static int bus_reconnect(sd_event_source *s, void *userdata) {
+	Manager *m = userdata;
+	int r;
+
+	m->bus_reconnect = sd_event_source_unref(m->bus_reconnect);
+	m->bus = sd_bus_flush_close_unref(m->bus);
+	r = manager_connect_bus(m);
+	if (r < 0) {
+		/* Not even a socket to wait on (watch-bind waits for a missing one): try later. */
+		log_warning_errno(r, "Failed to reconnect to the system bus, retrying in 5 s");
+		r = sd_event_add_time_relative(m->event, &m->bus_reconnect, CLOCK_MONOTONIC,
+					       5000000, 0, on_bus_reconnect_timer, m);
+		if (r < 0)
+			log_error_errno(r, "Failed to schedule the bus reconnect");
+	}
+	return 0;
+}
+
+static int on_bus_reconnect_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+	return bus_reconnect(s, userdata);
+}
+
+/* dbus-daemon restarted, or dropped rdmad: the connection is gone, and with it the bus name.
+ * Nothing else in rdmad depends on the bus, so the links are left alone; a new connection
+ * (out of this callback: sd-bus is dispatching on the old one) asks for the name again. */
+static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
+	Manager *m = userdata;
+	int r;
+
+	log_warning("Lost the connection to the system bus (and " BUS_NAME "), reconnecting.");
+	if (m->bus_reconnect)
+		return 0;
+	r = sd_event_add_defer(m->event, &m->bus_reconnect, bus_reconnect, m);
+	if (r < 0)
+		log_error_errno(r, "Failed to schedule the bus reconnect");
 	return 0;
 }
 
@@ -309,6 +368,7 @@ int manager_connect_bus(Manager *m) {
 	const char *address = secure_getenv("DBUS_SYSTEM_BUS_ADDRESS");
 	int r;
 
+	assert(!m->bus);
 	r = sd_bus_new(&bus);
 	if (r >= 0)
 		r = sd_bus_set_address(bus,
@@ -323,16 +383,22 @@ int manager_connect_bus(Manager *m) {
 		r = sd_bus_start(bus);
 	if (r < 0)
 		return r;
+	r = sd_bus_match_signal(bus, NULL, "org.freedesktop.DBus.Local",
+				"/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
+				"Disconnected", on_disconnected, m);
+	if (r >= 0)
+		r = sd_bus_add_object_vtable(bus, NULL, MANAGER_PATH, MANAGER_INTERFACE,
+					     manager_vtable, m);
+	if (r >= 0)
+		r = sd_bus_add_object_manager(bus, NULL, MANAGER_PATH);
+	if (r >= 0)
+		r = link_bus_register(m, bus);
+	if (r >= 0)
+		r = sd_bus_request_name_async(bus, NULL, BUS_NAME, 0, on_name_acquired, m);
+	if (r >= 0)
+		r = sd_bus_attach_event(bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+	if (r < 0)
+		return r;
 	m->bus = TAKE_PTR(bus);
-	r = sd_bus_add_object_vtable(m->bus, NULL, MANAGER_PATH, MANAGER_INTERFACE, manager_vtable,
-				     m);
-	if (r >= 0)
-		r = sd_bus_add_object_manager(m->bus, NULL, MANAGER_PATH);
-	if (r >= 0)
-		r = link_bus_register(m);
-	if (r >= 0)
-		r = sd_bus_request_name_async(m->bus, NULL, BUS_NAME, 0, on_name_acquired, m);
-	if (r >= 0)
-		r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
-	return r;
+	return 0;
 }

@@ -43,6 +43,7 @@ Manager *manager_free(Manager *m) {
 	if (m->rtnl_watch)
 		nl_socket_free(m->rtnl_watch);
 	sd_device_monitor_unref(m->udev);
+	sd_event_source_unref(m->bus_reconnect);
 	sd_bus_flush_close_unref(m->bus);
 	for (size_t i = 0; i < m->n_links; i++)
 		link_status_done(&m->links[i]);

@@ -31,10 +31,11 @@ typedef struct Manager {
 	char **dirty_devices;
 	char **dirty_netdevs;
 
-	sd_bus *bus;		      /* NULL with --once */
-	bool started;		      /* the first reconcile is done */
-	uint64_t last_reconcile_usec; /* CLOCK_REALTIME at the end of the last reconcile */
-	const char *state_emitted;    /* the State last announced with PropertiesChanged */
+	sd_bus *bus;			/* NULL with --once */
+	sd_event_source *bus_reconnect; /* after the connection was lost */
+	bool started;			/* the first reconcile is done */
+	uint64_t last_reconcile_usec;	/* CLOCK_REALTIME at the end of the last reconcile */
+	const char *state_emitted;	/* the State last announced with PropertiesChanged */
 
 	sd_event_source *reconcile_timer;
 	sd_device_monitor *udev;
@@ -84,7 +85,7 @@ int manager_describe(Manager *m, char **ret);
 /* D-Bus (manager-bus.c, link-bus.c). */
 int manager_connect_bus(Manager *m);
 bool manager_bus_ready(Manager *m);
-int link_bus_register(Manager *m);
+int link_bus_register(Manager *m, sd_bus *bus);
 char *link_bus_path(const char *name);
 /* After statuses were rebuilt: PropertiesChanged for what differs from old (the first
  * n_carried new entries were moved over unchanged), InterfacesAdded/Removed for links that

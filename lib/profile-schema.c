@@ -786,6 +786,11 @@ const SchemaKey *schema_find(const char *path) {
 	return NULL;
 }
 
+const SchemaKey *schema_keys(size_t *ret_n) {
+	*ret_n = ELEMENTSOF(schema_table);
+	return schema_table;
+}
+
 static size_t edit_distance(const char *a, const char *b) {
 	size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
 

@@ -33,6 +33,9 @@ struct SchemaKey {
 int schema_check_profile(SchemaContext *ctx);
 
 const SchemaKey *schema_find(const char *path);
+/* Every row of the key table, sections included, in table order (read-only): for tools and
+ * tests that must cover each key, such as the check that rdmad.yaml(5) documents them all. */
+const SchemaKey *schema_keys(size_t *ret_n);
 /* The closest sibling of "parent.name" (parent NULL for the top level), NULL if none is close. */
 const char *schema_suggest(const char *parent, const char *name);
 

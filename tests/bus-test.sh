@@ -4,14 +4,17 @@
 # Fixture tier for org.rdmad1: a private dbus-daemon configured like the system bus with the
 # shipped policy (units/org.rdmad1.conf), rdmad on a copy of the mlx5 fixture, and every
 # method, property and error of the API, PropertiesChanged, and authorization as root, as
-# nobody and as nobody holding CAP_NET_ADMIN. Prints TAP.
+# nobody and as nobody holding CAP_NET_ADMIN; and that the reference, org.rdmad1(5), documents
+# every member the daemon introspects and every error it can return. Prints TAP.
 #
-#   tests/bus-test.sh RDMAD RDMACTL POLICY
+#   tests/bus-test.sh RDMAD RDMACTL POLICY MAN-PAGE.scd BUS-CALL-HUGE
 set -euo pipefail
 
 rdmad=$(realpath "$1")
 rdmactl=$(realpath "$2")
 policy=$(realpath "$3")
+page=$(realpath "$4")
+huge_call=$(realpath "$5")
 src=$(cd "$(dirname "$0")" && pwd)
 
 if [[ -z ${RDMAD_FIXTURE_NETNS:-} ]]; then
@@ -72,8 +75,6 @@ nobody_netadmin() {
                 --ambient-caps=+net_admin "$@"
 }
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-
-echo "1..62"
 
 "$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" \
         2> "$work/rdmad.log" &
@@ -158,6 +159,56 @@ is "Link.PreferredGidIndex" "$(lprop PreferredGidIndex)" "i 3"
 is "Link.Settings" "$(lprop Settings)" \
         'a(sssss) 2 "roce.mode" "v2" "v2" "converged" "" "roce.tos" "106" "106" "converged" ""'
 is "Link.LastError" "$(lprop LastError)" 's ""'
+
+# The reference against the daemon itself: each method, property and signal of an org.rdmad1
+# interface that rdmad introspects, on the manager and on a link object, is a term ("*Name*"
+# at the start of a line) in the page's section whose heading names the interface; each error
+# name in the daemon's source is a term of its ERRORS section.
+members() {
+        bc --xml-interface introspect org.rdmad1 "$1" | python3 -c '
+import sys, xml.etree.ElementTree as ET
+for i in ET.fromstring(sys.stdin.read()).findall("interface"):
+    if i.get("name").startswith("org.rdmad1."):
+        print(i.get("name"), "interface", "-")
+        for kind in ("method", "property", "signal"):
+            for m in i.findall(kind):
+                print(i.get("name"), kind, m.get("name"))'
+}
+# documented SECTION-WORD TERM: a "# " heading containing the word, then a line starting with
+# "*TERM*" (and a space, "(" or nothing after it) before the next heading. TERM "-": the
+# heading alone. Literal blocks do not count.
+documented() {
+        awk -v word="$1" -v term="$2" '
+                function escape(s) { gsub(/\./, "\\.", s); return s }
+                BEGIN { re = "(^|[^A-Za-z0-9_.])" escape(word) "([^A-Za-z0-9_.]|$)" }
+                /^\t*```$/ { literal = !literal; next }
+                literal { next }
+                /^# / { in_section = $0 ~ re; if (in_section && term == "-") found = 1; next }
+                in_section && index($0, "*" term "*") == 1 {
+                        c = substr($0, length(term) + 3, 1)
+                        if (c == "" || c == " " || c == "(") found = 1
+                }
+                END { exit !found }' "$page"
+}
+{ members /org/rdmad1; members "$link"; } | sort -u > "$work/members"
+check "introspection lists org.rdmad1.Manager and org.rdmad1.Link members" \
+        "grep -q '^org.rdmad1.Manager method ' '$work/members' && grep -q '^org.rdmad1.Link property ' '$work/members'"
+while read -r iface kind member; do
+        if [[ $kind == interface ]]; then
+                check "org.rdmad1(5) has a section for $iface" "documented '$iface' -"
+        elif documented "$iface" "$member"; then
+                ok "org.rdmad1(5) documents $iface.$member ($kind)"
+        else
+                not_ok "org.rdmad1(5) documents $iface.$member ($kind)"
+                echo "# no line starting '*$member*' in the section of $iface in $page"
+        fi
+done < "$work/members"
+grep -ohE '"org\.rdmad1\.Error\.[A-Za-z]+"' "$src"/../daemon/*.c | tr -d '"' | sort -u \
+        > "$work/errors"
+check "the daemon's source names org.rdmad1 errors" "[[ -s '$work/errors' ]]"
+while read -r error; do
+        check "org.rdmad1(5) documents the error $error" "documented ERRORS '$error'"
+done < "$work/errors"
 
 # rdmactl online
 is "rdmactl gid asks rdmad (no --root: the real host has no mlx5_0)" \
@@ -253,6 +304,18 @@ check "Plan() is rdmactl plan --json with changes pending" \
 check "rdmactl status says why mlx5_1/1 is not converged" \
         "\"$rdmactl\" status | grep -A2 '^mlx5_1/1: failed' | grep -q 'roce.tos: - -> 32: failed'"
 
+# Never echo unbounded caller input: with an argument just under dbus-daemon's 32 MiB message
+# limit, an error reply quoting it would be over the limit, and dbus-daemon would drop rdmad.
+huge=$((31 * 1024 * 1024))
+out=$("$huge_call" GetLink "$huge" 2>&1)
+check "GetLink with a 31 MiB name: a short error, not an echo (got: ${out:0:80})" \
+        "[[ '$out' =~ ^(org.rdmad1.Error.NoSuchLink|org.freedesktop.DBus.Error.InvalidArgs)\ [0-9]{1,3}\$ ]]"
+out=$("$huge_call" ResolveGid "$huge" 2>&1)
+check "ResolveGid with a 31 MiB family: a short InvalidArgs (got: ${out:0:80})" \
+        "[[ '$out' =~ ^org.freedesktop.DBus.Error.InvalidArgs\ [0-9]{1,3}\$ ]]"
+check "... and rdmad kept its bus connection and its name" \
+        "! grep -q 'Lost the connection' '$work/rdmad.log' && bc status org.rdmad1 > /dev/null"
+
 kill "$pid"
 wait "$pid" && rc=0 || rc=$?
 pid=
@@ -263,5 +326,30 @@ out=$("$rdmactl" status 2>&1) && rc=0 || rc=$?
 check "rdmactl status without rdmad fails and says so" \
         "[[ $rc -ne 0 && '$out' == *'rdmad is not running'* ]]"
 
+# dbus-daemon restarts (systemctl restart dbus): rdmad notices the lost connection, connects
+# again and owns org.rdmad1 again, without restarting.
+"$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" \
+        2> "$work/rdmad.log" &
+pid=$!
+owned() { [[ $(bc call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+        NameHasOwner s org.rdmad1 2> /dev/null) == "b true" ]]; }
+for _ in $(seq 100); do owned && break; sleep 0.1; done
+check "rdmad started again and owns org.rdmad1" owned
+kill "$bus_pid"
+wait "$bus_pid" 2> /dev/null || true
+dbus-daemon --config-file="$work/system.conf" --nofork --nopidfile --nosyslog &
+bus_pid=$!
+t0=$SECONDS
+for _ in $(seq 150); do owned && break; sleep 0.1; done
+check "after a dbus-daemon restart rdmad owns org.rdmad1 again ($((SECONDS - t0)) s)" owned
+check "... the same rdmad process, which said it lost the bus" \
+        "kill -0 $pid && grep -q 'Lost the connection to the system bus' '$work/rdmad.log'"
+check "... and answers: rdmactl status" "\"$rdmactl\" status > /dev/null"
+kill "$pid"
+wait "$pid" && rc=0 || rc=$?
+pid=
+is "rdmad stops on SIGTERM with exit 0, after the reconnect" "$rc" 0
+
 [[ $failed -eq 0 ]] || sed 's/^/# rdmad: /' "$work/rdmad.log"
+echo "1..$n"
 exit "$failed"

@@ -3,6 +3,7 @@
  * FILE:LINE:COLUMN error the user sees. */
 #include <arpa/inet.h>
 
+#include "profile-schema.h"
 #include "profile.h"
 #include "strv.h"
 #include "tests.h"
@@ -348,5 +349,36 @@ TEST(documents) {
 	free(l);
 }
 
+/* schema_keys(): every Key has exactly one row, under the name its string table gives it (the
+ * plan's "setting" column); sections have no key, no parser, and a child row. */
+TEST(schema_keys) {
+	unsigned seen[_KEY_MAX] = { 0 };
+	const SchemaKey *t;
+	size_t n = 0;
+
+	t = schema_keys(&n);
+	CHECK(t && n > _KEY_MAX);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(schema_find(t[i].path) == &t[i]);
+		if (t[i].key == _KEY_INVALID) {
+			bool child = false;
+
+			CHECK(!t[i].parse);
+			for (size_t k = 0; k < n; k++)
+				child |= strncmp(t[k].path, t[i].path, strlen(t[i].path)) == 0 &&
+					 t[k].path[strlen(t[i].path)] == '.';
+			CHECK(child);
+			continue;
+		}
+		CHECK(t[i].key >= 0 && t[i].key < _KEY_MAX);
+		CHECK(t[i].parse);
+		CHECK_STREQ(t[i].path, key_to_string(t[i].key));
+		seen[t[i].key]++;
+	}
+	for (Key k = 0; k < _KEY_MAX; k++)
+		CHECK_INTEQ(seen[k], 1);
+}
+
 TESTS_MAIN(TEST_ENTRY(invalid), TEST_ENTRY(every_error_reported), TEST_ENTRY(full_profile),
-	   TEST_ENTRY(unset_means_leave_alone), TEST_ENTRY(qos_valid), TEST_ENTRY(documents))
+	   TEST_ENTRY(unset_means_leave_alone), TEST_ENTRY(qos_valid), TEST_ENTRY(documents),
+	   TEST_ENTRY(schema_keys))

@@ -1,11 +1,11 @@
 #!/bin/bash
 # full-boot.sh (full VM: run-vm.sh --full) - the host's systemd booted as PID 1 on the VM
-# kernel, with what rdmad's unit will need: udevd, dbus, the journal, transient units over
-# D-Bus, and udev seeing a Soft-RoCE device.
-#   RDMAD_UNIT  a unit file to check with `systemd-analyze verify` (fails when unset); the
-#               --bin executables are installed where its Exec*= lines expect them first
-#   RDMAD_DBUS_POLICY  units/org.rdmad1.conf, installed so that rdmad may own its name
-#   RDMAD_DBUS_SERVICE the D-Bus activation file (units/org.rdmad1.service.in)
+# kernel, with what rdmad's unit needs: udevd, dbus, the journal, transient units over D-Bus,
+# and udev seeing a Soft-RoCE device. Then rdmad installed as a user installs it from a
+# build tree, `meson install` with the build's default options, and nothing put in place by
+# hand: the unit, the D-Bus policy and activation file, the shipped profiles must each land
+# where systemd, dbus-daemon and rdmad look for them.
+#   RDMAD_BUILD_DIR  the meson build directory to install from (fails when unset)
 # No `set -e`: a failed check is reported and the scenario goes on.
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
@@ -25,16 +25,6 @@ check "dbus.service is active" systemctl is-active --quiet dbus.service
 check "a transient unit runs over D-Bus (systemd-run --wait)" \
 	systemd-run --wait --quiet --collect -p Type=oneshot /bin/true
 
-if [ -n "${RDMAD_UNIT:-}" ]; then
-	check "the built binaries are installed where $(basename "$RDMAD_UNIT") expects them" \
-		install_unit_binaries "$RDMAD_UNIT"
-	check "systemd-analyze verify $(basename "$RDMAD_UNIT")" \
-		systemd-analyze verify --man=no "$RDMAD_UNIT"
-else
-	fail "the built binaries are installed where rdmad.service expects them" "no RDMAD_UNIT given"
-	fail "systemd-analyze verify of rdmad.service" "no RDMAD_UNIT given"
-fi
-
 # udev processes Soft-RoCE devices: modules come from the VM kernel's tree (9p)
 check "modprobe rdma_rxe, rdma_ucm, veth" modprobe -a rdma_rxe rdma_ucm veth
 mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
@@ -47,28 +37,38 @@ check "udev knows rxe0 (subsystem infiniband)" \
 	bash -c 'udevadm info -q property /sys/class/infiniband/rxe0 | grep -qx SUBSYSTEM=infiniband'
 check "udev made /dev/infiniband/uverbs0" test -c /dev/infiniband/uverbs0
 
-# ---- rdmad.service: started by systemd, sandboxed, Type=notify, reloads ----------------------
-if [ -n "${RDMAD_UNIT:-}" ] && command -v rdmad > /dev/null; then
-	TOS=/sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos
+# ---- rdmad installed with `meson install`, started by systemd, sandboxed, Type=notify ------
+TOS=/sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos
+UNIT=/lib/systemd/system/rdmad.service # pkg-config systemd's systemdsystemunitdir
+if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
+	check "meson install -C BUILD (the build's default options)" \
+		logged "$VM_LOGDIR/install.log" meson install -C "$RDMAD_BUILD_DIR" --no-rebuild
+	prefix=$(meson introspect --buildoptions "$RDMAD_BUILD_DIR" |
+		jq -r '.[] | select(.name == "prefix") | .value')
+	diag "prefix $prefix; installed: $(jq -r 'keys[]' \
+		"$RDMAD_BUILD_DIR/meson-info/intro-installed.json" 2> /dev/null | wc -l) files"
+	check "rdmad is on PATH" command -v rdmad
+	is "rdmad --version is the build's" "$(rdmad --version | cut -d' ' -f1)" rdmad
+	check "the unit is where systemd reads it ($UNIT)" test -f "$UNIT"
+	check "systemd-analyze verify rdmad.service" systemd-analyze verify --man=no "$UNIT"
+	check "the D-Bus policy is where dbus-daemon reads it" \
+		test -f /usr/share/dbus-1/system.d/org.rdmad1.conf
+	check "the activation file is where dbus-daemon reads it" \
+		test -f /usr/share/dbus-1/system-services/org.rdmad1.service
+	check "the shipped defaults are in <prefix>/lib/rdmad" test -f "$prefix/lib/rdmad/00-defaults.yaml"
+
 	mkdir -p /etc/rdmad
 	printf 'match: {device: rxe0}\nroce: {tos: 106}\n' > /etc/rdmad/50-rxe.yaml
-	cp "$RDMAD_UNIT" /run/systemd/system/rdmad.service
 	if ldd "$(command -v rdmad)" | grep -q libasan; then
 		# A sanitizer build: LeakSanitizer stops the world with ptrace, which the unit's
 		# system call filter forbids ("LeakSanitizer has encountered a fatal error").
-		# Leaks are checked by the other tiers; here ASan and UBSan still run.
+		# Leaks are checked by the other tiers; here ASan and UBSan still run. (Not a
+		# change to the install: a drop-in with the sanitizer's environment only.)
 		mkdir -p /run/systemd/system/rdmad.service.d
 		printf '[Service]\nEnvironment=ASAN_OPTIONS=detect_leaks=0\n' \
 			> /run/systemd/system/rdmad.service.d/asan.conf
 	fi
 	systemctl daemon-reload
-	if [ -n "${RDMAD_DBUS_POLICY:-}" ]; then
-		install -D -m 644 "$RDMAD_DBUS_POLICY" /etc/dbus-1/system.d/org.rdmad1.conf
-		busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
-			ReloadConfig
-	else
-		fail "the D-Bus policy is installed" "no RDMAD_DBUS_POLICY given"
-	fi
 	check "systemctl start rdmad (Type=notify: returns after READY=1)" \
 		timeout 60 systemctl start rdmad
 	check "rdmad.service is active" systemctl is-active --quiet rdmad
@@ -78,19 +78,30 @@ if [ -n "${RDMAD_UNIT:-}" ] && command -v rdmad > /dev/null; then
 	check "STATUS= counts the converged link" grep -q '1 converged' <<< "$status"
 	check "the journal has rdmad's fields (journalctl RDMA_DEVICE=rxe0)" \
 		wait_until 5 sh -c "journalctl -q RDMA_DEVICE=rxe0 -o cat | grep -q converged"
+	check "rdmad's state is in /run/rdmad/state, apart from the runtime profiles" \
+		test -d /run/rdmad/state
 
-	# ---- org.rdmad1 on the real system bus, and rdmactl's online commands ------------------
+	# ---- org.rdmad1 on the real system bus, as root and as an unprivileged user ------------
+	# dbus-daemon found the policy by itself (inotify on its directories): nobody reloaded it.
 	check "rdmad owns org.rdmad1 on the system bus" \
 		wait_until 10 busctl --system status org.rdmad1
-	rdmactl status --no-pager > "$VM_LOGDIR/status.txt" 2>&1
-	check "rdmactl status shows rxe0/1 (veth0) converged" \
-		grep -Eq '^rxe0/1 +veth0 +rdma_rxe +[0-9]+ +50-rxe.yaml +converged$' "$VM_LOGDIR/status.txt"
-	is "Link.RoceTos over the bus" \
-		"$(busctl --system get-property org.rdmad1 /org/rdmad1/link/rxe0_2f1 org.rdmad1.Link RoceTos)" \
-		"i 106"
+	is "the shipped defaults and the admin's profile are loaded (Manager.ConfigFiles)" \
+		"$(busctl --system get-property org.rdmad1 /org/rdmad1 org.rdmad1.Manager ConfigFiles)" \
+		"as 2 \"$prefix/lib/rdmad/00-defaults.yaml\" \"/etc/rdmad/50-rxe.yaml\""
+	for who in root nobody; do
+		as=()
+		[ "$who" = root ] || as=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+		"${as[@]}" rdmactl status --no-pager > "$VM_LOGDIR/status-$who.txt" 2>&1
+		check "rdmactl status as $who shows rxe0/1 (veth0) converged" \
+			grep -Eq '^rxe0/1 +veth0 +rdma_rxe +[0-9]+ +00-defaults.yaml 50-rxe.yaml +converged$' \
+			"$VM_LOGDIR/status-$who.txt"
+		is "Link.RoceTos over the bus, as $who" \
+			"$("${as[@]}" busctl --system get-property org.rdmad1 /org/rdmad1/link/rxe0_2f1 \
+				org.rdmad1.Link RoceTos)" "i 106"
+		is "rdmactl gid rxe0/1 as $who equals the GID index read from sysfs" \
+			"$("${as[@]}" rdmactl gid rxe0/1)" "$(rdmactl gid --root / rxe0/1)"
+	done
 	gid=$(rdmactl gid rxe0/1)
-	is "rdmactl gid (from rdmad) equals the GID index read from sysfs (--root /)" \
-		"$gid" "$(rdmactl gid --root / rxe0/1)"
 	is "... and it is the RoCE v2 GID of 192.0.2.1" \
 		"$(attr /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/"$gid") $(attr /sys/class/infiniband/rxe0/ports/1/gids/"$gid")" \
 		"RoCE v2 0000:0000:0000:0000:0000:ffff:c000:0201"
@@ -102,11 +113,10 @@ if [ -n "${RDMAD_UNIT:-}" ] && command -v rdmad > /dev/null; then
 		-p 18520 192.0.2.1
 	wait "$bw"
 	check "ib_write_bw server side completed" test $? -eq 0
-	check "nobody reads status over the bus" \
-		setpriv --reuid=nobody --regid=nogroup --clear-groups rdmactl status --no-pager
 	check "nobody may not reload" \
 		sh -c 'setpriv --reuid=nobody --regid=nogroup --clear-groups rdmactl reload 2>&1 |
 			grep -q "needs root"'
+	check "root may reconcile" rdmactl reconcile
 
 	printf 'roce:\n  tos: 999\n' > /etc/rdmad/60-broken.yaml
 	rc=0
@@ -122,21 +132,13 @@ if [ -n "${RDMAD_UNIT:-}" ] && command -v rdmad > /dev/null; then
 	check "systemctl stop rdmad" timeout 60 systemctl stop rdmad
 
 	# D-Bus activation: a call to org.rdmad1 with rdmad stopped starts rdmad.service
-	if [ -n "${RDMAD_DBUS_SERVICE:-}" ]; then
-		install -D -m 644 "$RDMAD_DBUS_SERVICE" \
-			/usr/share/dbus-1/system-services/org.rdmad1.service
-		busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
-			ReloadConfig
-		check "a call to org.rdmad1 starts rdmad.service (bus activation, SystemdService=)" \
-			logged "$VM_LOGDIR/activation.log" timeout 60 \
-			busctl --system call org.rdmad1 /org/rdmad1 org.rdmad1.Manager ListLinks
-		check "... rdmad.service is active" systemctl is-active --quiet rdmad
-		check "systemctl stop rdmad, again" timeout 60 systemctl stop rdmad
-	else
-		fail "D-Bus activation starts rdmad.service" "no RDMAD_DBUS_SERVICE given"
-	fi
+	check "a call to org.rdmad1 starts rdmad.service (bus activation, SystemdService=)" \
+		logged "$VM_LOGDIR/activation.log" timeout 60 \
+		busctl --system call org.rdmad1 /org/rdmad1 org.rdmad1.Manager ListLinks
+	check "... rdmad.service is active" systemctl is-active --quiet rdmad
+	check "systemctl stop rdmad, again" timeout 60 systemctl stop rdmad
 else
-	fail "rdmad.service starts" "no RDMAD_UNIT or no rdmad (--bin) given"
+	fail "meson install -C BUILD" "no RDMAD_BUILD_DIR given, or it is not a meson build"
 fi
 
 done_testing

@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Where `meson install` puts rdmad's files, for the default prefix and for --prefix=/usr,
+# checked against the places the readers really look: systemd's unit search path
+# (`systemd-analyze unit-paths`), dbus-daemon's system bus configuration (the <includedir>s
+# of /usr/share/dbus-1/system.conf; <standard_system_servicedirs/> as dbus-daemon(1) lists
+# them), bash-completion's on-demand directories, and rdmad's own compiled profile search
+# path. Configures scratch builds only (no compile, nothing installed). Prints TAP.
+#
+#   tests/install-layout-test.sh SOURCE_DIR
+set -euo pipefail
+
+src=$(realpath "$1")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
+# in_list DESCRIPTION NEEDLE LIST...
+in_list() {
+        local desc=$1 needle=$2 x
+        shift 2
+        for x in "$@"; do
+                if [[ $x == "$needle" ]]; then ok "$desc"; return; fi
+        done
+        not_ok "$desc"
+        echo "# $needle is not one of: $*"
+}
+
+mapfile -t unit_paths < <(systemd-analyze unit-paths)
+policy_dirs=()
+while read -r d; do
+        [[ $d == /* ]] || d=/usr/share/dbus-1/$d
+        policy_dirs+=("$d")
+done < <(sed -n 's|.*<includedir>\(.*\)</includedir>.*|\1|p' /usr/share/dbus-1/system.conf)
+# dbus-daemon(1), <standard_system_servicedirs/>
+service_dirs=(/usr/local/share/dbus-1/system-services /usr/share/dbus-1/system-services
+        /lib/dbus-1/system-services)
+completion_dirs=(/usr/local/share/bash-completion/completions /usr/share/bash-completion/completions)
+
+for prefix in /usr/local /usr; do
+        b=$work/build-${prefix//\//_}
+        if ! meson setup --prefix="$prefix" -Dvm-tests=false "$b" "$src" > "$work/setup.log" 2>&1; then
+                not_ok "meson setup --prefix=$prefix"
+                sed 's/^/# /' "$work/setup.log"
+                continue
+        fi
+        installed=$b/meson-info/intro-installed.json
+        dest() { # dest NAME: the installed path of the file (or install_subdir) of that base name
+                python3 -c 'import json, os, sys
+for k, v in json.load(open(sys.argv[1])).items():
+    if sys.argv[2] in (os.path.basename(k), os.path.basename(v)): print(v)' "$installed" "$1"
+        }
+        search=$(sed -n 's/^#define RDMAD_PROFILE_DIRS //p' "$b/config.h" | tr -d '",')
+        read -r -a search <<< "$search"
+
+        in_list "--prefix=$prefix: rdmad.service in systemd's unit search path" \
+                "$(dirname "$(dest rdmad.service)")" "${unit_paths[@]}"
+        in_list "--prefix=$prefix: the D-Bus policy where dbus-daemon includes policies" \
+                "$(dirname "$(dest org.rdmad1.conf)")" "${policy_dirs[@]}"
+        in_list "--prefix=$prefix: the activation file in a system bus service dir" \
+                "$(dirname "$(dest org.rdmad1.service)")" "${service_dirs[@]}"
+        in_list "--prefix=$prefix: the shipped profiles in rdmad's compiled search path" \
+                "$(dest conf.d)" "${search[@]}"
+        in_list "--prefix=$prefix: the completion where bash-completion loads it" \
+                "$(dirname "$(dest rdmactl | grep completions)")" "${completion_dirs[@]}"
+        if [[ ${search[*]} == "/etc/rdmad /run/rdmad /usr/local/lib/rdmad /usr/lib/rdmad" ]]; then
+                ok "--prefix=$prefix: search path /etc, /run, /usr/local/lib, /usr/lib (networkd's order)"
+        else
+                not_ok "--prefix=$prefix: search path /etc, /run, /usr/local/lib, /usr/lib (networkd's order)"
+                echo "# got: ${search[*]}"
+        fi
+        state=$(sed -n 's/^#define RDMAD_STATE_DIR //p' "$b/config.h" | tr -d '"')
+        if [[ $state == /run/rdmad/state ]]; then
+                ok "--prefix=$prefix: state in /run/rdmad/state, apart from the profiles"
+        else
+                not_ok "--prefix=$prefix: state in /run/rdmad/state, apart from the profiles"
+                echo "# got: $state"
+        fi
+done
+echo "1..$n"
+exit "$failed"
