@@ -64,6 +64,8 @@ is "rdmactl on PATH is the package's" "$(command -v rdmactl)" /usr/bin/rdmactl
 is "rdmad.service is enabled (by the postinst)" "$(systemctl is-enabled rdmad 2>&1)" enabled
 check "... through multi-user.target.wants" \
 	test -L /etc/systemd/system/multi-user.target.wants/rdmad.service
+check "systemd-analyze verify rdmad.service, the man pages of Documentation= included" \
+	logged "$VM_LOGDIR/verify.log" systemd-analyze verify /lib/systemd/system/rdmad.service
 # Type=notify: the postinst's start returns after READY=1, so it is active at once
 is "rdmad.service is active when dpkg returns (started by the postinst)" \
 	"$(systemctl is-active rdmad 2>&1)" active
