@@ -67,6 +67,8 @@ for k, v in json.load(open(sys.argv[1])).items():
                 "$(dest conf.d)" "${search[@]}"
         in_list "--prefix=$prefix: the completion where bash-completion loads it" \
                 "$(dirname "$(dest rdmactl | grep completions)")" "${completion_dirs[@]}"
+        in_list "--prefix=$prefix: the drop-in README in the search path's first (the administrator's) dir" \
+                "$(dirname "$(dest README)")" "${search[0]}"
         if [[ ${search[*]} == "/etc/rdmad /run/rdmad /usr/local/lib/rdmad /usr/lib/rdmad" ]]; then
                 ok "--prefix=$prefix: search path /etc, /run, /usr/local/lib, /usr/lib (networkd's order)"
         else

@@ -29,6 +29,10 @@ mount -t tmpfs -o size=1m tmpfs /newroot/mnt
 # The container this harness may run in leaves /.dockerenv: systemd would detect "docker",
 # run in container mode and ignore systemd.* on the kernel command line.
 rm -f /newroot/.dockerenv /newroot/run/.containerenv
+# Docker's images also have a /usr/sbin/policy-rc.d that exits 101 ("start no service"), which
+# invoke-rc.d and deb-systemd-invoke obey: a package installed in the VM (deb.sh) would be
+# enabled but never started, as on no real host.
+rm -f /newroot/usr/sbin/policy-rc.d
 # Debian's tmpfiles.d/tmp.conf ("D /tmp") would empty /tmp at boot, i.e. white out the host's
 # whole /tmp through 9p (45 s measured); an empty file of that name in /etc overrides it, and
 # host paths under /tmp (build trees, run-vm.sh's run directory) stay visible.
