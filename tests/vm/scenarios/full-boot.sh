@@ -56,6 +56,7 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 	check "the activation file is where dbus-daemon reads it" \
 		test -f /usr/share/dbus-1/system-services/org.rdmad1.service
 	check "the shipped defaults are in <prefix>/lib/rdmad" test -f "$prefix/lib/rdmad/00-defaults.yaml"
+	check "/etc/rdmad exists, with its README on drop-ins" test -f /etc/rdmad/README
 
 	mkdir -p /etc/rdmad
 	printf 'match: {device: rxe0}\nroce: {tos: 106}\n' > /etc/rdmad/50-rxe.yaml
