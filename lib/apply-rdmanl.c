@@ -280,7 +280,7 @@ static int link_record_read(const Applier *a, const char *name, SoftLinkType *re
 		return -EBADMSG;
 	*sep++ = 0;
 	type = soft_link_type_from_string(buf);
-	if (type < 0 || !rdmanl_netdev_name_valid(sep))
+	if (type < 0 || !netdev_name_valid(sep))
 		return -EBADMSG;
 	*ret_type = type;
 	memcpy(ret_ndev, sep, strlen(sep) + 1);
@@ -355,7 +355,7 @@ int apply_soft_link(Applier *a, const Action *x, ActionOutcome *ret) {
 
 	if (!on_real_root(a))
 		return not_here(a, ret, "links");
-	if (!type || !rdmanl_dev_name_valid(name) || !rdmanl_netdev_name_valid(ndev))
+	if (!type || !rdma_device_name_valid(name) || !netdev_name_valid(ndev))
 		return outcome_set(ret, APPLY_FAILED, -EINVAL,
 				   "invalid RDMA link: name '%s', type %s, netdev '%s'",
 				   strna(name), strna(type), strna(ndev));
@@ -452,7 +452,7 @@ int soft_link_remove(Applier *a, const char *name, ActionOutcome *ret) {
 
 	if (!on_real_root(a))
 		return not_here(a, ret, "links");
-	if (!rdmanl_dev_name_valid(name))
+	if (!rdma_device_name_valid(name))
 		return outcome_set(ret, APPLY_FAILED, -EINVAL, "invalid RDMA link name '%s'",
 				   strna(name));
 

@@ -670,8 +670,11 @@ static int parse_soft_link(SchemaContext *ctx, const SchemaKey *row, yaml_node_t
 	r = expect_string(ctx, row, values[0], &s);
 	if (r < 0)
 		return r;
-	if (strlen(s) >= 64 || strchr(s, '/') || strchr(s, ' '))
-		return schema_error(ctx, values[0], "'%s': '%s' is not a valid RDMA device name",
+	/* The validator apply uses: what check accepts, the kernel is sent. */
+	if (!rdma_device_name_valid(s))
+		return schema_error(ctx, values[0],
+				    "'%s': '%s' is not a valid RDMA device name (1-63 printable "
+				    "characters, no space, '/' or '%%', not . or ..)",
 				    row->path, s);
 	name = strdup(s);
 	r = parse_soft_link_type(ctx, row, values[1], &type);
@@ -680,8 +683,10 @@ static int parse_soft_link(SchemaContext *ctx, const SchemaKey *row, yaml_node_t
 	r = expect_string(ctx, row, values[2], &s);
 	if (r < 0)
 		return r;
-	if (strlen(s) >= 16 || strchr(s, '/') || strchr(s, ' '))
-		return schema_error(ctx, values[2], "'%s': '%s' is not a valid netdev name",
+	if (!netdev_name_valid(s))
+		return schema_error(ctx, values[2],
+				    "'%s': '%s' is not a valid netdev name (1-15 printable "
+				    "characters, no space, '/', ':' or '%%', not . or ..)",
 				    row->path, s);
 	netdev = strdup(s);
 	if (!name || !netdev)

@@ -102,6 +102,33 @@ static const char *const soft_link_driver_table[_SOFT_LINK_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(soft_link_driver, SoftLinkType)
 
+static bool name_char_ok(char c) {
+	/* printable ASCII but space; the kernel allows more, a profile has no need for it */
+	return c > ' ' && c < 0x7f && c != '/' && c != '%';
+}
+
+static bool name_valid(const char *name, size_t max, const char *also_refused) {
+	size_t n;
+
+	if (!name)
+		return false;
+	n = strnlen(name, max);
+	if (n == 0 || n >= max || streq(name, ".") || streq(name, ".."))
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!name_char_ok(*p) || strchr(also_refused, *p))
+			return false;
+	return true;
+}
+
+bool rdma_device_name_valid(const char *name) {
+	return name_valid(name, RDMA_DEVICE_NAME_MAX, "");
+}
+
+bool netdev_name_valid(const char *name) {
+	return name_valid(name, NETDEV_NAME_MAX, ":");
+}
+
 int link_name_parse(const char *s, char *device, size_t size, uint32_t *ret_port) {
 	const char *slash = strchr(s, '/');
 	size_t n = slash ? (size_t) (slash - s) : strlen(s);

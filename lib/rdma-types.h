@@ -5,6 +5,9 @@
  * string table (rdma-types.c) and a round-trip test. */
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
 
 #include "string-table.h"
 
@@ -136,6 +139,21 @@ typedef enum SoftLinkType {
 DECLARE_STRING_TABLE_LOOKUP(soft_link_type, SoftLinkType)
 /* "rdma_rxe" / "siw": the module, and the driver name profiles match on. */
 DECLARE_STRING_TABLE_LOOKUP(soft_link_driver, SoftLinkType)
+
+/* The kernel's limits, with the terminating NUL: IB_DEVICE_NAME_MAX (include/rdma/ib_verbs.h)
+ * and IFNAMSIZ. */
+#define RDMA_DEVICE_NAME_MAX 64
+#define NETDEV_NAME_MAX	     16
+
+/* One validator for names that profiles declare and the backends send (`rdmactl check` accepts
+ * exactly what apply can carry out). An RDMA device name the kernel takes for a new device:
+ * 1..63 printable ASCII characters, none of them a space, '/' or '%' (a kernel name template),
+ * not "." or "..". */
+bool rdma_device_name_valid(const char *name) _pure_;
+/* A netdev name as the kernel's dev_valid_name() takes it, and not a template: 1..15 printable
+ * ASCII characters, none of them a space, '/', ':' or '%', not "." or "..". Also used for link
+ * types ("rxe", "siw"). */
+bool netdev_name_valid(const char *name) _pure_;
 
 /* A link name as users give it: "DEV/PORT" (port 1..255), or "DEV" (*ret_port 0: any port).
  * device gets the DEV part; -EINVAL for anything else, or a DEV that does not fit. */

@@ -13,39 +13,6 @@ _Static_assert(RDMANL_NDEV_NAME_MAX == IFNAMSIZ, "RDMANL_NDEV_NAME_MAX must be I
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
 
-static bool name_char_ok(char c) {
-	/* printable ASCII but space; the kernel allows more, a profile has no need for it */
-	return c > ' ' && c < 0x7f && c != '/';
-}
-
-bool rdmanl_dev_name_valid(const char *name) {
-	size_t n;
-
-	if (!name)
-		return false;
-	n = strnlen(name, RDMANL_DEV_NAME_MAX);
-	if (n == 0 || n >= RDMANL_DEV_NAME_MAX || streq(name, ".") || streq(name, ".."))
-		return false;
-	for (const char *p = name; *p; p++)
-		if (!name_char_ok(*p) || *p == '%')
-			return false;
-	return true;
-}
-
-bool rdmanl_netdev_name_valid(const char *name) {
-	size_t n;
-
-	if (!name)
-		return false;
-	n = strnlen(name, RDMANL_NDEV_NAME_MAX);
-	if (n == 0 || n >= RDMANL_NDEV_NAME_MAX || streq(name, ".") || streq(name, ".."))
-		return false;
-	for (const char *p = name; *p; p++)
-		if (!name_char_ok(*p) || *p == ':')
-			return false;
-	return true;
-}
-
 /* A request with no attributes yet. */
 static int request_new(int cmd, int flags, struct nl_msg **ret) {
 	struct nl_msg *m;
@@ -129,8 +96,8 @@ int rdmanl_newlink_new(const char *name, const char *type, const char *ndev, str
 	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
 	int r;
 
-	if (!rdmanl_dev_name_valid(name) || !rdmanl_netdev_name_valid(type) ||
-	    !rdmanl_netdev_name_valid(ndev))
+	if (!rdma_device_name_valid(name) || !netdev_name_valid(type) ||
+	    !netdev_name_valid(ndev))
 		return -EINVAL;
 	r = request_new(RDMA_NLDEV_CMD_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, &m);
 	if (r < 0)

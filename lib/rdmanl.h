@@ -18,15 +18,8 @@
 /* The kernel's limits, with the terminating NUL: IB_DEVICE_NAME_MAX (include/rdma/ib_verbs.h)
  * and, for netdevs and link types, IFNAMSIZ (nldev_newlink() copies the type into
  * char[IFNAMSIZ]). */
-#define RDMANL_DEV_NAME_MAX  64
-#define RDMANL_NDEV_NAME_MAX 16 /* IFNAMSIZ, checked in rdmanl.c */
-
-/* A name the kernel takes for a new RDMA device: 1..63 characters, no '%' (a kernel name
- * template), no '/', no whitespace or control characters, not "." or "..". */
-bool rdmanl_dev_name_valid(const char *name) _pure_;
-/* A netdev name as the kernel's dev_valid_name() takes it: 1..15 characters, no '/', ':' or
- * whitespace, not "." or "..". Also used for link types ("rxe", "siw"). */
-bool rdmanl_netdev_name_valid(const char *name) _pure_;
+#define RDMANL_DEV_NAME_MAX  RDMA_DEVICE_NAME_MAX
+#define RDMANL_NDEV_NAME_MAX NETDEV_NAME_MAX /* IFNAMSIZ, checked in rdmanl.c */
 
 /* RDMA_NLDEV_CMD_SYS_GET request. */
 int rdmanl_sys_get_new(struct nl_msg **ret);

@@ -5,6 +5,7 @@
 
 #include "profile-schema.h"
 #include "profile.h"
+#include "rdmanl.h"
 #include "strv.h"
 #include "tests.h"
 
@@ -183,6 +184,21 @@ static const struct {
 	  "t.yaml:3:5: error: 'links': link 'rxe0' is declared twice" },
 	{ "links: {name: rxe0}\n", "t.yaml:1:8: error: 'links' expects a list, got a mapping" },
 	{ "links:\n", "t.yaml:1:7: error: 'links' expects a list, got null (nothing)" },
+	{ "links:\n  - {name: .., type: rxe, netdev: eth0}\n",
+	  "t.yaml:2:12: error: 'links': '..' is not a valid RDMA device name (1-63 printable "
+	  "characters, no space, '/' or '%', not . or ..)" },
+	{ "links:\n  - {name: rxe%d, type: rxe, netdev: eth0}\n",
+	  "t.yaml:2:12: error: 'links': 'rxe%d' is not a valid RDMA device name (1-63 printable "
+	  "characters, no space, '/' or '%', not . or ..)" },
+	{ "links:\n  - {name: \"\", type: rxe, netdev: eth0}\n",
+	  "t.yaml:2:12: error: 'links': '' is not a valid RDMA device name (1-63 printable "
+	  "characters, no space, '/' or '%', not . or ..)" },
+	{ "links:\n  - {name: \"rxe\\t0\", type: rxe, netdev: eth0}\n",
+	  "t.yaml:2:12: error: 'links': 'rxe\t0' is not a valid RDMA device name (1-63 printable "
+	  "characters, no space, '/' or '%', not . or ..)" },
+	{ "links:\n  - {name: rxe0, type: rxe, netdev: \"a:b\"}\n",
+	  "t.yaml:2:37: error: 'links': 'a:b' is not a valid netdev name (1-15 printable "
+	  "characters, no space, '/', ':' or '%', not . or ..)" },
 	/* system */
 	{ "system:\n  netns-mode: private\n",
 	  "t.yaml:2:15: error: 'system.netns-mode': unknown value 'private', expected one of: "
@@ -379,6 +395,41 @@ TEST(schema_keys) {
 		CHECK_INTEQ(seen[k], 1);
 }
 
+/* What `rdmactl check` accepts in links:, the NEWLINK builder takes, and what it refuses, the
+ * loader refuses: a profile never passes check to fail only at apply. */
+TEST(links_check_equals_apply) {
+	static const char *const names[] = {
+		"rxe0", "mlx5_0", "rxe.vlan-10", "..", ".", "", "rxe%d", "rxe\t0", "a:b", "a/b",
+		"a b", "eth0", "x123456789012345", "x12345678901234", "\xc3\xa9",
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(names); i++)
+		for (int as_netdev = 0; as_netdev <= 1; as_netdev++) {
+			struct nl_msg *m = NULL;
+			char yaml[256];
+			char *e;
+			int r;
+
+			snprintf(yaml, sizeof(yaml),
+				 "links:\n  - {name: \"%s\", type: rxe, netdev: \"%s\"}\n",
+				 as_netdev ? "rxe0" : names[i], as_netdev ? names[i] : "eth0");
+			/* the YAML escape of a tab */
+			if (strchr(names[i], '\t'))
+				snprintf(yaml, sizeof(yaml),
+					 "links:\n  - {name: \"%s\", type: rxe, netdev: \"%s\"}\n",
+					 as_netdev ? "rxe0" : "rxe\\t0", as_netdev ? "rxe\\t0" : "eth0");
+			e = load(yaml, NULL, NULL);
+			r = rdmanl_newlink_new(as_netdev ? "rxe0" : names[i], "rxe",
+					       as_netdev ? names[i] : "eth0", &m);
+			if ((r >= 0) != streq(e, ""))
+				printf("# %s '%s': check says '%s', NEWLINK %d\n",
+				       as_netdev ? "netdev" : "name", names[i], e, r);
+			CHECK((r >= 0) == streq(e, ""));
+			nlmsg_free(m);
+			free(e);
+		}
+}
+
 TESTS_MAIN(TEST_ENTRY(invalid), TEST_ENTRY(every_error_reported), TEST_ENTRY(full_profile),
 	   TEST_ENTRY(unset_means_leave_alone), TEST_ENTRY(qos_valid), TEST_ENTRY(documents),
-	   TEST_ENTRY(schema_keys))
+	   TEST_ENTRY(schema_keys), TEST_ENTRY(links_check_equals_apply))

@@ -138,20 +138,21 @@ TEST(newlink_names) {
 }
 
 TEST(name_valid) {
-	CHECK(rdmanl_dev_name_valid("rxe0"));
-	CHECK(rdmanl_dev_name_valid("mlx5_0"));
-	CHECK(rdmanl_dev_name_valid("rxe.vlan-10"));
-	CHECK(!rdmanl_dev_name_valid("."));
-	CHECK(!rdmanl_dev_name_valid(".."));
-	CHECK(!rdmanl_dev_name_valid("rxe\t0"));
-	CHECK(!rdmanl_dev_name_valid("rxe\xc3\xa9"));
-	CHECK(rdmanl_netdev_name_valid("eth0"));
-	CHECK(rdmanl_netdev_name_valid("veth0.100"));
-	CHECK(rdmanl_netdev_name_valid(
-		"eth%d")); /* ours to refuse in the profile, not the kernel's */
-	CHECK(!rdmanl_netdev_name_valid("."));
-	CHECK(!rdmanl_netdev_name_valid("a/b"));
-	CHECK(!rdmanl_netdev_name_valid("eth0\n"));
+	CHECK(rdma_device_name_valid("rxe0"));
+	CHECK(rdma_device_name_valid("mlx5_0"));
+	CHECK(rdma_device_name_valid("rxe.vlan-10"));
+	CHECK(!rdma_device_name_valid("."));
+	CHECK(!rdma_device_name_valid(".."));
+	CHECK(!rdma_device_name_valid("rxe\t0"));
+	CHECK(!rdma_device_name_valid("rxe\xc3\xa9"));
+	CHECK(netdev_name_valid("eth0"));
+	CHECK(netdev_name_valid("veth0.100"));
+	CHECK(!netdev_name_valid("eth%d")); /* a template: the kernel would pick the name */
+	CHECK(!rdma_device_name_valid("rxe%d"));
+	CHECK(!netdev_name_valid("a:b"));
+	CHECK(!netdev_name_valid("."));
+	CHECK(!netdev_name_valid("a/b"));
+	CHECK(!netdev_name_valid("eth0\n"));
 }
 
 TEST(dellink_bytes) {
