@@ -49,30 +49,35 @@ struct dcb_app dcb_app_dscp(uint8_t dscp, uint8_t priority) {
 	};
 }
 
-static bool ifname_valid(const char *s) {
-	size_t n;
+/* The room a nested DCB_ATTR_IEEE takes: its header, the structs given, and an app table of
+ * n_apps entries. */
+static size_t ieee_size(const DcbChange *c, size_t n_apps) {
+	size_t n = (size_t) nla_total_size(0);
 
-	if (!s)
-		return false;
-	n = strnlen(s, DCBNL_IFNAME_MAX);
-	if (n == 0 || n >= DCBNL_IFNAME_MAX || streq(s, ".") || streq(s, ".."))
-		return false;
-	for (; *s; s++)
-		if (*s <= ' ' || *s == '/' || *s == ':' || *s == 0x7f)
-			return false;
-	return true;
+	if (c && c->ets)
+		n += (size_t) nla_total_size(sizeof(*c->ets));
+	if (c && c->pfc)
+		n += (size_t) nla_total_size(sizeof(*c->pfc));
+	if (c && c->maxrate)
+		n += (size_t) nla_total_size(sizeof(*c->maxrate));
+	if (n_apps > 0)
+		n += (size_t) nla_total_size(0) + n_apps * (size_t) nla_total_size(sizeof(struct dcb_app));
+	return n;
 }
 
 /* A request with its struct dcbmsg and DCB_ATTR_IFNAME: what every dcbnl command starts with
- * (iproute2's dcb_prepare()). */
-static int request_new(int type, uint8_t cmd, const char *ifname, struct nl_msg **ret) {
+ * (iproute2's dcb_prepare()). The message is sized to hold payload more bytes of attributes:
+ * libnl's default (a page) takes ~500 app entries, fewer than a whole DSCP table can have. */
+static int request_new(int type, uint8_t cmd, const char *ifname, size_t payload,
+		       struct nl_msg **ret) {
 	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
 	struct dcbmsg d = { .dcb_family = AF_UNSPEC, .cmd = cmd };
 
-	if (!ifname_valid(ifname))
+	if (!netdev_name_valid(ifname))
 		return -EINVAL;
-	m = nlmsg_alloc_simple(type, NLM_F_REQUEST | NLM_F_ACK);
-	if (!m)
+	m = nlmsg_alloc_size(NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(d)) +
+			     (size_t) nla_total_size((int) strlen(ifname) + 1) + payload);
+	if (!m || !nlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, type, 0, NLM_F_REQUEST | NLM_F_ACK))
 		return -ENOMEM;
 	if (nlmsg_append(m, &d, sizeof(d), NLMSG_ALIGNTO) < 0 ||
 	    nla_put_string(m, DCB_ATTR_IFNAME, ifname) < 0)
@@ -94,7 +99,7 @@ static int put_app_table(struct nl_msg *m, const struct dcb_app *apps, size_t n_
 }
 
 int dcbnl_ieee_get_new(const char *ifname, struct nl_msg **ret) {
-	return request_new(RTM_GETDCB, DCB_CMD_IEEE_GET, ifname, ret);
+	return request_new(RTM_GETDCB, DCB_CMD_IEEE_GET, ifname, 0, ret);
 }
 
 int dcbnl_ieee_set_new(const char *ifname, const DcbChange *c, struct nl_msg **ret) {
@@ -105,7 +110,7 @@ int dcbnl_ieee_set_new(const char *ifname, const DcbChange *c, struct nl_msg **r
 	if (!c || (!c->ets && !c->pfc && !c->maxrate && c->n_apps == 0) ||
 	    (c->n_apps > 0 && !c->apps))
 		return -EINVAL;
-	r = request_new(RTM_SETDCB, DCB_CMD_IEEE_SET, ifname, &m);
+	r = request_new(RTM_SETDCB, DCB_CMD_IEEE_SET, ifname, ieee_size(c, c->n_apps), &m);
 	if (r < 0)
 		return r;
 	ieee = nla_nest_start(m, DCB_ATTR_IEEE);
@@ -134,7 +139,7 @@ int dcbnl_ieee_del_new(const char *ifname, const struct dcb_app *apps, size_t n_
 
 	if (n_apps == 0 || !apps)
 		return -EINVAL;
-	r = request_new(RTM_SETDCB, DCB_CMD_IEEE_DEL, ifname, &m);
+	r = request_new(RTM_SETDCB, DCB_CMD_IEEE_DEL, ifname, ieee_size(NULL, n_apps), &m);
 	if (r < 0)
 		return r;
 	ieee = nla_nest_start(m, DCB_ATTR_IEEE);

@@ -249,6 +249,25 @@ TEST(ieee_del_bytes) {
 	CHECK(untouched == (struct nl_msg *) 0x1);
 }
 
+/* A whole DSCP app table at its largest: 64 DSCP values x 8 priorities. libnl's default message
+ * (a page) holds ~500 entries; the builders size the message to what it carries. */
+TEST(ieee_app_table_whole) {
+	struct dcb_app apps[N_DSCP * N_PRIO];
+	struct nl_msg *m = NULL;
+
+	for (size_t i = 0; i < ELEMENTSOF(apps); i++)
+		apps[i] = dcb_app_dscp((uint8_t) (i / N_PRIO), (uint8_t) (i % N_PRIO));
+	CHECK(dcbnl_ieee_del_new("eth0", apps, ELEMENTSOF(apps), &m) == 0);
+	/* header 16, dcbmsg 4, IFNAME 12, IEEE 4, APP_TABLE 4, 8 per entry */
+	CHECK_INTEQ(nlmsg_hdr(m)->nlmsg_len, 16 + 4 + 12 + 4 + 4 + 8 * ELEMENTSOF(apps));
+	nlmsg_free(m);
+	m = NULL;
+	CHECK(dcbnl_ieee_set_new("eth0", &(DcbChange){ .apps = apps, .n_apps = ELEMENTSOF(apps) },
+				 &m) == 0);
+	CHECK_INTEQ(nlmsg_hdr(m)->nlmsg_len, 16 + 4 + 12 + 4 + 4 + 8 * ELEMENTSOF(apps));
+	nlmsg_free(m);
+}
+
 /* An IEEE_GET reply laid out as dcbnl_ieee_fill() does: IFNAME, the IEEE nest (ETS, MAXRATE,
  * PFC, APP_TABLE), then DCBX. Built with libnl's attribute writers, without nest flags, as
  * the kernel's nla_nest_start_noflag(). */
@@ -439,7 +458,7 @@ TEST(ifname_parse) {
 	CHECK(dcbnl_ifname_parse((const struct nlmsghdr *) buf, sizeof(buf), ifname) == -EBADMSG);
 }
 
-TESTS_MAIN(TEST_ENTRY(uapi), TEST_ENTRY(tsa), TEST_ENTRY(ieee_get_bytes),
+TESTS_MAIN(TEST_ENTRY(uapi), TEST_ENTRY(ieee_app_table_whole), TEST_ENTRY(tsa), TEST_ENTRY(ieee_get_bytes),
 	   TEST_ENTRY(ieee_set_pfc_bytes), TEST_ENTRY(ieee_set_ets_maxrate_apps_bytes),
 	   TEST_ENTRY(ieee_set_empty), TEST_ENTRY(ieee_del_bytes), TEST_ENTRY(ieee_parse),
 	   TEST_ENTRY(ieee_parse_partial), TEST_ENTRY(set_reply_parse), TEST_ENTRY(ifname_parse))
