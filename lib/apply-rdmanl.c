@@ -6,17 +6,14 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 
 #include "apply-internal.h"
 #include "apply-rdmanl.h"
 #include "fileio.h"
-#include "rdmanl.h"
+#include "netlink-io.h"
+#include "rdmanl-talk.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
-
-/* The kernel answers NLDEV requests synchronously; a stuck socket must not stall the daemon. */
-#define RDMANL_TIMEOUT_SEC 5 /* well below the unit's WatchdogSec=30s */
 
 /* Soft RDMA devices have one port. */
 #define SOFT_LINK_PORT 1
@@ -35,28 +32,10 @@ static int not_here(const Applier *a, ActionOutcome *ret, const char *what) {
 /* The NETLINK_RDMA socket, opened on first use. -EPROTONOSUPPORT when ib_core is not loaded. */
 static int rdmanl_socket(Applier *a, struct nl_sock **ret) {
 	if (!a->rdmanl) {
-		struct timeval tv = { .tv_sec = RDMANL_TIMEOUT_SEC };
-		struct nl_sock *sk;
-		int r;
+		int r = rdmanl_socket_open(&a->rdmanl);
 
-		sk = nl_socket_alloc();
-		if (!sk)
-			return -ENOMEM;
-		r = nl_connect(sk, NETLINK_RDMA);
-		if (r < 0) {
-			nl_socket_free(sk);
-			return r == -NLE_PROTO_MISMATCH ? -EPROTONOSUPPORT : -EIO;
-		}
-		/* Send exactly what the builders made; read big dump replies whole. */
-		nl_socket_disable_auto_ack(sk);
-		nl_socket_enable_msg_peek(sk);
-		if (setsockopt(nl_socket_get_fd(sk), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) <
-		    0) {
-			r = -errno;
-			nl_socket_free(sk);
+		if (r < 0)
 			return r;
-		}
-		a->rdmanl = sk;
 	}
 	*ret = a->rdmanl;
 	return 0;
@@ -71,146 +50,6 @@ static int socket_failed(ActionOutcome *ret, const char *what, int r) {
 				   what);
 	return outcome_set(ret, APPLY_FAILED, r, "%s: cannot open an RDMA netlink socket: %s", what,
 			   strerror(-r));
-}
-
-typedef int (*reply_fn)(const struct nlmsghdr *nlh, void *userdata);
-
-/* Send m and read the answers to it up to the kernel's last word: the NLMSG_ERROR of a request
- * with NLM_F_ACK (error 0: the ACK), NLMSG_DONE of a dump, the reply of a request with
- * neither. Every reply in between goes to fn (if any), and is read even after fn failed, so that
- * nothing of this exchange is left on the socket. Answers to earlier requests (another sequence
- * number) are skipped. Returns 0, the kernel's error, fn's first error, -ETIMEDOUT, -EIO, or
- * -ENOMEM. */
-static int rdmanl_transact(struct nl_sock *sk, struct nl_msg *m, reply_fn fn, void *userdata) {
-	struct nlmsghdr *req = nlmsg_hdr(m);
-	bool dump = (req->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP;
-	bool ack = req->nlmsg_flags & NLM_F_ACK;
-	int result = 0, r;
-	uint32_t seq;
-
-	r = nl_send_auto(sk, m); /* fills nlmsg_pid and nlmsg_seq */
-	if (r < 0)
-		return r == -NLE_NOMEM ? -ENOMEM : -EIO;
-	seq = req->nlmsg_seq;
-
-	for (;;) {
-		_cleanup_free_ unsigned char *buf = NULL;
-		struct sockaddr_nl peer = { 0 };
-		struct nlmsghdr *h;
-		int n;
-
-		n = nl_recv(sk, &peer, &buf, NULL);
-		if (n == -NLE_AGAIN)
-			return -ETIMEDOUT;
-		if (n == -NLE_NOMEM)
-			return -ENOMEM;
-		if (n <= 0)
-			return -EIO;
-		if (peer.nl_pid != 0) /* only the kernel speaks NLDEV */
-			continue;
-
-		for (h = (struct nlmsghdr *) buf; nlmsg_ok(h, n); h = nlmsg_next(h, &n)) {
-			if (h->nlmsg_seq != seq || h->nlmsg_type == NLMSG_NOOP)
-				continue;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				int e; /* struct nlmsgerr's error: all we need of it */
-
-				if (h->nlmsg_len < NLMSG_LENGTH(sizeof(e)))
-					return -EBADMSG;
-				memcpy(&e, nlmsg_data(h), sizeof(e));
-				if (e > 0)
-					return -EBADMSG;
-				return e < 0 ? e : result;
-			}
-			if (h->nlmsg_type == NLMSG_DONE) {
-				int e = 0;
-
-				if (!dump)
-					continue;
-				/* a dump that failed on the way says why after NLMSG_DONE */
-				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(int)))
-					memcpy(&e, nlmsg_data(h), sizeof(e));
-				return e < 0 ? e : result;
-			}
-			if (h->nlmsg_type == NLMSG_OVERRUN)
-				return -EIO;
-			if (fn && result >= 0) {
-				r = fn(h, userdata);
-				if (r < 0)
-					result = r;
-			}
-			if (!dump && !ack)
-				return result;
-		}
-	}
-}
-
-typedef struct DevLookup {
-	const char *name;
-	bool found;
-	uint32_t index;
-} DevLookup;
-
-static int dev_lookup_reply(const struct nlmsghdr *nlh, void *userdata) {
-	char name[RDMANL_DEV_NAME_MAX];
-	DevLookup *l = userdata;
-	uint32_t index;
-
-	/* A reply we cannot read is not the device we look for. */
-	if (rdmanl_dev_parse(nlh, nlh->nlmsg_len, &index, name) < 0 || !streq(name, l->name))
-		return 0;
-	l->found = true;
-	l->index = index;
-	return 0;
-}
-
-/* Look the RDMA device NAME up (NLDEV GET dump): 1 and its index if it exists, 0 if not. */
-static int dev_find(struct nl_sock *sk, const char *name, uint32_t *ret_index) {
-	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
-	DevLookup l = { .name = name };
-	int r;
-
-	r = rdmanl_dev_get_dump_new(&m);
-	if (r < 0)
-		return r;
-	r = rdmanl_transact(sk, m, dev_lookup_reply, &l);
-	if (r < 0)
-		return r;
-	if (!l.found)
-		return 0;
-	*ret_index = l.index;
-	return 1;
-}
-
-typedef struct PortLookup {
-	int r;
-	char ndev[RDMANL_NDEV_NAME_MAX];
-} PortLookup;
-
-static int port_reply(const struct nlmsghdr *nlh, void *userdata) {
-	PortLookup *p = userdata;
-
-	p->r = rdmanl_port_parse(nlh, nlh->nlmsg_len, NULL, NULL, p->ndev);
-	return 0;
-}
-
-/* The netdev under the soft device's port (NLDEV PORT_GET). -ENODATA if it has none in this
- * network namespace. */
-static int dev_netdev(struct nl_sock *sk, uint32_t index, char ret[static RDMANL_NDEV_NAME_MAX]) {
-	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
-	PortLookup p = { .r = -EBADMSG };
-	int r;
-
-	r = rdmanl_port_get_new(index, SOFT_LINK_PORT, &m);
-	if (r < 0)
-		return r;
-	r = rdmanl_transact(sk, m, port_reply, &p);
-	if (r < 0)
-		return r;
-	if (p.r < 0)
-		return p.r;
-	memcpy(ret, p.ndev, strlen(p.ndev) + 1);
-	return 0;
 }
 
 /* ---- the record of links rdmad created ---------------------------------------------------- */
@@ -365,14 +204,14 @@ int apply_soft_link(Applier *a, const Action *x, ActionOutcome *ret) {
 		return socket_failed(ret, "links", r);
 
 	/* Look again: the plan is a snapshot. */
-	r = dev_find(sk, name, &index);
+	r = rdmanl_dev_find(sk, name, &index);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
 		return outcome_set(ret, APPLY_FAILED, r, "list RDMA devices (NLDEV GET): %s",
 				   strerror(-r));
 	if (r > 0) {
-		r = dev_netdev(sk, index, have);
+		r = rdmanl_port_netdev(sk, index, SOFT_LINK_PORT, have);
 		if (r == -ENOMEM)
 			return r;
 		if (r == -ENODATA)
@@ -397,7 +236,7 @@ int apply_soft_link(Applier *a, const Action *x, ActionOutcome *ret) {
 	 * makes the kernel request_module("rdma-link-TYPE"). */
 	r = rdmanl_newlink_new(name, type, ndev, &m);
 	if (r >= 0)
-		r = rdmanl_transact(sk, m, NULL, NULL);
+		r = netlink_transact(sk, m, NULL, NULL);
 	if (r == -ENOMEM)
 		return r;
 	if (r == -EEXIST || r == -ENFILE) {
@@ -405,8 +244,8 @@ int apply_soft_link(Applier *a, const Action *x, ActionOutcome *ret) {
 		 * what was declared. It is not recorded: rdmad did not create it. */
 		uint32_t other = 0;
 
-		if (dev_find(sk, name, &other) > 0 && dev_netdev(sk, other, have) >= 0 &&
-		    streq(have, ndev))
+		if (rdmanl_dev_find(sk, name, &other) > 0 &&
+		    rdmanl_port_netdev(sk, other, SOFT_LINK_PORT, have) >= 0 && streq(have, ndev))
 			return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
 	}
 	if (r < 0)
@@ -415,13 +254,13 @@ int apply_soft_link(Applier *a, const Action *x, ActionOutcome *ret) {
 			ndev, newlink_error_hint(r, x->value.link_type, ndev, hint, sizeof(hint)));
 
 	/* Read back. */
-	r = dev_find(sk, name, &index);
+	r = rdmanl_dev_find(sk, name, &index);
 	if (r == -ENOMEM)
 		return r;
 	if (r == 0)
 		r = -EIO;
 	if (r > 0)
-		r = dev_netdev(sk, index, have);
+		r = rdmanl_port_netdev(sk, index, SOFT_LINK_PORT, have);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0 || !streq(have, ndev))
@@ -472,7 +311,7 @@ int soft_link_remove(Applier *a, const char *name, ActionOutcome *ret) {
 	if (r < 0)
 		return socket_failed(ret, "links", r);
 
-	r = dev_find(sk, name, &index);
+	r = rdmanl_dev_find(sk, name, &index);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
@@ -486,7 +325,7 @@ int soft_link_remove(Applier *a, const char *name, ActionOutcome *ret) {
 		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
 	}
 
-	r = dev_netdev(sk, index, have);
+	r = rdmanl_port_netdev(sk, index, SOFT_LINK_PORT, have);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0 && r != -ENODATA)
@@ -506,7 +345,7 @@ int soft_link_remove(Applier *a, const char *name, ActionOutcome *ret) {
 
 	r = rdmanl_dellink_new(index, &m);
 	if (r >= 0)
-		r = rdmanl_transact(sk, m, NULL, NULL);
+		r = netlink_transact(sk, m, NULL, NULL);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
@@ -516,7 +355,7 @@ int soft_link_remove(Applier *a, const char *name, ActionOutcome *ret) {
 			r == -EINVAL ? "the kernel refused it (not a soft link?)" : strerror(-r));
 
 	/* Read back. */
-	r = dev_find(sk, name, &index);
+	r = rdmanl_dev_find(sk, name, &index);
 	if (r == -ENOMEM)
 		return r;
 	if (r != 0)
@@ -536,35 +375,6 @@ int soft_link_remove(Applier *a, const char *name, ActionOutcome *ret) {
 
 /* ---- system.netns-mode -------------------------------------------------------------------- */
 
-typedef struct SysLookup {
-	int r;
-	NetnsMode mode;
-} SysLookup;
-
-static int sys_reply(const struct nlmsghdr *nlh, void *userdata) {
-	SysLookup *s = userdata;
-
-	s->r = rdmanl_sys_parse(nlh, nlh->nlmsg_len, &s->mode);
-	return 0;
-}
-
-static int netns_mode_get(struct nl_sock *sk, NetnsMode *ret) {
-	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
-	SysLookup s = { .r = -EBADMSG };
-	int r;
-
-	r = rdmanl_sys_get_new(&m);
-	if (r < 0)
-		return r;
-	r = rdmanl_transact(sk, m, sys_reply, &s);
-	if (r < 0)
-		return r;
-	if (s.r < 0)
-		return s.r;
-	*ret = s.mode;
-	return 0;
-}
-
 int apply_netns_mode(Applier *a, const Action *x, ActionOutcome *ret) {
 	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
 	NetnsMode want = x->value.netns_mode, have;
@@ -582,7 +392,7 @@ int apply_netns_mode(Applier *a, const Action *x, ActionOutcome *ret) {
 	if (r < 0)
 		return socket_failed(ret, "system.netns-mode", r);
 
-	r = netns_mode_get(sk, &have);
+	r = rdmanl_netns_mode_read(sk, &have);
 	if (r == -ENOMEM)
 		return r;
 	if (r == -ENODATA)
@@ -597,7 +407,7 @@ int apply_netns_mode(Applier *a, const Action *x, ActionOutcome *ret) {
 
 	r = rdmanl_sys_set_netns_new(want, &m);
 	if (r >= 0)
-		r = rdmanl_transact(sk, m, NULL, NULL);
+		r = netlink_transact(sk, m, NULL, NULL);
 	if (r == -ENOMEM)
 		return r;
 	if (r == -EBUSY)
@@ -612,7 +422,7 @@ int apply_netns_mode(Applier *a, const Action *x, ActionOutcome *ret) {
 				   r == -EPERM ? "not permitted (needs CAP_NET_ADMIN)"
 					       : strerror(-r));
 
-	r = netns_mode_get(sk, &have);
+	r = rdmanl_netns_mode_read(sk, &have);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0 || have != want)

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "apply-internal.h"
+#include "netlink-io.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct rtnl_link *, rtnl_link_put)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct rtnl_addr *, rtnl_addr_put)
@@ -34,6 +35,8 @@ static int nl_to_errno(int e) {
 		return -EBUSY;
 	case NLE_AF_NOSUPPORT:
 		return -EAFNOSUPPORT;
+	case NLE_AGAIN: /* the socket's receive timeout */
+		return -ETIMEDOUT;
 	default:
 		return -EIO;
 	}
@@ -41,15 +44,10 @@ static int nl_to_errno(int e) {
 
 static int rtnl_socket(Applier *a, struct nl_sock **ret) {
 	if (!a->rtnl) {
-		struct nl_sock *sk = nl_socket_alloc();
+		int r = netlink_open(NETLINK_ROUTE, &a->rtnl);
 
-		if (!sk)
-			return -ENOMEM;
-		if (nl_connect(sk, NETLINK_ROUTE) < 0) {
-			nl_socket_free(sk);
-			return -EIO;
-		}
-		a->rtnl = sk;
+		if (r < 0)
+			return r;
 	}
 	*ret = a->rtnl;
 	return 0;

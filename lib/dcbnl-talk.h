@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* dcbnl exchanges on a NETLINK_ROUTE socket: one request, the kernel's reply and its ACK. Used
- * by host-dcb.c (read) and apply-dcb.c (write, then read back). The messages are dcbnl.c's. */
+/* dcbnl exchanges on a NETLINK_ROUTE socket (netlink-io.c's transport, with its timeout): one
+ * request, the kernel's reply and its ACK. Used by host-dcb.c (read) and apply-dcb.c (write,
+ * then read back). The messages are dcbnl.c's. */
 
 #include <netlink/netlink.h>
 
@@ -13,7 +14,7 @@ int dcbnl_socket_open(struct nl_sock **ret);
 
 /* IEEE_GET of ifname. -EOPNOTSUPP when its driver has no dcbnl ops (veth, VFs), -ENODEV when
  * there is no such netdev in this network namespace, -EBADMSG for a reply that does not parse,
- * -EIO when the socket fails. */
+ * -ENODATA when the kernel ACKed without one, -ETIMEDOUT, -EIO when the socket fails. */
 int dcbnl_ieee_read(struct nl_sock *sk, const char *ifname, DcbState *ret);
 
 /* Send an IEEE_SET or IEEE_DEL and return the driver's error from the reply's DCB_ATTR_IEEE

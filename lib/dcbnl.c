@@ -61,7 +61,8 @@ static size_t ieee_size(const DcbChange *c, size_t n_apps) {
 	if (c && c->maxrate)
 		n += (size_t) nla_total_size(sizeof(*c->maxrate));
 	if (n_apps > 0)
-		n += (size_t) nla_total_size(0) + n_apps * (size_t) nla_total_size(sizeof(struct dcb_app));
+		n += (size_t) nla_total_size(0) +
+		     n_apps * (size_t) nla_total_size(sizeof(struct dcb_app));
 	return n;
 }
 

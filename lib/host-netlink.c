@@ -5,7 +5,8 @@
 #include <sys/socket.h>
 
 #include "host.h"
-#include "rdmanl.h"
+#include "netlink-io.h"
+#include "rdmanl-talk.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_sock *, nl_socket_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_cache *, nl_cache_free)
@@ -60,12 +61,11 @@ int host_addresses_observe(HostState *h) {
 	if (h->n_netdevs == 0)
 		return 0;
 	live = calloc(h->n_netdevs, sizeof(int));
-	sk = nl_socket_alloc();
-	if (!sk || !live)
+	if (!live)
 		return -ENOMEM;
-	r = nl_connect(sk, NETLINK_ROUTE);
+	r = netlink_open(NETLINK_ROUTE, &sk);
 	if (r < 0)
-		return -EIO;
+		return r;
 	r = links_observe(sk, h, live);
 	if (r < 0)
 		return r;
@@ -99,41 +99,18 @@ int host_addresses_observe(HostState *h) {
 	return 0;
 }
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
-
-static int sys_reply(struct nl_msg *msg, void *userdata) {
-	HostState *h = userdata;
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-
-	if (rdmanl_sys_parse(nlh, nlh->nlmsg_len, &h->netns_mode) >= 0)
-		h->has_netns_mode = true;
-	return NL_OK;
-}
-
 /* The RDMA subsystem's netns mode (global, not per namespace). Fails with -EPROTONOSUPPORT when
  * ib_core is not loaded: then nothing RDMA exists to configure yet. */
 int host_netns_mode_observe(HostState *h) {
 	_cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
-	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
 	int r;
 
-	sk = nl_socket_alloc();
-	if (!sk)
-		return -ENOMEM;
-	r = nl_connect(sk, NETLINK_RDMA);
-	if (r < 0)
-		return -EPROTONOSUPPORT;
-	r = rdmanl_sys_get_new(&m);
+	r = rdmanl_socket_open(&sk);
 	if (r < 0)
 		return r;
-	r = nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, sys_reply, h);
+	r = rdmanl_netns_mode_read(sk, &h->netns_mode);
 	if (r < 0)
-		return -ENOMEM;
-	r = nl_send_auto(sk, m);
-	if (r < 0)
-		return -EIO;
-	r = nl_recvmsgs_default(sk);
-	if (r < 0)
-		return -EIO;
-	return h->has_netns_mode ? 0 : -ENODATA;
+		return r;
+	h->has_netns_mode = true;
+	return 0;
 }

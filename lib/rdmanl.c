@@ -96,8 +96,7 @@ int rdmanl_newlink_new(const char *name, const char *type, const char *ndev, str
 	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
 	int r;
 
-	if (!rdma_device_name_valid(name) || !netdev_name_valid(type) ||
-	    !netdev_name_valid(ndev))
+	if (!rdma_device_name_valid(name) || !netdev_name_valid(type) || !netdev_name_valid(ndev))
 		return -EINVAL;
 	r = request_new(RDMA_NLDEV_CMD_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, &m);
 	if (r < 0)

@@ -66,7 +66,6 @@ TEST(tsa) {
 	CHECK_INTEQ(ets_tsa_from_kernel(3), _ETS_TSA_INVALID);
 }
 
-
 TEST(ieee_get_bytes) {
 	/* `dcb ets show dev eth0` */
 	static const uint8_t expected[] = {
@@ -458,7 +457,8 @@ TEST(ifname_parse) {
 	CHECK(dcbnl_ifname_parse((const struct nlmsghdr *) buf, sizeof(buf), ifname) == -EBADMSG);
 }
 
-TESTS_MAIN(TEST_ENTRY(uapi), TEST_ENTRY(ieee_app_table_whole), TEST_ENTRY(tsa), TEST_ENTRY(ieee_get_bytes),
-	   TEST_ENTRY(ieee_set_pfc_bytes), TEST_ENTRY(ieee_set_ets_maxrate_apps_bytes),
-	   TEST_ENTRY(ieee_set_empty), TEST_ENTRY(ieee_del_bytes), TEST_ENTRY(ieee_parse),
-	   TEST_ENTRY(ieee_parse_partial), TEST_ENTRY(set_reply_parse), TEST_ENTRY(ifname_parse))
+TESTS_MAIN(TEST_ENTRY(uapi), TEST_ENTRY(ieee_app_table_whole), TEST_ENTRY(tsa),
+	   TEST_ENTRY(ieee_get_bytes), TEST_ENTRY(ieee_set_pfc_bytes),
+	   TEST_ENTRY(ieee_set_ets_maxrate_apps_bytes), TEST_ENTRY(ieee_set_empty),
+	   TEST_ENTRY(ieee_del_bytes), TEST_ENTRY(ieee_parse), TEST_ENTRY(ieee_parse_partial),
+	   TEST_ENTRY(set_reply_parse), TEST_ENTRY(ifname_parse))

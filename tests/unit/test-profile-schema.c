@@ -399,8 +399,21 @@ TEST(schema_keys) {
  * loader refuses: a profile never passes check to fail only at apply. */
 TEST(links_check_equals_apply) {
 	static const char *const names[] = {
-		"rxe0", "mlx5_0", "rxe.vlan-10", "..", ".", "", "rxe%d", "rxe\t0", "a:b", "a/b",
-		"a b", "eth0", "x123456789012345", "x12345678901234", "\xc3\xa9",
+		"rxe0",
+		"mlx5_0",
+		"rxe.vlan-10",
+		"..",
+		".",
+		"",
+		"rxe%d",
+		"rxe\t0",
+		"a:b",
+		"a/b",
+		"a b",
+		"eth0",
+		"x123456789012345",
+		"x12345678901234",
+		"\xc3\xa9",
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(names); i++)
@@ -417,7 +430,8 @@ TEST(links_check_equals_apply) {
 			if (strchr(names[i], '\t'))
 				snprintf(yaml, sizeof(yaml),
 					 "links:\n  - {name: \"%s\", type: rxe, netdev: \"%s\"}\n",
-					 as_netdev ? "rxe0" : "rxe\\t0", as_netdev ? "rxe\\t0" : "eth0");
+					 as_netdev ? "rxe0" : "rxe\\t0",
+					 as_netdev ? "rxe\\t0" : "eth0");
 			e = load(yaml, NULL, NULL);
 			r = rdmanl_newlink_new(as_netdev ? "rxe0" : names[i], "rxe",
 					       as_netdev ? names[i] : "eth0", &m);

@@ -36,7 +36,6 @@ TEST(uapi) {
 	CHECK_INTEQ(NETNS_MODE_SHARED, 1);
 }
 
-
 TEST(sys_get_bytes) {
 	static const uint8_t expected[] = {
 		0x10, 0x00, 0x00, 0x00, /* nlmsg_len 16: a header, no payload */

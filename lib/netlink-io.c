@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include "macro.h"
+#include "netlink-io.h"
+
+int netlink_open(int protocol, struct nl_sock **ret) {
+	struct timeval tv = { .tv_sec = NETLINK_TIMEOUT_SEC };
+	struct nl_sock *sk;
+	int r;
+
+	sk = nl_socket_alloc();
+	if (!sk)
+		return -ENOMEM;
+	r = nl_connect(sk, protocol);
+	if (r < 0) {
+		nl_socket_free(sk);
+		return r == -NLE_PROTO_MISMATCH ? -EPROTONOSUPPORT : -EIO;
+	}
+	/* Size each read to the message waiting (a dump reply can be larger than a page). */
+	nl_socket_enable_msg_peek(sk);
+	if (setsockopt(nl_socket_get_fd(sk), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
+		r = -errno;
+		nl_socket_free(sk);
+		return r;
+	}
+	*ret = sk;
+	return 0;
+}
+
+int netlink_transact(struct nl_sock *sk, struct nl_msg *m, netlink_reply_t fn, void *userdata) {
+	struct nlmsghdr *req = nlmsg_hdr(m);
+	bool dump = (req->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP;
+	bool ack = req->nlmsg_flags & NLM_F_ACK;
+	int result = 0, r;
+	uint32_t seq;
+
+	/* nl_send(), not nl_send_auto(): the request goes out with exactly the flags its builder
+	 * gave it (libnl's auto-ACK would add NLM_F_ACK to a dump). The kernel fills the port. */
+	seq = req->nlmsg_seq = nl_socket_use_seq(sk);
+	r = nl_send(sk, m);
+	if (r < 0)
+		return r == -NLE_NOMEM ? -ENOMEM : -EIO;
+
+	for (;;) {
+		_cleanup_free_ unsigned char *buf = NULL;
+		struct sockaddr_nl peer = { 0 };
+		struct nlmsghdr *h;
+		int n;
+
+		n = nl_recv(sk, &peer, &buf, NULL);
+		if (n == -NLE_AGAIN)
+			return -ETIMEDOUT;
+		if (n == -NLE_NOMEM)
+			return -ENOMEM;
+		if (n <= 0)
+			return -EIO;
+		if (peer.nl_pid != 0) /* only the kernel answers requests */
+			continue;
+
+		for (h = (struct nlmsghdr *) buf; nlmsg_ok(h, n); h = nlmsg_next(h, &n)) {
+			if (h->nlmsg_seq != seq || h->nlmsg_type == NLMSG_NOOP)
+				continue;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				int e; /* struct nlmsgerr's error: all we need of it */
+
+				if (h->nlmsg_len < NLMSG_LENGTH(sizeof(e)))
+					return -EBADMSG;
+				memcpy(&e, nlmsg_data(h), sizeof(e));
+				if (e > 0)
+					return -EBADMSG;
+				return e < 0 ? e : result;
+			}
+			if (h->nlmsg_type == NLMSG_DONE) {
+				int e = 0;
+
+				if (!dump)
+					continue;
+				/* a dump that failed on the way says why after NLMSG_DONE */
+				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(int)))
+					memcpy(&e, nlmsg_data(h), sizeof(e));
+				return e < 0 ? e : result;
+			}
+			if (h->nlmsg_type == NLMSG_OVERRUN)
+				return -EIO;
+			if (fn && result >= 0) {
+				r = fn(h, userdata);
+				if (r < 0)
+					result = r;
+			}
+			if (!dump && !ack)
+				return result;
+		}
+	}
+}

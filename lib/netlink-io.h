@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The one netlink request/reply transport every family uses (RDMA netlink, dcbnl, and the
+ * rtnetlink sockets libnl-route drives): a socket that never blocks longer than
+ * NETLINK_TIMEOUT_SEC, and one exchange that sends a request built elsewhere (the builders in
+ * rdmanl.c and dcbnl.c do no I/O) and reads the kernel's answers to it, checking the sequence
+ * number, up to its last word. */
+
+#include <linux/netlink.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+
+/* The kernel answers these requests synchronously; a stuck socket must not stall the daemon
+ * (well below the unit's WatchdogSec=30s). */
+#define NETLINK_TIMEOUT_SEC 5
+
+/* A socket of protocol (NETLINK_ROUTE, NETLINK_RDMA) with a receive timeout, reading big dump
+ * replies whole. -EPROTONOSUPPORT when the kernel has no such protocol (NETLINK_RDMA without
+ * ib_core), -EIO when it cannot connect. */
+int netlink_open(int protocol, struct nl_sock **ret);
+
+/* Called with each reply to the request (not the ACK, not NLMSG_DONE). What it returns < 0 is
+ * the exchange's result, once the kernel's last word has been read. */
+typedef int (*netlink_reply_t)(const struct nlmsghdr *nlh, void *userdata);
+
+/* Send m as it was built (no flags added) with the socket's next sequence number, and read the
+ * answers to it: every reply goes to fn (if any), up to the NLMSG_ERROR of a request with
+ * NLM_F_ACK, the NLMSG_DONE of a dump, or the one reply of a request with neither. Answers to
+ * other sequence numbers, and messages from anyone but the kernel, are skipped; nothing of this
+ * exchange is left on the socket. Returns 0, the kernel's error from the ACK (or after a failed
+ * dump's NLMSG_DONE), fn's first error, -ETIMEDOUT, -EIO, -EBADMSG or -ENOMEM. */
+int netlink_transact(struct nl_sock *sk, struct nl_msg *m, netlink_reply_t fn, void *userdata);
