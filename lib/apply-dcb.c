@@ -16,18 +16,6 @@
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
 
-static int dcbnl_socket(Applier *a, struct nl_sock **ret) {
-	int r;
-
-	if (!a->dcbnl) {
-		r = dcbnl_socket_open(&a->dcbnl);
-		if (r < 0)
-			return r;
-	}
-	*ret = a->dcbnl;
-	return 0;
-}
-
 /* Returns 1 when sent and the driver took it, else the outcome is set (0) or -ENOMEM. */
 static int send_set(struct nl_sock *sk, const Action *x, const DcbDiff *diff, ActionOutcome *ret) {
 	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
@@ -68,7 +56,7 @@ int apply_dcb(Applier *a, const Action *x, ActionOutcome *ret) {
 
 	if (!x->netdev)
 		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s has no netdev", x->link);
-	r = dcbnl_socket(a, &sk);
+	r = applier_dcbnl(a, &sk);
 	if (r < 0)
 		return r == -ENOMEM ? r
 				    : outcome_set(ret, APPLY_FAILED, r,

@@ -1,23 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Shared by apply.c and the apply-*.c backends only. */
+/* Shared by apply.c and the apply-*.c backends only: the handles a backend opens on first use
+ * and the Applier keeps for the next action. Each backend asks for the one it needs; the
+ * Applier itself stays opaque to them. */
 
 #include <libkmod.h>
 #include <netlink/netlink.h>
 
 #include "apply.h"
 
-struct Applier {
-	char *root;
-	int rootfd;
-	char *state_dir;
-	/* opened on first use by the backend that needs it */
-	struct kmod_ctx *kmod;
-	struct nl_sock *rtnl;
-	struct nl_sock *rdmanl;
-	struct nl_sock *dcbnl;
-};
-
-/* Close what the backends opened. */
-void applier_backends_done(Applier *a);
+/* rtnetlink for links and addresses (apply-rtnl.c), with netlink-io.c's timeout. */
+int applier_rtnl(Applier *a, struct nl_sock **ret);
+/* rtnetlink for dcbnl (apply-dcb.c). */
+int applier_dcbnl(Applier *a, struct nl_sock **ret);
+/* RDMA netlink (apply-rdmanl.c); -EPROTONOSUPPORT when ib_core is not loaded. */
+int applier_rdmanl(Applier *a, struct nl_sock **ret);
+/* libkmod (apply-kmod.c), made again when the module indexes changed under it (a kernel
+ * package update). */
+int applier_kmod(Applier *a, struct kmod_ctx **ret);

@@ -17,31 +17,6 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct kmod_module *, kmod_module_unref)
 #define RXE_MODULE	 "rdma_rxe"
 #define RXE_CRC32_MODULE "crc32_generic"
 
-/* libkmod logs errors to stderr by default; the lib does not log. */
-static void kmod_log_nothing(void *data, int priority, const char *file, int line, const char *fn,
-			     const char *format, va_list args) {
-}
-
-/* The libkmod context, created on first use, and again when the module indexes changed under
- * it (a kernel package update). */
-static int kmod_context(Applier *a, struct kmod_ctx **ret) {
-	if (a->kmod && kmod_validate_resources(a->kmod) != KMOD_RESOURCES_OK)
-		a->kmod = kmod_unref(a->kmod);
-	if (!a->kmod) {
-		struct kmod_ctx *k = kmod_new(NULL, NULL);
-
-		if (!k)
-			return -ENOMEM;
-		kmod_set_log_fn(k, kmod_log_nothing, NULL);
-		/* Without the indexes libkmod reads the files themselves (as modprobe does, it
-		 * goes on): a missing module is reported by the lookup. */
-		(void) kmod_load_resources(k);
-		a->kmod = k;
-	}
-	*ret = a->kmod;
-	return 0;
-}
-
 static const char *initstate_str(int state) {
 	if (state < 0)
 		return "not loaded";
@@ -156,7 +131,7 @@ int apply_module(Applier *a, const Action *x, ActionOutcome *ret) {
 	if (!name || !*name)
 		return outcome_set(ret, APPLY_FAILED, -EINVAL, "modules: no module name");
 
-	r = kmod_context(a, &k);
+	r = applier_kmod(a, &k);
 	if (r < 0)
 		return r;
 	r = lookup_load(k, name, name, &rxe, ret);

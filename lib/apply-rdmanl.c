@@ -29,18 +29,6 @@ static int not_here(const Applier *a, ActionOutcome *ret, const char *what) {
 		applier_root(a));
 }
 
-/* The NETLINK_RDMA socket, opened on first use. -EPROTONOSUPPORT when ib_core is not loaded. */
-static int rdmanl_socket(Applier *a, struct nl_sock **ret) {
-	if (!a->rdmanl) {
-		int r = rdmanl_socket_open(&a->rdmanl);
-
-		if (r < 0)
-			return r;
-	}
-	*ret = a->rdmanl;
-	return 0;
-}
-
 static int socket_failed(ActionOutcome *ret, const char *what, int r) {
 	if (r == -ENOMEM)
 		return r;
@@ -199,7 +187,7 @@ int apply_soft_link(Applier *a, const Action *x, ActionOutcome *ret) {
 				   "invalid RDMA link: name '%s', type %s, netdev '%s'",
 				   strna(name), strna(type), strna(ndev));
 
-	r = rdmanl_socket(a, &sk);
+	r = applier_rdmanl(a, &sk);
 	if (r < 0)
 		return socket_failed(ret, "links", r);
 
@@ -307,7 +295,7 @@ int soft_link_remove(Applier *a, const char *name, ActionOutcome *ret) {
 		return outcome_set(ret, APPLY_FAILED, r, "cannot read %s/links/%s: %s",
 				   applier_state_dir(a), name, strerror(-r));
 
-	r = rdmanl_socket(a, &sk);
+	r = applier_rdmanl(a, &sk);
 	if (r < 0)
 		return socket_failed(ret, "links", r);
 
@@ -388,7 +376,7 @@ int apply_netns_mode(Applier *a, const Action *x, ActionOutcome *ret) {
 		return outcome_set(ret, APPLY_FAILED, -EINVAL, "invalid RDMA netns mode %d",
 				   (int) want);
 
-	r = rdmanl_socket(a, &sk);
+	r = applier_rdmanl(a, &sk);
 	if (r < 0)
 		return socket_failed(ret, "system.netns-mode", r);
 

@@ -7,7 +7,6 @@
 #include <sys/socket.h>
 
 #include "apply-internal.h"
-#include "netlink-io.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct rtnl_link *, rtnl_link_put)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct rtnl_addr *, rtnl_addr_put)
@@ -40,17 +39,6 @@ static int nl_to_errno(int e) {
 	default:
 		return -EIO;
 	}
-}
-
-static int rtnl_socket(Applier *a, struct nl_sock **ret) {
-	if (!a->rtnl) {
-		int r = netlink_open(NETLINK_ROUTE, &a->rtnl);
-
-		if (r < 0)
-			return r;
-	}
-	*ret = a->rtnl;
-	return 0;
 }
 
 static int link_get(struct nl_sock *sk, const char *name, struct rtnl_link **ret) {
@@ -116,7 +104,7 @@ int apply_netdev(Applier *a, const Action *x, ActionOutcome *ret) {
 
 	if (!x->netdev)
 		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s has no netdev", x->link);
-	r = rtnl_socket(a, &sk);
+	r = applier_rtnl(a, &sk);
 	if (r < 0)
 		return r == -ENOMEM
 			       ? r

@@ -5,6 +5,20 @@
 #include <sys/stat.h>
 
 #include "apply-internal.h"
+#include "dcbnl-talk.h"
+#include "netlink-io.h"
+#include "rdmanl-talk.h"
+
+struct Applier {
+	char *root;
+	int rootfd;
+	char *state_dir;
+	/* opened on first use by the backend that needs it */
+	struct kmod_ctx *kmod;
+	struct nl_sock *rtnl;
+	struct nl_sock *rdmanl;
+	struct nl_sock *dcbnl;
+};
 
 static const char *const apply_result_table[_APPLY_RESULT_MAX] = {
 	[APPLY_CHANGED] = "changed",
@@ -77,26 +91,19 @@ int applier_new(const char *root, const char *state_dir, Applier **ret) {
 	return 0;
 }
 
-void applier_backends_done(Applier *a) {
-	a->kmod = kmod_unref(a->kmod);
-	if (a->rtnl) {
-		nl_socket_free(a->rtnl);
-		a->rtnl = NULL;
-	}
-	if (a->rdmanl) {
-		nl_socket_free(a->rdmanl);
-		a->rdmanl = NULL;
-	}
-	if (a->dcbnl) {
-		nl_socket_free(a->dcbnl);
-		a->dcbnl = NULL;
-	}
+static struct nl_sock *socket_free(struct nl_sock *sk) {
+	if (sk)
+		nl_socket_free(sk);
+	return NULL;
 }
 
 Applier *applier_free(Applier *a) {
 	if (!a)
 		return NULL;
-	applier_backends_done(a);
+	a->kmod = kmod_unref(a->kmod);
+	a->rtnl = socket_free(a->rtnl);
+	a->rdmanl = socket_free(a->rdmanl);
+	a->dcbnl = socket_free(a->dcbnl);
 	safe_close(a->rootfd);
 	free(a->root);
 	free(a->state_dir);
@@ -114,6 +121,57 @@ int applier_rootfd(const Applier *a) {
 
 const char *applier_state_dir(const Applier *a) {
 	return a->state_dir;
+}
+
+static int socket_get(struct nl_sock **sk, int (*open_fn)(struct nl_sock **),
+		      struct nl_sock **ret) {
+	if (!*sk) {
+		int r = open_fn(sk);
+
+		if (r < 0)
+			return r;
+	}
+	*ret = *sk;
+	return 0;
+}
+
+static int rtnl_open(struct nl_sock **ret) {
+	return netlink_open(NETLINK_ROUTE, ret);
+}
+
+int applier_rtnl(Applier *a, struct nl_sock **ret) {
+	return socket_get(&a->rtnl, rtnl_open, ret);
+}
+
+int applier_dcbnl(Applier *a, struct nl_sock **ret) {
+	return socket_get(&a->dcbnl, dcbnl_socket_open, ret);
+}
+
+int applier_rdmanl(Applier *a, struct nl_sock **ret) {
+	return socket_get(&a->rdmanl, rdmanl_socket_open, ret);
+}
+
+/* libkmod logs errors to stderr by default; the lib does not log. */
+static void kmod_log_nothing(void *data, int priority, const char *file, int line, const char *fn,
+			     const char *format, va_list args) {
+}
+
+int applier_kmod(Applier *a, struct kmod_ctx **ret) {
+	if (a->kmod && kmod_validate_resources(a->kmod) != KMOD_RESOURCES_OK)
+		a->kmod = kmod_unref(a->kmod);
+	if (!a->kmod) {
+		struct kmod_ctx *k = kmod_new(NULL, NULL);
+
+		if (!k)
+			return -ENOMEM;
+		kmod_set_log_fn(k, kmod_log_nothing, NULL);
+		/* Without the indexes libkmod reads the files themselves (as modprobe does, it
+		 * goes on): a missing module is reported by the lookup. */
+		(void) kmod_load_resources(k);
+		a->kmod = k;
+	}
+	*ret = a->kmod;
+	return 0;
 }
 
 int action_apply(Applier *a, const Action *x, ActionOutcome *ret) {

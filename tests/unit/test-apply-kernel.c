@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "apply-internal.h"
+#include "apply.h"
 #include "apply-rdmanl.h"
 #include "fileio.h"
 #include "tests.h"
