@@ -54,7 +54,7 @@ static int strdup_to(char **dst, const char *s) {
 /* One row per declared link key; the plan's actions for that key say whether it is pending
  * or cannot be applied, and carry the current value. Several actions for one key (addresses)
  * fold into one row: any pending one makes it pending. */
-static int settings_describe(LinkSetting *row, const LinkSettings *ls, Key key, const char *link,
+static int settings_describe(LinkSetting *row, const PortSettings *ls, Key key, const char *link,
 			     const Plan *p) {
 	const Action *pending = NULL, *unsupported = NULL;
 	int r;
@@ -62,7 +62,7 @@ static int settings_describe(LinkSetting *row, const LinkSettings *ls, Key key, 
 	for (size_t i = 0; i < p->n_actions; i++) {
 		const Action *a = &p->actions[i];
 
-		if (a->key != key || !streq(a->link, link))
+		if (a->key != key || !streq(action_subject(a), link))
 			continue;
 		if (a->unsupported) {
 			if (!unsupported)
@@ -72,7 +72,7 @@ static int settings_describe(LinkSetting *row, const LinkSettings *ls, Key key, 
 	}
 	r = strdup_to(&row->setting, key_to_string(key));
 	if (r >= 0)
-		r = link_setting_format(ls, key, &row->desired);
+		r = port_setting_format(ls, key, &row->desired);
 	if (r < 0)
 		return r;
 	if (pending) {
@@ -92,7 +92,7 @@ static int settings_describe(LinkSetting *row, const LinkSettings *ls, Key key, 
 }
 
 /* Status rows: the link keys, but qos.owner, which is a policy, not a setting. */
-#define KEYS_SHOWN (KEYS_LINK & ~KEY_BIT(KEY_QOS_OWNER))
+#define KEYS_SHOWN (KEYS_PORT & ~KEY_BIT(KEY_QOS_OWNER))
 
 static int gids_describe(LinkSetting *row, uint32_t unmet) {
 	_cleanup_free_ char *missing = NULL;
@@ -120,7 +120,7 @@ static int gids_describe(LinkSetting *row, uint32_t unmet) {
 }
 
 int link_status_describe(LinkStatus *s, const HostDevice *d, const HostPort *port,
-			 const LinkSettings *ls, char ***profiles, const Plan *p) {
+			 const PortSettings *ls, char ***profiles, const Plan *p) {
 	size_t n = 0;
 	int r;
 

@@ -59,7 +59,7 @@ void link_status_done(LinkStatus *s);
  * link d/port from the final observation and plan p. ls: what its profiles declare (NULL when
  * none matches); *profiles (their names) is taken. */
 int link_status_describe(LinkStatus *s, const HostDevice *d, const HostPort *port,
-			 const LinkSettings *ls, char ***profiles, const Plan *p);
+			 const PortSettings *ls, char ***profiles, const Plan *p);
 LinkSetting *link_status_setting(LinkStatus *s, const char *setting);
 /* "qos.pfc unsupported (DCBX is managed by ...); ..." for the settings that are not converged
  * and say why; NULL when none does. */

@@ -29,17 +29,17 @@ typedef struct Dirty {
  * those need host-level planning (create the link again), hence a full pass. */
 static bool soft_link_declared(const Config *c, const char *name) {
 	for (size_t i = 0; c && i < c->n_profiles; i++)
-		for (size_t k = 0; k < c->profiles[i]->n_links; k++)
-			if (streq(c->profiles[i]->links[k].name, name) ||
-			    streq(c->profiles[i]->links[k].netdev, name))
+		for (size_t k = 0; k < c->profiles[i]->n_soft_devices; k++)
+			if (streq(c->profiles[i]->soft_devices[k].name, name) ||
+			    streq(c->profiles[i]->soft_devices[k].netdev, name))
 				return true;
 	return false;
 }
 
 static bool soft_link_name_declared(const Config *c, const char *name) {
 	for (size_t i = 0; c && i < c->n_profiles; i++)
-		for (size_t k = 0; k < c->profiles[i]->n_links; k++)
-			if (streq(c->profiles[i]->links[k].name, name))
+		for (size_t k = 0; k < c->profiles[i]->n_soft_devices; k++)
+			if (streq(c->profiles[i]->soft_devices[k].name, name))
 				return true;
 	return false;
 }
@@ -147,21 +147,21 @@ static void log_outcome(const Action *a, const ActionOutcome *o) {
 
 	switch (o->result) {
 	case APPLY_CHANGED:
-		log_full(LOG_INFO, 0, &f, "%s: %s %s -> %s (%s)", a->link, action_setting(a),
-			 a->current ? a->current : "-", a->desired, a->profile);
+		log_full(LOG_INFO, 0, &f, "%s: %s %s -> %s (%s)", action_subject(a),
+			 action_setting(a), a->current ? a->current : "-", a->desired, a->profile);
 		break;
 	case APPLY_UNCHANGED:
-		log_full(LOG_DEBUG, 0, &f, "%s: %s already %s", a->link, action_setting(a),
-			 a->desired);
+		log_full(LOG_DEBUG, 0, &f, "%s: %s already %s", action_subject(a),
+			 action_setting(a), a->desired);
 		break;
 	case APPLY_UNSUPPORTED:
-		log_full(LOG_NOTICE, 0, &f, "%s: %s not applied: %s", a->link, action_setting(a),
-			 o->message ? o->message : "unsupported");
+		log_full(LOG_NOTICE, 0, &f, "%s: %s not applied: %s", action_subject(a),
+			 action_setting(a), o->message ? o->message : "unsupported");
 		break;
 	default:
 		f.message_id = MESSAGE_ID_ACTION_FAILED;
-		log_full(LOG_ERR, o->error, &f, "%s: failed to set %s to %s (%s): %s", a->link,
-			 action_setting(a), a->desired, a->profile,
+		log_full(LOG_ERR, o->error, &f, "%s: failed to set %s to %s (%s): %s",
+			 action_subject(a), action_setting(a), a->desired, a->profile,
 			 o->message ? o->message : "unknown error");
 	}
 }
@@ -187,7 +187,7 @@ static int failure_add(Failures *f, const Action *a, const char *error) {
 	char *s;
 	int r;
 
-	if (asprintf(&s, "%s %s", a->link, action_setting(a)) < 0)
+	if (asprintf(&s, "%s %s", action_subject(a), action_setting(a)) < 0)
 		return -ENOMEM;
 	r = strv_consume(&f->settings, s);
 	if (r >= 0)
@@ -195,9 +195,9 @@ static int failure_add(Failures *f, const Action *a, const char *error) {
 	if (r < 0)
 		return r;
 	for (size_t i = 0; f->links && f->links[i]; i++)
-		if (streq(f->links[i], a->link))
+		if (streq(f->links[i], action_subject(a)))
 			return 0;
-	r = strv_extend(&f->links, a->link);
+	r = strv_extend(&f->links, action_subject(a));
 	if (r >= 0)
 		r = strv_extend(&f->errors, error);
 	return r;
@@ -206,7 +206,7 @@ static int failure_add(Failures *f, const Action *a, const char *error) {
 static bool failure_has_setting(const Failures *f, const Action *a) {
 	char s[256];
 
-	snprintf(s, sizeof(s), "%s %s", a->link, action_setting(a));
+	snprintf(s, sizeof(s), "%s %s", action_subject(a), action_setting(a));
 	return strv_contains(f->settings, s);
 }
 
@@ -248,9 +248,9 @@ static int apply_pass(Manager *m, const Dirty *d, const Plan *p, Failures *failu
 		/* Tried and failed in an earlier pass of this reconcile: the backoff retries it. */
 		if (failure_has_setting(failures, a))
 			continue;
-		if (link_held(m, a->link, now)) {
-			if (!strv_contains(failures->held, a->link)) {
-				r = strv_extend(&failures->held, a->link);
+		if (link_held(m, action_subject(a), now)) {
+			if (!strv_contains(failures->held, action_subject(a))) {
+				r = strv_extend(&failures->held, action_subject(a));
 				if (r < 0)
 					return r;
 			}
@@ -280,18 +280,18 @@ static int apply_pass(Manager *m, const Dirty *d, const Plan *p, Failures *failu
 
 /* s: what the profiles declare for the link, NULL when none matches. */
 static LinkState link_state_compute(const Plan *p, const HostPort *port, const char *name,
-				    const LinkSettings *s, const Failures *fail,
+				    const PortSettings *s, const Failures *fail,
 				    bool *ret_waiting_gids) {
 	bool pending = false, unsupported = false;
 	uint32_t unmet;
 
-	if (!s || !(s->set & KEYS_LINK))
+	if (!s || !(s->set & KEYS_PORT))
 		return LINK_STATE_UNMANAGED;
 	unmet = gids_unmet(port, s->gids_require);
 	if (failure_find(fail, name) || strv_contains(fail->held, name))
 		return LINK_STATE_FAILED;
 	for (size_t i = 0; i < p->n_actions; i++) {
-		if (!streq(p->actions[i].link, name))
+		if (!streq(action_subject(&p->actions[i]), name))
 			continue;
 		if (p->actions[i].unsupported)
 			unsupported = true;
@@ -411,7 +411,8 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 		bool host_pending = false;
 
 		for (size_t i = 0; i < p->n_actions; i++)
-			if (streq(p->actions[i].link, "host") && !p->actions[i].unsupported)
+			if (streq(action_subject(&p->actions[i]), "host") &&
+			    !p->actions[i].unsupported)
 				host_pending = true;
 		bool held = strv_contains(fail->held, "host");
 		const LinkStatus *old = status_find(m, "host");
@@ -429,21 +430,21 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 			const HostDevice *d = &h->devices[i];
 			const HostPort *port = &d->ports[k];
 			_cleanup_strv_free_ char **profiles = NULL;
-			LinkSettings ls = { 0 };
+			PortSettings ls = { 0 };
 			const LinkStatus *old;
 			char name[128];
 			bool waiting = false;
 			LinkState st;
-			LinkFacts f;
+			PortFacts f;
 			int matched;
 
 			/* What the profiles declare for the link, once for its state and its
 			 * status rows. */
 			snprintf(name, sizeof(name), "%s/%u", d->name, port->port);
 			host_port_facts(d, port, &f);
-			matched = config_settings_for_link(m->config, &f, &ls, &profiles);
+			matched = config_settings_for_port(m->config, &f, &ls, &profiles);
 			if (matched < 0) {
-				link_settings_done(&ls);
+				port_settings_done(&ls);
 				r = matched;
 				break;
 			}
@@ -457,7 +458,7 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 			if (r >= 0)
 				r = link_status_describe(&l[n], d, port, matched > 0 ? &ls : NULL,
 							 &profiles, p);
-			link_settings_done(&ls);
+			port_settings_done(&ls);
 			if (r >= 0)
 				r = status_settings_failed(&l[n], old, fail);
 			if (r < 0) {
@@ -558,7 +559,7 @@ static int soft_links_prune(Manager *m) {
 
 		if (de->d_name[0] == '.' || soft_link_name_declared(m->config, de->d_name))
 			continue;
-		r = soft_link_remove(m->applier, de->d_name, &o);
+		r = soft_device_remove(m->applier, de->d_name, &o);
 		if (r < 0)
 			break;
 		if (o.result == APPLY_CHANGED)

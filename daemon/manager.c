@@ -335,7 +335,7 @@ int manager_link_find(Manager *m, const char *name, LinkStatus **ret) {
 		*ret = found;
 		return 0;
 	}
-	if (link_name_parse(name, device, sizeof(device), &port) < 0)
+	if (port_name_parse(name, device, sizeof(device), &port) < 0)
 		return -EINVAL;
 	for (size_t i = 0; i < m->n_links; i++) {
 		LinkStatus *s = &m->links[i];

@@ -55,7 +55,8 @@ int apply_dcb(Applier *a, const Action *x, ActionOutcome *ret) {
 	int r;
 
 	if (!x->netdev)
-		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s has no netdev", x->link);
+		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s has no netdev",
+				   action_subject(x));
 	r = applier_dcbnl(a, &sk);
 	if (r < 0)
 		return r == -ENOMEM ? r

@@ -2,7 +2,7 @@
 /* links (rxe, siw) and system.netns-mode over RDMA netlink (NLDEV; iproute2 `rdma link add`,
  * `rdma link delete`, `rdma system set netns`). Both are kernel-global: under a fixture root
  * nothing is sent. A link rdmad creates is recorded in <state dir>/links/<name> as
- * "TYPE NETDEV", and only recorded links are ever deleted (soft_link_remove()). */
+ * "TYPE NETDEV", and only recorded links are ever deleted (soft_device_remove()). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -16,7 +16,7 @@
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
 
 /* Soft RDMA devices have one port. */
-#define SOFT_LINK_PORT 1
+#define SOFT_DEVICE_PORT 1
 
 static bool on_real_root(const Applier *a) {
 	return streq(applier_root(a), "/");
@@ -87,11 +87,11 @@ static int link_record_write(const Applier *a, const char *name, const char *typ
 }
 
 /* Read the record of NAME: -ENOENT if rdmad did not create it, -EBADMSG if unreadable. */
-static int link_record_read(const Applier *a, const char *name, SoftLinkType *ret_type,
+static int link_record_read(const Applier *a, const char *name, SoftDeviceType *ret_type,
 			    char ret_ndev[static RDMANL_NDEV_NAME_MAX]) {
 	_cleanup_free_ char *path = NULL;
 	char buf[128], *sep;
-	SoftLinkType type;
+	SoftDeviceType type;
 	ssize_t n;
 
 	path = link_record_path(a, name);
@@ -106,7 +106,7 @@ static int link_record_read(const Applier *a, const char *name, SoftLinkType *re
 	if (!sep)
 		return -EBADMSG;
 	*sep++ = 0;
-	type = soft_link_type_from_string(buf);
+	type = soft_device_type_from_string(buf);
 	if (type < 0 || !netdev_name_valid(sep))
 		return -EBADMSG;
 	*ret_type = type;
@@ -128,9 +128,9 @@ static int link_record_remove(const Applier *a, const char *name) {
 
 /* Why NEWLINK failed, in the words an administrator needs (nldev_newlink(), rxe_newlink(),
  * siw_newlink(), ib_register_device()). */
-static const char *newlink_error_hint(int r, SoftLinkType type, const char *ndev, char *buf,
+static const char *newlink_error_hint(int r, SoftDeviceType type, const char *ndev, char *buf,
 				      size_t size) {
-	const char *t = soft_link_type_to_string(type);
+	const char *t = soft_device_type_to_string(type);
 
 	switch (r) {
 	case -ENODEV:
@@ -143,7 +143,7 @@ static const char *newlink_error_hint(int r, SoftLinkType type, const char *ndev
 		snprintf(buf, size, "another RDMA device has that name");
 		break;
 	case -ENOENT:
-		if (type == SOFT_LINK_RXE)
+		if (type == SOFT_DEVICE_RXE)
 			snprintf(
 				buf, size,
 				"rdma_rxe could not add %s: is crc32_generic available? (rxe needs "
@@ -159,7 +159,7 @@ static const char *newlink_error_hint(int r, SoftLinkType type, const char *ndev
 		snprintf(buf, size,
 			 "invalid argument: no %s link type (is %s loaded?), or a name the "
 			 "kernel refuses",
-			 t, soft_link_driver_to_string(type));
+			 t, soft_device_driver_to_string(type));
 		break;
 	case -EPERM:
 		snprintf(buf, size,
@@ -171,10 +171,10 @@ static const char *newlink_error_hint(int r, SoftLinkType type, const char *ndev
 	return buf;
 }
 
-int apply_soft_link(Applier *a, const Action *x, ActionOutcome *ret) {
+int apply_soft_device(Applier *a, const Action *x, ActionOutcome *ret) {
 	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
 	const char *name = x->value.name, *ndev = x->value.lower;
-	const char *type = soft_link_type_to_string(x->value.link_type);
+	const char *type = soft_device_type_to_string(x->value.link_type);
 	char have[RDMANL_NDEV_NAME_MAX], hint[256];
 	struct nl_sock *sk = NULL;
 	uint32_t index = 0;
@@ -199,7 +199,7 @@ int apply_soft_link(Applier *a, const Action *x, ActionOutcome *ret) {
 		return outcome_set(ret, APPLY_FAILED, r, "list RDMA devices (NLDEV GET): %s",
 				   strerror(-r));
 	if (r > 0) {
-		r = rdmanl_port_netdev(sk, index, SOFT_LINK_PORT, have);
+		r = rdmanl_port_netdev(sk, index, SOFT_DEVICE_PORT, have);
 		if (r == -ENOMEM)
 			return r;
 		if (r == -ENODATA)
@@ -211,7 +211,7 @@ int apply_soft_link(Applier *a, const Action *x, ActionOutcome *ret) {
 		if (r < 0)
 			return outcome_set(ret, APPLY_FAILED, r,
 					   "netdev of RDMA device %s (NLDEV PORT_GET %u/%u): %s",
-					   name, index, SOFT_LINK_PORT, strerror(-r));
+					   name, index, SOFT_DEVICE_PORT, strerror(-r));
 		if (!streq(have, ndev))
 			return outcome_set(ret, APPLY_FAILED, -EEXIST,
 					   "RDMA device %s exists on %s, not on %s: rdmad does not "
@@ -233,7 +233,7 @@ int apply_soft_link(Applier *a, const Action *x, ActionOutcome *ret) {
 		uint32_t other = 0;
 
 		if (rdmanl_dev_find(sk, name, &other) > 0 &&
-		    rdmanl_port_netdev(sk, other, SOFT_LINK_PORT, have) >= 0 && streq(have, ndev))
+		    rdmanl_port_netdev(sk, other, SOFT_DEVICE_PORT, have) >= 0 && streq(have, ndev))
 			return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
 	}
 	if (r < 0)
@@ -248,7 +248,7 @@ int apply_soft_link(Applier *a, const Action *x, ActionOutcome *ret) {
 	if (r == 0)
 		r = -EIO;
 	if (r > 0)
-		r = rdmanl_port_netdev(sk, index, SOFT_LINK_PORT, have);
+		r = rdmanl_port_netdev(sk, index, SOFT_DEVICE_PORT, have);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0 || !streq(have, ndev))
@@ -267,10 +267,10 @@ int apply_soft_link(Applier *a, const Action *x, ActionOutcome *ret) {
 	return outcome_set(ret, APPLY_CHANGED, 0, NULL);
 }
 
-int soft_link_remove(Applier *a, const char *name, ActionOutcome *ret) {
+int soft_device_remove(Applier *a, const char *name, ActionOutcome *ret) {
 	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
 	char recorded[RDMANL_NDEV_NAME_MAX], have[RDMANL_NDEV_NAME_MAX];
-	SoftLinkType type = _SOFT_LINK_INVALID;
+	SoftDeviceType type = _SOFT_DEVICE_INVALID;
 	struct nl_sock *sk = NULL;
 	uint32_t index = 0;
 	int r;
@@ -313,13 +313,13 @@ int soft_link_remove(Applier *a, const char *name, ActionOutcome *ret) {
 		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
 	}
 
-	r = rdmanl_port_netdev(sk, index, SOFT_LINK_PORT, have);
+	r = rdmanl_port_netdev(sk, index, SOFT_DEVICE_PORT, have);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0 && r != -ENODATA)
 		return outcome_set(ret, APPLY_FAILED, r,
 				   "netdev of RDMA device %s (NLDEV PORT_GET %u/%u): %s", name,
-				   index, SOFT_LINK_PORT, strerror(-r));
+				   index, SOFT_DEVICE_PORT, strerror(-r));
 	if (r == -ENODATA || !streq(have, recorded)) {
 		/* Not the device rdmad made: someone replaced it. Ours is gone. */
 		r = link_record_remove(a, name);
@@ -339,7 +339,7 @@ int soft_link_remove(Applier *a, const char *name, ActionOutcome *ret) {
 	if (r < 0)
 		return outcome_set(
 			ret, APPLY_FAILED, r, "cannot delete RDMA link %s (%s on %s, index %u): %s",
-			name, strna(soft_link_type_to_string(type)), recorded, index,
+			name, strna(soft_device_type_to_string(type)), recorded, index,
 			r == -EINVAL ? "the kernel refused it (not a soft link?)" : strerror(-r));
 
 	/* Read back. */

@@ -103,7 +103,8 @@ int apply_netdev(Applier *a, const Action *x, ActionOutcome *ret) {
 	int r;
 
 	if (!x->netdev)
-		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s has no netdev", x->link);
+		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s has no netdev",
+				   action_subject(x));
 	r = applier_rtnl(a, &sk);
 	if (r < 0)
 		return r == -ENOMEM

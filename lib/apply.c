@@ -184,7 +184,7 @@ int action_apply(Applier *a, const Action *x, ActionOutcome *ret) {
 	case KEY_MODULES:
 		return apply_module(a, x, ret);
 	case KEY_LINKS:
-		return apply_soft_link(a, x, ret);
+		return apply_soft_device(a, x, ret);
 	case KEY_SYSTEM_NETNS_MODE:
 		return apply_netns_mode(a, x, ret);
 	case KEY_NETDEV_UP:

@@ -40,7 +40,7 @@ int action_apply(Applier *a, const Action *action, ActionOutcome *ret);
 
 /* Backends (apply-*.c), dispatched by action_apply() on the action's key. */
 int apply_module(Applier *a, const Action *x, ActionOutcome *ret);
-int apply_soft_link(Applier *a, const Action *x, ActionOutcome *ret);
+int apply_soft_device(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_netns_mode(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_netdev(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_configfs(Applier *a, const Action *x, ActionOutcome *ret);

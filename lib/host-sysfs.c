@@ -258,14 +258,14 @@ static void device_read_driver(int devfd, HostDevice *d) {
 	if (read_small_at(devfd, "parent", buf, sizeof(buf)) > 0) {
 		/* Only Soft-RoCE has a "parent" attribute: the netdev it runs on. */
 		d->parent = strdup(buf);
-		d->driver = strdup(soft_link_driver_to_string(SOFT_LINK_RXE));
+		d->driver = strdup(soft_device_driver_to_string(SOFT_DEVICE_RXE));
 		return;
 	}
 	if (readlink_basename_at(devfd, "device/driver", &d->driver) < 0) {
 		/* A virtual device without a parent: siw is the other software driver, and it
 		 * is an iWARP RNIC (node type 4). */
 		if (d->node_type && strncmp(d->node_type, "4:", 2) == 0)
-			d->driver = strdup(soft_link_driver_to_string(SOFT_LINK_SIW));
+			d->driver = strdup(soft_device_driver_to_string(SOFT_DEVICE_SIW));
 		return;
 	}
 	if (readlink_basename_at(devfd, "device/subsystem", &subsystem) >= 0 &&
@@ -653,8 +653,8 @@ bool host_module_loaded(const HostState *h, const char *module) {
 	       bsearch(&key, h->modules, strv_length(h->modules), sizeof(char *), str_compare);
 }
 
-void host_port_facts(const HostDevice *d, const HostPort *p, LinkFacts *ret) {
-	*ret = (LinkFacts){
+void host_port_facts(const HostDevice *d, const HostPort *p, PortFacts *ret) {
+	*ret = (PortFacts){
 		.device = d->name,
 		.driver = d->driver,
 		.netdev = p->netdev,

@@ -126,4 +126,4 @@ const HostNetdev *host_netdev_find(const HostState *h, const char *name);
 bool host_module_loaded(const HostState *h, const char *module);
 
 /* The facts a profile matches on, pointing into h. */
-void host_port_facts(const HostDevice *d, const HostPort *p, LinkFacts *ret);
+void host_port_facts(const HostDevice *d, const HostPort *p, PortFacts *ret);

@@ -7,29 +7,29 @@
 #include "plan.h"
 
 /* One link as the planner rules see it. */
-typedef struct PlanLink {
+typedef struct PlanPort {
 	const Config *config;
 	const HostState *host;
 	const HostDevice *device;
 	const HostPort *port;
 	const HostNetdev *netdev; /* NULL: the port has none, or it is not in sysfs */
-	const LinkSettings *settings;
+	const PortSettings *settings;
 	char name[80];
-} PlanLink;
+} PlanPort;
 
 /* Add a link-scoped action for key, declared by the link's settings. */
-int plan_link_add(Plan *p, const PlanLink *l, ActionPhase phase, Key key, const char *current,
+int plan_port_add(Plan *p, const PlanPort *l, ActionPhase phase, Key key, const char *current,
 		  const char *desired, const char *unsupported);
 /* Another link on the same netdev already plans this value for key. */
 bool plan_has_netdev_action(const Plan *p, Key key, const char *netdev, const char *desired);
 /* Why the link's netdev cannot be changed (none, or not in sysfs), or NULL. */
-const char *netdev_missing(const PlanLink *l);
+const char *netdev_missing(const PlanPort *l);
 /* Another link on the same netdev wants a different value for key: the reason in buf, or NULL. */
-const char *netdev_conflict(const PlanLink *l, Key key, char *buf, size_t size);
+const char *netdev_conflict(const PlanPort *l, Key key, char *buf, size_t size);
 
 /* plan-qos.c */
-int rule_qos_pfc(Plan *p, const PlanLink *l, Key key);
-int rule_qos_ets(Plan *p, const PlanLink *l, Key key);
-int rule_qos_maxrate(Plan *p, const PlanLink *l, Key key);
-int rule_qos_dscp_map(Plan *p, const PlanLink *l, Key key);
-int rule_qos_trust(Plan *p, const PlanLink *l, Key key);
+int rule_qos_pfc(Plan *p, const PlanPort *l, Key key);
+int rule_qos_ets(Plan *p, const PlanPort *l, Key key);
+int rule_qos_maxrate(Plan *p, const PlanPort *l, Key key);
+int rule_qos_dscp_map(Plan *p, const PlanPort *l, Key key);
+int rule_qos_trust(Plan *p, const PlanPort *l, Key key);

@@ -15,7 +15,7 @@ int plan_to_json(const Plan *p, json_object **ret) {
 
 		r = json_add_object(a, NULL, &o);
 		if (r >= 0)
-			r = json_add_string(o, "link", x->link);
+			r = json_add_string(o, "link", action_subject(x));
 		if (r >= 0)
 			r = json_add_string(o, "setting", action_setting(x));
 		if (r >= 0)

@@ -10,7 +10,7 @@
 /* QoS: dcbnl IEEE state, read per netdev by host-dcb.c. */
 
 /* Why DCB cannot be planned on this link, or NULL. */
-static const char *dcb_unsupported(const PlanLink *l, char *buf, size_t size) {
+static const char *dcb_unsupported(const PlanPort *l, char *buf, size_t size) {
 	const HostNetdev *n = l->netdev;
 
 	if (netdev_missing(l))
@@ -46,18 +46,18 @@ static unsigned dscp_entries(const uint8_t prio[N_DSCP]) {
 
 /* Plan a QoS action: unsupported when DCB is, a shared netdev's conflict, or nothing when the
  * netdev already has it (or another link on it plans it). */
-static int plan_qos_add(Plan *p, const PlanLink *l, Key key, const char *current,
+static int plan_qos_add(Plan *p, const PlanPort *l, Key key, const char *current,
 			const char *desired, bool differs) {
 	char conflict[160];
 
 	if (netdev_conflict(l, key, conflict, sizeof(conflict)))
-		return plan_link_add(p, l, PHASE_QOS, key, NULL, desired, conflict);
+		return plan_port_add(p, l, PHASE_QOS, key, NULL, desired, conflict);
 	if (!differs || plan_has_netdev_action(p, key, l->netdev->name, desired))
 		return 0;
-	return plan_link_add(p, l, PHASE_QOS, key, current, desired, NULL);
+	return plan_port_add(p, l, PHASE_QOS, key, current, desired, NULL);
 }
 
-int rule_qos_pfc(Plan *p, const PlanLink *l, Key key) {
+int rule_qos_pfc(Plan *p, const PlanPort *l, Key key) {
 	char cur[32], want[32], why[160];
 	const char *unsupported;
 
@@ -66,15 +66,15 @@ int rule_qos_pfc(Plan *p, const PlanLink *l, Key key) {
 	if (!unsupported && !l->netdev->dcb.has_pfc)
 		unsupported = "the driver has no IEEE PFC (dcbnl ieee_getpfc)";
 	if (unsupported)
-		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+		return plan_port_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
 	setting_format_pfc(l->netdev->dcb.pfc.pfc_en, cur);
 	return plan_qos_add(p, l, key, cur, want,
 			    l->netdev->dcb.pfc.pfc_en != l->settings->qos_pfc);
 }
 
-int rule_qos_ets(Plan *p, const PlanLink *l, Key key) {
+int rule_qos_ets(Plan *p, const PlanPort *l, Key key) {
 	const struct ieee_ets *ets = &l->netdev->dcb.ets;
-	const LinkSettings *s = l->settings;
+	const PortSettings *s = l->settings;
 	char cur[128], want[128], why[160];
 	const char *unsupported;
 	uint8_t tsa[N_TC];
@@ -92,7 +92,7 @@ int rule_qos_ets(Plan *p, const PlanLink *l, Key key) {
 	if (!unsupported && !l->netdev->dcb.has_ets)
 		unsupported = "the driver has no IEEE ETS (dcbnl ieee_getets)";
 	if (unsupported)
-		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+		return plan_port_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
 	if (key == KEY_QOS_ETS_PRIO_TC) {
 		setting_format_u8_map("prio-tc", ets->prio_tc, cur);
 		differs = memcmp(ets->prio_tc, s->ets_prio_tc, N_PRIO) != 0;
@@ -106,8 +106,8 @@ int rule_qos_ets(Plan *p, const PlanLink *l, Key key) {
 	return plan_qos_add(p, l, key, cur, want, differs);
 }
 
-int rule_qos_maxrate(Plan *p, const PlanLink *l, Key key) {
-	const LinkSettings *s = l->settings;
+int rule_qos_maxrate(Plan *p, const PlanPort *l, Key key) {
+	const PortSettings *s = l->settings;
 	char cur[256], want[256], why[160];
 	const char *unsupported;
 	uint64_t have[N_TC];
@@ -117,7 +117,7 @@ int rule_qos_maxrate(Plan *p, const PlanLink *l, Key key) {
 	if (!unsupported && !l->netdev->dcb.has_maxrate)
 		unsupported = "the driver has no IEEE maxrate (dcbnl ieee_getmaxrate)";
 	if (unsupported)
-		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+		return plan_port_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
 	for (unsigned i = 0; i < N_TC; i++)
 		have[i] = l->netdev->dcb.maxrate.tc_maxrate[i];
 	setting_format_maxrate(have, cur);
@@ -126,7 +126,7 @@ int rule_qos_maxrate(Plan *p, const PlanLink *l, Key key) {
 
 /* qos.dscp-map is the whole DSCP app table: entries it lists are added, other DSCP entries
  * removed (IEEE_DEL). Other selectors are left alone. */
-int rule_qos_dscp_map(Plan *p, const PlanLink *l, Key key) {
+int rule_qos_dscp_map(Plan *p, const PlanPort *l, Key key) {
 	_cleanup_free_ char *cur = NULL, *want = NULL;
 	uint8_t table[N_DSCP];
 	char why[160];
@@ -138,7 +138,7 @@ int rule_qos_dscp_map(Plan *p, const PlanLink *l, Key key) {
 		return -ENOMEM;
 	unsupported = dcb_unsupported(l, why, sizeof(why));
 	if (unsupported)
-		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+		return plan_port_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
 	cur = setting_format_dscp_prio(l->netdev->dcb.dscp_prio);
 	if (!cur)
 		return -ENOMEM;
@@ -151,8 +151,8 @@ int rule_qos_dscp_map(Plan *p, const PlanLink *l, Key key) {
  * leaves it on PCP. dscp installs the default map (dscp >> 3) where there are no DSCP entries
  * at all; a declared qos.dscp-map is the table instead, and plans itself. pcp removes every
  * DSCP entry. */
-int rule_qos_trust(Plan *p, const PlanLink *l, Key key) {
-	const LinkSettings *s = l->settings;
+int rule_qos_trust(Plan *p, const PlanPort *l, Key key) {
+	const PortSettings *s = l->settings;
 	bool has_map = s->set & KEY_BIT(KEY_QOS_DSCP_MAP), map_empty = true;
 	char cur[64], why[160];
 	const char *want, *unsupported;
@@ -163,7 +163,7 @@ int rule_qos_trust(Plan *p, const PlanLink *l, Key key) {
 			map_empty = false;
 	want = setting_format_trust(s);
 	if (has_map && (s->qos_trust == QOS_TRUST_DSCP) == map_empty)
-		return plan_link_add(
+		return plan_port_add(
 			p, l, PHASE_QOS, key, NULL, want,
 			s->qos_trust == QOS_TRUST_DSCP
 				? "qos.dscp-map is empty: DSCP trust needs DSCP app "
@@ -172,7 +172,7 @@ int rule_qos_trust(Plan *p, const PlanLink *l, Key key) {
 				  "port to DSCP trust (no apptrust)");
 	unsupported = dcb_unsupported(l, why, sizeof(why));
 	if (unsupported)
-		return plan_link_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+		return plan_port_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
 	if (has_map)
 		return 0; /* qos.dscp-map's action writes the table */
 	n = dscp_entries(l->netdev->dcb.dscp_prio);

@@ -20,7 +20,7 @@ static const char *const action_phase_table[_PHASE_MAX] = {
 DEFINE_STRING_TABLE_LOOKUP(action_phase, ActionPhase)
 
 static void action_done(Action *a) {
-	free(a->link);
+	free(a->port_name);
 	free(a->device);
 	free(a->netdev);
 	free(a->current);
@@ -50,6 +50,10 @@ size_t plan_pending(const Plan *p) {
 	return n;
 }
 
+const char *action_subject(const Action *a) {
+	return a->port_name ? a->port_name : "host";
+}
+
 const char *action_setting(const Action *a) {
 	return key_to_string(a->key);
 }
@@ -57,14 +61,14 @@ const char *action_setting(const Action *a) {
 typedef struct ActionSpec {
 	ActionPhase phase;
 	Key key;
-	const char *link;
-	const PlanLink *plink; /* NULL for host actions */
+	const char *port_name; /* NULL for host actions */
+	const PlanPort *plink; /* NULL for host actions */
 	const char *current;
 	const char *desired;
 	const char *profile;
 	const char *unsupported;
-	const SoftLink *soft_link; /* links */
-	NetnsMode netns_mode;	   /* system.netns-mode */
+	const SoftDevice *soft_device; /* links */
+	NetnsMode netns_mode;	       /* system.netns-mode */
 } ActionSpec;
 
 static char *strdup_null(const char *s, bool *oom) {
@@ -79,7 +83,7 @@ static char *strdup_null(const char *s, bool *oom) {
 }
 
 static void action_value_fill(ActionValue *v, const ActionSpec *s, bool *oom) {
-	const LinkSettings *set = s->plink ? s->plink->settings : NULL;
+	const PortSettings *set = s->plink ? s->plink->settings : NULL;
 
 	switch (s->key) {
 	case KEY_ROCE_MODE:
@@ -107,9 +111,9 @@ static void action_value_fill(ActionValue *v, const ActionSpec *s, bool *oom) {
 		v->name = strdup_null(s->desired, oom);
 		break;
 	case KEY_LINKS:
-		v->name = strdup_null(s->soft_link->name, oom);
-		v->lower = strdup_null(s->soft_link->netdev, oom);
-		v->link_type = s->soft_link->type;
+		v->name = strdup_null(s->soft_device->name, oom);
+		v->lower = strdup_null(s->soft_device->netdev, oom);
+		v->link_type = s->soft_device->type;
 		break;
 	case KEY_SYSTEM_NETNS_MODE:
 		v->netns_mode = s->netns_mode;
@@ -148,7 +152,7 @@ static int plan_add(Plan *p, const ActionSpec *s) {
 	a = (Action){
 		.phase = s->phase,
 		.key = s->key,
-		.link = strdup_null(s->link, &oom),
+		.port_name = strdup_null(s->port_name, &oom),
 		.device = s->plink ? strdup_null(s->plink->device->name, &oom) : NULL,
 		.port = s->plink ? s->plink->port->port : 0,
 		.netdev = s->plink ? strdup_null(s->plink->port->netdev, &oom) : NULL,
@@ -167,12 +171,12 @@ static int plan_add(Plan *p, const ActionSpec *s) {
 }
 
 /* A link-scoped action for key, declared by the link's settings. */
-int plan_link_add(Plan *p, const PlanLink *l, ActionPhase phase, Key key, const char *current,
+int plan_port_add(Plan *p, const PlanPort *l, ActionPhase phase, Key key, const char *current,
 		  const char *desired, const char *unsupported) {
 	return plan_add(p, &(ActionSpec){
 				   .phase = phase,
 				   .key = key,
-				   .link = l->name,
+				   .port_name = l->name,
 				   .plink = l,
 				   .current = current,
 				   .desired = desired,
@@ -193,39 +197,39 @@ bool plan_has_netdev_action(const Plan *p, Key key, const char *netdev, const ch
 
 /* The rules, one per setting: compare observed with declared, add an action on a difference. */
 
-static int rule_roce_mode(Plan *p, const PlanLink *l, Key key) {
+static int rule_roce_mode(Plan *p, const PlanPort *l, Key key) {
 	const char *desired = roce_mode_to_string(l->settings->roce_mode);
 	const HostPort *port = l->port;
 
 	if (port->link_layer != LINK_LAYER_ETHERNET)
-		return plan_link_add(p, l, PHASE_CONFIGFS, key, NULL, desired,
+		return plan_port_add(p, l, PHASE_CONFIGFS, key, NULL, desired,
 				     "not a RoCE port (link layer is not Ethernet)");
 	if (l->settings->roce_mode == ROCE_MODE_V1 && streq_ptr(l->device->driver, "rdma_rxe"))
-		return plan_link_add(p, l, PHASE_CONFIGFS, key, NULL, desired,
+		return plan_port_add(p, l, PHASE_CONFIGFS, key, NULL, desired,
 				     "Soft-RoCE (rxe) implements RoCE v2 only");
 	if (port->has_roce_mode && port->roce_mode == l->settings->roce_mode)
 		return 0;
-	return plan_link_add(p, l, PHASE_CONFIGFS, key,
+	return plan_port_add(p, l, PHASE_CONFIGFS, key,
 			     port->has_roce_mode ? roce_mode_to_string(port->roce_mode) : NULL,
 			     desired, NULL);
 }
 
-static int rule_roce_tos(Plan *p, const PlanLink *l, Key key) {
+static int rule_roce_tos(Plan *p, const PlanPort *l, Key key) {
 	const HostPort *port = l->port;
 	char cur[16], want[16];
 
 	snprintf(want, sizeof(want), "%u", l->settings->roce_tos);
 	if (port->link_layer != LINK_LAYER_ETHERNET)
-		return plan_link_add(p, l, PHASE_CONFIGFS, key, NULL, want,
+		return plan_port_add(p, l, PHASE_CONFIGFS, key, NULL, want,
 				     "not a RoCE port (link layer is not Ethernet)");
 	if (port->has_roce_tos && port->roce_tos == l->settings->roce_tos)
 		return 0;
 	snprintf(cur, sizeof(cur), "%u", port->roce_tos);
-	return plan_link_add(p, l, PHASE_CONFIGFS, key, port->has_roce_tos ? cur : NULL, want,
+	return plan_port_add(p, l, PHASE_CONFIGFS, key, port->has_roce_tos ? cur : NULL, want,
 			     NULL);
 }
 
-const char *netdev_missing(const PlanLink *l) {
+const char *netdev_missing(const PlanPort *l) {
 	if (!l->port->netdev)
 		return "the link has no netdev";
 	if (!l->netdev)
@@ -233,7 +237,7 @@ const char *netdev_missing(const PlanLink *l) {
 	return NULL;
 }
 
-static bool netdev_value_differs(const LinkSettings *a, const LinkSettings *b, Key key) {
+static bool netdev_value_differs(const PortSettings *a, const PortSettings *b, Key key) {
 	switch (key) {
 	case KEY_NETDEV_UP:
 		return a->netdev_up != b->netdev_up;
@@ -265,21 +269,21 @@ static bool netdev_value_differs(const LinkSettings *a, const LinkSettings *b, K
 /* Another link on the same netdev whose profiles want a different value for key: applying
  * either would undo the other on every reconcile. Neither is applied; the plan says why.
  * Writes the reason to buf and returns it, or NULL. */
-const char *netdev_conflict(const PlanLink *l, Key key, char *buf, size_t size) {
+const char *netdev_conflict(const PlanPort *l, Key key, char *buf, size_t size) {
 	const HostState *h = l->host;
 
 	for (size_t i = 0; i < h->n_devices; i++)
 		for (size_t k = 0; k < h->devices[i].n_ports; k++) {
 			const HostDevice *d = &h->devices[i];
 			const HostPort *port = &d->ports[k];
-			LinkSettings other;
-			LinkFacts f;
+			PortSettings other;
+			PortFacts f;
 			bool differs;
 
 			if (port == l->port || !streq_ptr(port->netdev, l->port->netdev))
 				continue;
 			host_port_facts(d, port, &f);
-			if (config_settings_for_link(l->config, &f, &other, NULL) <= 0)
+			if (config_settings_for_port(l->config, &f, &other, NULL) <= 0)
 				continue;
 			differs = (other.set & KEY_BIT(key)) &&
 				  netdev_value_differs(&other, l->settings, key);
@@ -287,46 +291,46 @@ const char *netdev_conflict(const PlanLink *l, Key key, char *buf, size_t size) 
 				snprintf(buf, size,
 					 "%s/%u on the same netdev wants another value (%s)",
 					 d->name, port->port, other.origin[key]);
-			link_settings_done(&other);
+			port_settings_done(&other);
 			if (differs)
 				return buf;
 		}
 	return NULL;
 }
 
-static int rule_netdev_up(Plan *p, const PlanLink *l, Key key) {
+static int rule_netdev_up(Plan *p, const PlanPort *l, Key key) {
 	const char *desired = l->settings->netdev_up ? "up" : "down";
 
 	char conflict[160];
 
 	if (netdev_missing(l))
-		return plan_link_add(p, l, PHASE_NETDEV, key, NULL, desired, netdev_missing(l));
+		return plan_port_add(p, l, PHASE_NETDEV, key, NULL, desired, netdev_missing(l));
 	if (netdev_conflict(l, key, conflict, sizeof(conflict)))
-		return plan_link_add(p, l, PHASE_NETDEV, key, NULL, desired, conflict);
+		return plan_port_add(p, l, PHASE_NETDEV, key, NULL, desired, conflict);
 	if (l->netdev->up == l->settings->netdev_up ||
 	    plan_has_netdev_action(p, key, l->netdev->name, desired))
 		return 0;
-	return plan_link_add(p, l, PHASE_NETDEV, key, l->netdev->up ? "up" : "down", desired, NULL);
+	return plan_port_add(p, l, PHASE_NETDEV, key, l->netdev->up ? "up" : "down", desired, NULL);
 }
 
-static int rule_netdev_mtu(Plan *p, const PlanLink *l, Key key) {
+static int rule_netdev_mtu(Plan *p, const PlanPort *l, Key key) {
 	char cur[16], want[16], conflict[160];
 
 	snprintf(want, sizeof(want), "%u", l->settings->netdev_mtu);
 	if (netdev_missing(l))
-		return plan_link_add(p, l, PHASE_NETDEV, key, NULL, want, netdev_missing(l));
+		return plan_port_add(p, l, PHASE_NETDEV, key, NULL, want, netdev_missing(l));
 	if (netdev_conflict(l, key, conflict, sizeof(conflict)))
-		return plan_link_add(p, l, PHASE_NETDEV, key, NULL, want, conflict);
+		return plan_port_add(p, l, PHASE_NETDEV, key, NULL, want, conflict);
 	if (l->netdev->mtu == l->settings->netdev_mtu ||
 	    plan_has_netdev_action(p, key, l->netdev->name, want))
 		return 0;
 	snprintf(cur, sizeof(cur), "%u", l->netdev->mtu);
-	return plan_link_add(p, l, PHASE_NETDEV, key, cur, want, NULL);
+	return plan_port_add(p, l, PHASE_NETDEV, key, cur, want, NULL);
 }
 
 /* One action per declared address that is missing; addresses not declared are left alone. */
-static int rule_netdev_addresses(Plan *p, const PlanLink *l, Key key) {
-	const LinkSettings *s = l->settings;
+static int rule_netdev_addresses(Plan *p, const PlanPort *l, Key key) {
+	const PortSettings *s = l->settings;
 	int r;
 
 	for (size_t i = 0; i < s->n_addresses; i++) {
@@ -336,7 +340,7 @@ static int rule_netdev_addresses(Plan *p, const PlanLink *l, Key key) {
 		if (!want)
 			return -ENOMEM;
 		if (netdev_missing(l)) {
-			r = plan_link_add(p, l, PHASE_ADDRESSES, key, NULL, want,
+			r = plan_port_add(p, l, PHASE_ADDRESSES, key, NULL, want,
 					  netdev_missing(l));
 			if (r < 0)
 				return r;
@@ -347,34 +351,34 @@ static int rule_netdev_addresses(Plan *p, const PlanLink *l, Key key) {
 				present = true;
 		if (present || plan_has_netdev_action(p, key, l->netdev->name, want))
 			continue;
-		r = plan_link_add(p, l, PHASE_ADDRESSES, key, NULL, want, NULL);
+		r = plan_port_add(p, l, PHASE_ADDRESSES, key, NULL, want, NULL);
 		if (r < 0)
 			return r;
 	}
 	return 0;
 }
 
-static int rule_ecn(Plan *p, const PlanLink *l, Key key) {
+static int rule_ecn(Plan *p, const PlanPort *l, Key key) {
 	uint8_t want = key == KEY_ECN_ROCE_NP ? l->settings->ecn_roce_np : l->settings->ecn_roce_rp;
 	char cur[32], des[32], conflict[160];
 	uint8_t have;
 
 	setting_format_priorities(want, des);
 	if (netdev_missing(l))
-		return plan_link_add(p, l, PHASE_ECN, key, NULL, des, netdev_missing(l));
+		return plan_port_add(p, l, PHASE_ECN, key, NULL, des, netdev_missing(l));
 	if (!l->netdev->ecn_supported)
-		return plan_link_add(p, l, PHASE_ECN, key, NULL, des,
+		return plan_port_add(p, l, PHASE_ECN, key, NULL, des,
 				     "no ecn/ in the netdev's sysfs (a VF, or no mlx5 ECN sysfs)");
 	if (netdev_conflict(l, key, conflict, sizeof(conflict)))
-		return plan_link_add(p, l, PHASE_ECN, key, NULL, des, conflict);
+		return plan_port_add(p, l, PHASE_ECN, key, NULL, des, conflict);
 	have = key == KEY_ECN_ROCE_NP ? l->netdev->ecn_roce_np : l->netdev->ecn_roce_rp;
 	if (have == want || plan_has_netdev_action(p, key, l->netdev->name, des))
 		return 0;
 	setting_format_priorities(have, cur);
-	return plan_link_add(p, l, PHASE_ECN, key, cur, des, NULL);
+	return plan_port_add(p, l, PHASE_ECN, key, cur, des, NULL);
 }
 
-typedef int (*plan_rule_t)(Plan *p, const PlanLink *l, Key key);
+typedef int (*plan_rule_t)(Plan *p, const PlanPort *l, Key key);
 
 /* Per-link settings in the order they are applied. gids.require is not here: GIDs are not
  * written, they are a readiness condition the daemon waits for. */
@@ -405,7 +409,6 @@ static int plan_host_add(Plan *p, ActionPhase phase, Key key, const char *curren
 	return plan_add(p, &(ActionSpec){
 				   .phase = phase,
 				   .key = key,
-				   .link = "host",
 				   .current = current,
 				   .desired = desired,
 				   .profile = profile,
@@ -447,7 +450,7 @@ static int plan_modules(Plan *p, const Config *c, const HostState *h) {
 			continue;
 		for (size_t d = 0; d < h->n_devices && !matched; d++)
 			for (size_t k = 0; k < h->devices[d].n_ports && !matched; k++) {
-				LinkFacts f;
+				PortFacts f;
 
 				host_port_facts(&h->devices[d], &h->devices[d].ports[k], &f);
 				matched = profile_matches(prof, &f);
@@ -481,7 +484,6 @@ static int plan_system(Plan *p, const Config *c, const HostState *h) {
 		&(ActionSpec){
 			.phase = PHASE_SYSTEM,
 			.key = KEY_SYSTEM_NETNS_MODE,
-			.link = "host",
 			.current = h->has_netns_mode ? netns_mode_to_string(h->netns_mode) : NULL,
 			.desired = want,
 			.profile = last->name,
@@ -490,64 +492,64 @@ static int plan_system(Plan *p, const Config *c, const HostState *h) {
 		});
 }
 
-static int plan_link_decl_add(Plan *p, const SoftLink *l, const char *current, const char *desired,
-			      const char *profile, const char *unsupported) {
+static int plan_soft_device_add(Plan *p, const SoftDevice *l, const char *current,
+				const char *desired, const char *profile, const char *unsupported) {
 	return plan_add(p, &(ActionSpec){
 				   .phase = PHASE_LINKS,
 				   .key = KEY_LINKS,
-				   .link = "host",
 				   .current = current,
 				   .desired = desired,
 				   .profile = profile,
 				   .unsupported = unsupported,
-				   .soft_link = l,
+				   .soft_device = l,
 			   });
 }
 
-static int plan_soft_link(Plan *p, const HostState *h, const SoftLink *l, const char *profile) {
-	const char *driver = soft_link_driver_to_string(l->type);
+static int plan_soft_device(Plan *p, const HostState *h, const SoftDevice *l, const char *profile) {
+	const char *driver = soft_device_driver_to_string(l->type);
 	const HostDevice *d = host_device_find(h, l->name);
 	char desired[128], current[128];
 	int r;
 
 	snprintf(desired, sizeof(desired), "%s: %s on %s", l->name,
-		 soft_link_type_to_string(l->type), l->netdev);
+		 soft_device_type_to_string(l->type), l->netdev);
 	if (d) {
 		if (streq_ptr(d->driver, driver) && streq_ptr(d->parent, l->netdev))
 			return 0;
 		snprintf(current, sizeof(current), "%s: %s on %s", l->name, strna(d->driver),
 			 strna(d->parent));
-		return plan_link_decl_add(p, l, current, desired, profile,
-					  "a different device of that name exists; rdmad does not "
-					  "remove devices it did not create");
+		return plan_soft_device_add(
+			p, l, current, desired, profile,
+			"a different device of that name exists; rdmad does not "
+			"remove devices it did not create");
 	}
 	if (!host_netdev_find(h, l->netdev))
-		return plan_link_decl_add(p, l, NULL, desired, profile,
-					  "its netdev does not exist (yet)");
+		return plan_soft_device_add(p, l, NULL, desired, profile,
+					    "its netdev does not exist (yet)");
 	r = plan_module(p, h, driver, profile);
 	if (r < 0)
 		return r;
-	return plan_link_decl_add(p, l, NULL, desired, profile, kernel_global_unsupported(h));
+	return plan_soft_device_add(p, l, NULL, desired, profile, kernel_global_unsupported(h));
 }
 
-static int plan_soft_links(Plan *p, const Config *c, const HostState *h) {
+static int plan_soft_devices(Plan *p, const Config *c, const HostState *h) {
 	int r;
 
 	for (size_t i = 0; i < c->n_profiles; i++) {
 		const Profile *prof = c->profiles[i];
 
-		for (size_t k = 0; k < prof->n_links; k++) {
+		for (size_t k = 0; k < prof->n_soft_devices; k++) {
 			bool overridden = false;
 
 			/* A later profile declaring the same name wins. */
 			for (size_t j = i + 1; j < c->n_profiles && !overridden; j++)
-				for (size_t m = 0; m < c->profiles[j]->n_links; m++)
-					if (streq(c->profiles[j]->links[m].name,
-						  prof->links[k].name))
+				for (size_t m = 0; m < c->profiles[j]->n_soft_devices; m++)
+					if (streq(c->profiles[j]->soft_devices[m].name,
+						  prof->soft_devices[k].name))
 						overridden = true;
 			if (overridden)
 				continue;
-			r = plan_soft_link(p, h, &prof->links[k], prof->name);
+			r = plan_soft_device(p, h, &prof->soft_devices[k], prof->name);
 			if (r < 0)
 				return r;
 		}
@@ -555,18 +557,18 @@ static int plan_soft_links(Plan *p, const Config *c, const HostState *h) {
 	return 0;
 }
 
-static int plan_link(Plan *p, const Config *c, const HostState *h, const HostDevice *d,
+static int plan_port(Plan *p, const Config *c, const HostState *h, const HostDevice *d,
 		     const HostPort *port) {
-	LinkSettings s;
-	PlanLink l;
-	LinkFacts f;
+	PortSettings s;
+	PlanPort l;
+	PortFacts f;
 	int r = 0;
 
 	host_port_facts(d, port, &f);
-	r = config_settings_for_link(c, &f, &s, NULL);
+	r = config_settings_for_port(c, &f, &s, NULL);
 	if (r <= 0)
 		return r;
-	l = (PlanLink){
+	l = (PlanPort){
 		.config = c,
 		.host = h,
 		.device = d,
@@ -578,7 +580,7 @@ static int plan_link(Plan *p, const Config *c, const HostState *h, const HostDev
 	for (size_t i = 0; i < ELEMENTSOF(link_rules) && r >= 0; i++)
 		if (s.set & KEY_BIT(link_rules[i].key))
 			r = link_rules[i].rule(p, &l, link_rules[i].key);
-	link_settings_done(&s);
+	port_settings_done(&s);
 	return r;
 }
 
@@ -616,13 +618,13 @@ int plan_compute(const Config *c, const HostState *h, Plan **ret) {
 		r = plan_system(p, c, h);
 		if (r < 0)
 			return r;
-		r = plan_soft_links(p, c, h);
+		r = plan_soft_devices(p, c, h);
 		if (r < 0)
 			return r;
 	}
 	for (size_t i = 0; i < h->n_devices; i++)
 		for (size_t k = 0; k < h->devices[i].n_ports; k++) {
-			r = plan_link(p, c, h, &h->devices[i], &h->devices[i].ports[k]);
+			r = plan_port(p, c, h, &h->devices[i], &h->devices[i].ports[k]);
 			if (r < 0)
 				return r;
 		}

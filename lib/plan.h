@@ -39,23 +39,23 @@ typedef struct DcbDesired {
 /* The desired value in typed form, for the apply backends; which field is meaningful depends
  * on the action's key. */
 typedef struct ActionValue {
-	unsigned number;	/* roce.tos, netdev.mtu */
-	bool flag;		/* netdev.up */
-	RoceMode roce_mode;	/* roce.mode */
-	NetnsMode netns_mode;	/* system.netns-mode */
-	uint8_t priorities;	/* ecn.*: bit per priority */
-	Address address;	/* netdev.addresses: one per action */
-	SoftLinkType link_type; /* links */
-	char *name;		/* modules: the module; links: the device to create */
-	char *lower;		/* links: the netdev it sits on */
-	DcbDesired dcb;		/* qos.* */
+	unsigned number;	  /* roce.tos, netdev.mtu */
+	bool flag;		  /* netdev.up */
+	RoceMode roce_mode;	  /* roce.mode */
+	NetnsMode netns_mode;	  /* system.netns-mode */
+	uint8_t priorities;	  /* ecn.*: bit per priority */
+	Address address;	  /* netdev.addresses: one per action */
+	SoftDeviceType link_type; /* links */
+	char *name;		  /* modules: the module; links: the device to create */
+	char *lower;		  /* links: the netdev it sits on */
+	DcbDesired dcb;		  /* qos.* */
 } ActionValue;
 
 typedef struct Action {
 	ActionPhase phase;
 	Key key;
-	char *link;   /* "mlx5_0/1", or "host" for modules, links and system */
-	char *device; /* NULL for host actions */
+	char *port_name; /* "mlx5_0/1"; NULL for host actions (modules, links, system) */
+	char *device;	 /* NULL for host actions */
 	uint32_t port;
 	char *netdev;  /* for netdev, address and ECN actions */
 	char *current; /* NULL: absent or not known */
@@ -84,5 +84,7 @@ size_t plan_pending(const Plan *p) _pure_;
  * (plan-json.c): `rdmactl plan --json` and the daemon's Plan(). */
 typedef struct json_object json_object;
 int plan_to_json(const Plan *p, json_object **ret);
+/* The "link" column: the port's name, or "host" for host actions. */
+const char *action_subject(const Action *a) _pure_;
 /* The "setting" column: "roce.mode", "modules", "netdev.addresses", ... */
 const char *action_setting(const Action *a) _pure_;

@@ -3,7 +3,7 @@
 #include "profile.h"
 #include "strv.h"
 
-bool profile_matches(const Profile *p, const LinkFacts *f) {
+bool profile_matches(const Profile *p, const PortFacts *f) {
 	const Match *m = &p->match;
 
 	if (!glob_match_any(m->device, f->device) || !glob_match_any(m->driver, f->driver) ||
@@ -19,8 +19,8 @@ bool profile_matches(const Profile *p, const LinkFacts *f) {
 }
 
 /* Copy the keys src declares over dst, recording src's name as their origin. */
-static int link_settings_overlay(LinkSettings *dst, const LinkSettings *src, const char *origin) {
-	uint64_t set = src->set & KEYS_LINK;
+static int link_settings_overlay(PortSettings *dst, const PortSettings *src, const char *origin) {
+	uint64_t set = src->set & KEYS_PORT;
 
 	for (Key k = 0; k < _KEY_MAX; k++)
 		if (set & KEY_BIT(k))
@@ -73,10 +73,10 @@ static int link_settings_overlay(LinkSettings *dst, const LinkSettings *src, con
 	return 0;
 }
 
-int config_settings_for_link(const Config *c, const LinkFacts *f, LinkSettings *ret,
+int config_settings_for_port(const Config *c, const PortFacts *f, PortSettings *ret,
 			     char ***ret_profiles) {
 	_cleanup_strv_free_ char **names = NULL;
-	LinkSettings s = { 0 };
+	PortSettings s = { 0 };
 	int r, n = 0;
 
 	memset(s.qos_dscp_map, -1, sizeof(s.qos_dscp_map));
@@ -92,7 +92,7 @@ int config_settings_for_link(const Config *c, const LinkFacts *f, LinkSettings *
 		if (r >= 0 && !strv_contains(names, p->name))
 			r = strv_extend(&names, p->name);
 		if (r < 0) {
-			link_settings_done(&s);
+			port_settings_done(&s);
 			return r;
 		}
 		n++;

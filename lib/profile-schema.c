@@ -295,7 +295,7 @@ DEFINE_CHOICE_PARSER(qos_owner, QosOwner, _QOS_OWNER_MAX)
 DEFINE_CHOICE_PARSER(netns_mode, NetnsMode, _NETNS_MODE_MAX)
 DEFINE_CHOICE_PARSER(ets_tsa, EtsTsa, _ETS_TSA_MAX)
 DEFINE_CHOICE_PARSER(gid_requirement, GidRequirement, _GID_REQUIREMENT_MAX)
-DEFINE_CHOICE_PARSER(soft_link_type, SoftLinkType, _SOFT_LINK_MAX)
+DEFINE_CHOICE_PARSER(soft_device_type, SoftDeviceType, _SOFT_DEVICE_MAX)
 
 typedef struct AddressList {
 	Address *items;
@@ -335,7 +335,7 @@ static int address_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *n
 
 static int parse_addresses(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
 			   void *dest) {
-	LinkSettings *s = dest;
+	PortSettings *s = dest;
 	AddressList l = { 0 };
 	int r;
 
@@ -596,7 +596,7 @@ static int parse_maxrate(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *
 }
 
 int schema_check_profile(SchemaContext *ctx) {
-	const LinkSettings *s = &ctx->profile->settings;
+	const PortSettings *s = &ctx->profile->settings;
 	unsigned sum = 0, n_ets = 0;
 	char tcs[32] = "";
 
@@ -628,12 +628,12 @@ int schema_check_profile(SchemaContext *ctx) {
 }
 
 /* links: [{name: rxe0, type: rxe, netdev: veth0}, ...] */
-static int parse_soft_link(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
-			   SoftLink *ret) {
+static int parse_soft_device(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
+			     SoftDevice *ret) {
 	static const char *const fields[] = { "name", "type", "netdev" };
 	yaml_node_t *values[ELEMENTSOF(fields)] = { 0 };
 	_cleanup_free_ char *name = NULL, *netdev = NULL;
-	SoftLinkType type = _SOFT_LINK_INVALID;
+	SoftDeviceType type = _SOFT_DEVICE_INVALID;
 	const char *s = NULL;
 	int r;
 
@@ -677,7 +677,7 @@ static int parse_soft_link(SchemaContext *ctx, const SchemaKey *row, yaml_node_t
 				    "characters, no space, '/' or '%%', not . or ..)",
 				    row->path, s);
 	name = strdup(s);
-	r = parse_soft_link_type(ctx, row, values[1], &type);
+	r = parse_soft_device_type(ctx, row, values[1], &type);
 	if (r < 0)
 		return r;
 	r = expect_string(ctx, row, values[2], &s);
@@ -691,7 +691,7 @@ static int parse_soft_link(SchemaContext *ctx, const SchemaKey *row, yaml_node_t
 	netdev = strdup(s);
 	if (!name || !netdev)
 		return -ENOMEM;
-	*ret = (SoftLink){
+	*ret = (SoftDevice){
 		.name = TAKE_PTR(name),
 		.type = type,
 		.netdev = TAKE_PTR(netdev),
@@ -704,7 +704,7 @@ static int parse_soft_link(SchemaContext *ctx, const SchemaKey *row, yaml_node_t
 static int parse_links(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
 		       void *dest _unused_) {
 	Profile *p = ctx->profile;
-	SoftLink *links;
+	SoftDevice *links;
 	size_t n = 0;
 	int r, ret = 0;
 
@@ -712,15 +712,15 @@ static int parse_links(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *no
 		return schema_error(ctx, node, "'%s' expects a list, got %s", row->path,
 				    yaml_node_kind(node));
 	links = calloc(node->data.sequence.items.top - node->data.sequence.items.start + 1,
-		       sizeof(SoftLink));
+		       sizeof(SoftDevice));
 	if (!links)
 		return -ENOMEM;
 	for (yaml_node_item_t *i = node->data.sequence.items.start;
 	     i < node->data.sequence.items.top; i++) {
 		yaml_node_t *item = yaml_document_get_node(ctx->document, *i);
-		SoftLink l = { 0 };
+		SoftDevice l = { 0 };
 
-		r = parse_soft_link(ctx, row, item, &l);
+		r = parse_soft_device(ctx, row, item, &l);
 		if (r < 0) {
 			ret = r;
 			continue;
@@ -734,12 +734,12 @@ static int parse_links(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *no
 		links[n++] = l;
 	}
 	if (ret < 0) {
-		soft_links_free(links, n);
+		soft_devices_free(links, n);
 		return ret;
 	}
-	soft_links_free(p->links, p->n_links);
-	p->links = links;
-	p->n_links = n;
+	soft_devices_free(p->soft_devices, p->n_soft_devices);
+	p->soft_devices = links;
+	p->n_soft_devices = n;
 	return 0;
 }
 

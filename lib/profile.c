@@ -30,7 +30,7 @@ static const char *const key_table[_KEY_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(key, Key)
 
-void soft_links_free(SoftLink *l, size_t n) {
+void soft_devices_free(SoftDevice *l, size_t n) {
 	for (size_t i = 0; i < n; i++) {
 		free(l[i].name);
 		free(l[i].netdev);
@@ -38,9 +38,9 @@ void soft_links_free(SoftLink *l, size_t n) {
 	free(l);
 }
 
-void link_settings_done(LinkSettings *s) {
+void port_settings_done(PortSettings *s) {
 	free(s->addresses);
-	*s = (LinkSettings){ 0 };
+	*s = (PortSettings){ 0 };
 }
 
 Profile *profile_free(Profile *p) {
@@ -54,8 +54,8 @@ Profile *profile_free(Profile *p) {
 	strv_free(p->match.pci);
 	free(p->match.ports);
 	strv_free(p->modules);
-	soft_links_free(p->links, p->n_links);
-	link_settings_done(&p->settings);
+	soft_devices_free(p->soft_devices, p->n_soft_devices);
+	port_settings_done(&p->settings);
 	free(p);
 	return NULL;
 }

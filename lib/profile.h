@@ -53,7 +53,7 @@ DECLARE_STRING_TABLE_LOOKUP(key, Key)
 	(KEY_BIT(KEY_QOS_OWNER) | KEY_BIT(KEY_QOS_TRUST) | KEY_BIT(KEY_QOS_PFC) |                \
 	 KEY_BIT(KEY_QOS_DSCP_MAP) | KEY_BIT(KEY_QOS_ETS_PRIO_TC) | KEY_BIT(KEY_QOS_ETS_TC_BW) | \
 	 KEY_BIT(KEY_QOS_ETS_TSA) | KEY_BIT(KEY_QOS_MAXRATE))
-#define KEYS_LINK (((UINT64_C(1) << _KEY_MAX) - 1) & ~KEYS_MATCH & ~KEYS_HOST)
+#define KEYS_PORT (((UINT64_C(1) << _KEY_MAX) - 1) & ~KEYS_MATCH & ~KEYS_HOST)
 
 #define N_PRIO 8
 #define N_TC   8
@@ -70,15 +70,15 @@ int address_from_string(const char *s, Address *ret);
 char *address_to_string(const Address *a);
 bool address_equal(const Address *a, const Address *b) _pure_;
 
-typedef struct SoftLink {
+typedef struct SoftDevice {
 	char *name;
-	SoftLinkType type;
+	SoftDeviceType type;
 	char *netdev;
 	unsigned line, column; /* where it was declared, for later errors */
-} SoftLink;
+} SoftDevice;
 
 /* The desired state of one link, as one profile or the merge of several declares it. */
-typedef struct LinkSettings {
+typedef struct PortSettings {
 	uint64_t set; /* KEY_BIT()s of the keys below that are declared */
 	RoceMode roce_mode;
 	unsigned roce_tos;
@@ -99,11 +99,11 @@ typedef struct LinkSettings {
 	uint8_t ecn_roce_np;	   /* bit per priority */
 	uint8_t ecn_roce_rp;
 	const char *origin[_KEY_MAX]; /* name of the profile that set each key (merged only) */
-} LinkSettings;
+} PortSettings;
 
 /* The declared value of key as text ("v2", "[3,4]", "192.0.2.1/24 2001:db8::1/64"), as the
  * planner's "desired" column shows it (settings-format.c). */
-int link_setting_format(const LinkSettings *s, Key key, char **ret);
+int port_setting_format(const PortSettings *s, Key key, char **ret);
 
 typedef struct Match {
 	char **device; /* shell globs, any of */
@@ -120,27 +120,27 @@ typedef struct Profile {
 	unsigned document; /* 0-based YAML document index within the file */
 	Match match;
 	char **modules;
-	SoftLink *links;
-	size_t n_links;
+	SoftDevice *soft_devices; /* the links: key */
+	size_t n_soft_devices;
 	NetnsMode netns_mode;
-	LinkSettings settings; /* .set also carries the match and host key bits */
+	PortSettings settings; /* .set also carries the match and host key bits */
 } Profile;
 
-void soft_links_free(SoftLink *l, size_t n);
+void soft_devices_free(SoftDevice *l, size_t n);
 Profile *profile_free(Profile *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Profile *, profile_free)
-void link_settings_done(LinkSettings *s);
+void port_settings_done(PortSettings *s);
 
 /* What a link looks like to a match: facts the host model knows (NULL or 0 when unknown). */
-typedef struct LinkFacts {
+typedef struct PortFacts {
 	const char *device;
 	const char *driver;
 	const char *netdev;
 	const char *pci;
 	uint32_t port;
-} LinkFacts;
+} PortFacts;
 
-bool profile_matches(const Profile *p, const LinkFacts *f);
+bool profile_matches(const Profile *p, const PortFacts *f);
 
 /* All profiles of all drop-in files, in the order they apply. */
 typedef struct Config {
@@ -153,9 +153,9 @@ Config *config_free(Config *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Config *, config_free)
 
 /* Merge every profile that matches f, in order, key by key: a later profile's key replaces an
- * earlier one's (lists whole). Fills ret (call link_settings_done() on it) and ret_profiles,
+ * earlier one's (lists whole). Fills ret (call port_settings_done() on it) and ret_profiles,
  * the names of the matching profiles. Returns the number of matching profiles. */
-int config_settings_for_link(const Config *c, const LinkFacts *f, LinkSettings *ret,
+int config_settings_for_port(const Config *c, const PortFacts *f, PortSettings *ret,
 			     char ***ret_profiles);
 
 /* Load one YAML file (any number of documents, one profile each). Problems are added to diags

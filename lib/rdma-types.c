@@ -90,17 +90,17 @@ static const char *const netns_mode_table[_NETNS_MODE_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(netns_mode, NetnsMode)
 
-static const char *const soft_link_type_table[_SOFT_LINK_MAX] = {
-	[SOFT_LINK_RXE] = "rxe",
-	[SOFT_LINK_SIW] = "siw",
+static const char *const soft_device_type_table[_SOFT_DEVICE_MAX] = {
+	[SOFT_DEVICE_RXE] = "rxe",
+	[SOFT_DEVICE_SIW] = "siw",
 };
-DEFINE_STRING_TABLE_LOOKUP(soft_link_type, SoftLinkType)
+DEFINE_STRING_TABLE_LOOKUP(soft_device_type, SoftDeviceType)
 
-static const char *const soft_link_driver_table[_SOFT_LINK_MAX] = {
-	[SOFT_LINK_RXE] = "rdma_rxe",
-	[SOFT_LINK_SIW] = "siw",
+static const char *const soft_device_driver_table[_SOFT_DEVICE_MAX] = {
+	[SOFT_DEVICE_RXE] = "rdma_rxe",
+	[SOFT_DEVICE_SIW] = "siw",
 };
-DEFINE_STRING_TABLE_LOOKUP(soft_link_driver, SoftLinkType)
+DEFINE_STRING_TABLE_LOOKUP(soft_device_driver, SoftDeviceType)
 
 static bool name_char_ok(char c) {
 	/* printable ASCII but space; the kernel allows more, a profile has no need for it */
@@ -129,7 +129,7 @@ bool netdev_name_valid(const char *name) {
 	return name_valid(name, NETDEV_NAME_MAX, ":");
 }
 
-int link_name_parse(const char *s, char *device, size_t size, uint32_t *ret_port) {
+int port_name_parse(const char *s, char *device, size_t size, uint32_t *ret_port) {
 	const char *slash = strchr(s, '/');
 	size_t n = slash ? (size_t) (slash - s) : strlen(s);
 	unsigned long port = 0;

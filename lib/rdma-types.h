@@ -130,15 +130,15 @@ typedef enum NetnsMode {
 DECLARE_STRING_TABLE_LOOKUP(netns_mode, NetnsMode)
 
 /* Software RDMA link types that `links:` can create; also the driver name they report. */
-typedef enum SoftLinkType {
-	SOFT_LINK_RXE,
-	SOFT_LINK_SIW,
-	_SOFT_LINK_MAX,
-	_SOFT_LINK_INVALID = -EINVAL,
-} SoftLinkType;
-DECLARE_STRING_TABLE_LOOKUP(soft_link_type, SoftLinkType)
+typedef enum SoftDeviceType {
+	SOFT_DEVICE_RXE,
+	SOFT_DEVICE_SIW,
+	_SOFT_DEVICE_MAX,
+	_SOFT_DEVICE_INVALID = -EINVAL,
+} SoftDeviceType;
+DECLARE_STRING_TABLE_LOOKUP(soft_device_type, SoftDeviceType)
 /* "rdma_rxe" / "siw": the module, and the driver name profiles match on. */
-DECLARE_STRING_TABLE_LOOKUP(soft_link_driver, SoftLinkType)
+DECLARE_STRING_TABLE_LOOKUP(soft_device_driver, SoftDeviceType)
 
 /* The kernel's limits, with the terminating NUL: IB_DEVICE_NAME_MAX (include/rdma/ib_verbs.h)
  * and IFNAMSIZ. */
@@ -157,4 +157,4 @@ bool netdev_name_valid(const char *name) _pure_;
 
 /* A link name as users give it: "DEV/PORT" (port 1..255), or "DEV" (*ret_port 0: any port).
  * device gets the DEV part; -EINVAL for anything else, or a DEV that does not fit. */
-int link_name_parse(const char *s, char *device, size_t size, uint32_t *ret_port);
+int port_name_parse(const char *s, char *device, size_t size, uint32_t *ret_port);

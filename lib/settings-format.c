@@ -99,7 +99,7 @@ void setting_dscp_map_table(const int8_t map[N_DSCP], uint8_t ret[N_DSCP]) {
 		ret[d] = map[d] >= 0 ? (uint8_t) (1u << map[d]) : 0;
 }
 
-const char *setting_format_trust(const LinkSettings *s) {
+const char *setting_format_trust(const PortSettings *s) {
 	if (s->qos_trust != QOS_TRUST_DSCP)
 		return "pcp (no DSCP app entries, no apptrust)";
 	if (s->set & KEY_BIT(KEY_QOS_DSCP_MAP))
@@ -109,7 +109,7 @@ const char *setting_format_trust(const LinkSettings *s) {
 
 /* A declared value as text: for status rows of settings that are converged (no plan action
  * carries their desired value). */
-static int format_value(FILE *f, const LinkSettings *s, Key key) {
+static int format_value(FILE *f, const PortSettings *s, Key key) {
 	_cleanup_free_ char *dscp = NULL;
 	uint8_t table[N_DSCP], tsa[N_TC];
 	char buf[256];
@@ -193,7 +193,7 @@ static int format_value(FILE *f, const LinkSettings *s, Key key) {
 	return 0;
 }
 
-int link_setting_format(const LinkSettings *s, Key key, char **ret) {
+int port_setting_format(const PortSettings *s, Key key, char **ret) {
 	_cleanup_free_ char *buf = NULL;
 	size_t size = 0;
 	FILE *f;

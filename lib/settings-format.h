@@ -3,7 +3,7 @@
 
 /* How settings read as text, in the forms the tools people know print them (dcb-pfc(8),
  * dcb-ets(8), dcb-app(8)): the planner's "current" and "desired" columns, and status rows of
- * converged settings (link_setting_format()). One place, so that both always agree. */
+ * converged settings (port_setting_format()). One place, so that both always agree. */
 
 #include "profile.h"
 
@@ -22,4 +22,4 @@ char *setting_format_dscp_prio(const uint8_t prio[N_DSCP]);
 /* qos.dscp-map as the app table would hold it: a bit per priority for each DSCP value. */
 void setting_dscp_map_table(const int8_t map[N_DSCP], uint8_t ret[N_DSCP]);
 /* qos.trust as declared, with the method: "dscp (DSCP app entries dscp>>3, no apptrust)" */
-const char *setting_format_trust(const LinkSettings *s);
+const char *setting_format_trust(const PortSettings *s);

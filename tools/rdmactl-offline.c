@@ -184,15 +184,15 @@ int verb_links(const Options *o, int argc, char **argv) {
 			const HostPort *p = &d->ports[k];
 			_cleanup_strv_free_ char **profiles = NULL;
 			_cleanup_free_ char *joined = NULL;
-			LinkSettings s;
-			LinkFacts f;
+			PortSettings s;
+			PortFacts f;
 			char name[128];
 
 			host_port_facts(d, p, &f);
-			r = config_settings_for_link(c, &f, &s, &profiles);
+			r = config_settings_for_port(c, &f, &s, &profiles);
 			if (r < 0)
 				return fail(r, "links");
-			link_settings_done(&s);
+			port_settings_done(&s);
 			if (o->json) {
 				r = link_json(d, p, profiles, array);
 				if (r < 0)
@@ -221,7 +221,7 @@ typedef struct GidFilter {
 } GidFilter;
 
 static int gid_filter_parse(const char *s, GidFilter *ret) {
-	return link_name_parse(s, ret->device, sizeof(ret->device), &ret->port);
+	return port_name_parse(s, ret->device, sizeof(ret->device), &ret->port);
 }
 
 static int gid_json(const HostDevice *d, const HostPort *p, const Gid *g, json_object *array) {

@@ -24,7 +24,7 @@ static char *get(const char *path) {
 static Action action(Key key, const char *device, const char *netdev) {
 	return (Action){
 		.key = key,
-		.link = (char *) "mlx5_0/1",
+		.port_name = (char *) "mlx5_0/1",
 		.device = (char *) device,
 		.port = 1,
 		.netdev = (char *) netdev,

@@ -33,10 +33,9 @@ static Action link_action(const char *name, const char *lower) {
 	return (Action){
 		.phase = PHASE_LINKS,
 		.key = KEY_LINKS,
-		.link = (char *) "host",
 		.value = { .name = (char *) name,
 			   .lower = (char *) lower,
-			   .link_type = SOFT_LINK_RXE },
+			   .link_type = SOFT_DEVICE_RXE },
 	};
 }
 
@@ -44,7 +43,6 @@ static Action module_action(const char *name) {
 	return (Action){
 		.phase = PHASE_MODULES,
 		.key = KEY_MODULES,
-		.link = (char *) "host",
 		.value = { .name = (char *) name },
 	};
 }
@@ -53,7 +51,6 @@ static Action netns_action(NetnsMode mode) {
 	return (Action){
 		.phase = PHASE_SYSTEM,
 		.key = KEY_SYSTEM_NETNS_MODE,
-		.link = (char *) "host",
 		.value = { .netns_mode = mode },
 	};
 }
@@ -126,7 +123,7 @@ TEST(rxe_without_crc32) {
 	CHECK(exists("/sys/module/rdma_rxe"));
 	CHECK(!exists("/sys/module/crc32_generic"));
 
-	CHECK(apply_soft_link(b, &l, &o) == 0);
+	CHECK(apply_soft_device(b, &l, &o) == 0);
 	CHECK_STREQ(apply_result_to_string(o.result), "failed");
 	CHECK_INTEQ(o.error, -ENOENT);
 	CHECK_STREQ(o.message, "cannot add RDMA link rxe0 (rxe on veth0): rdma_rxe could not add "
@@ -182,71 +179,71 @@ TEST(module_errors) {
 	}
 }
 
-TEST(soft_link_add) {
+TEST(soft_device_add) {
 	ActionOutcome o = { 0 };
 	Action x = link_action("rxe0", "veth0");
 	char buf[64] = "";
 
 	CHECK(!exists("/sys/class/infiniband/rxe0"));
-	expect("rxe0 on veth0", apply_soft_link(applier, &x, &o), &o, APPLY_CHANGED, 0);
+	expect("rxe0 on veth0", apply_soft_device(applier, &x, &o), &o, APPLY_CHANGED, 0);
 	CHECK(exists("/sys/class/infiniband/rxe0"));
 	CHECK(read_small_at(AT_FDCWD, STATE_DIR "/links/rxe0", buf, sizeof(buf)) > 0);
 	CHECK_STREQ(buf, "rxe veth0");
 
 	/* converged: reads only */
-	expect("rxe0 on veth0 again", apply_soft_link(applier, &x, &o), &o, APPLY_UNCHANGED, 0);
+	expect("rxe0 on veth0 again", apply_soft_device(applier, &x, &o), &o, APPLY_UNCHANGED, 0);
 }
 
-TEST(soft_link_errors) {
+TEST(soft_device_errors) {
 	ActionOutcome o = { 0 };
 	Action other_netdev = link_action("rxe0", "veth1");
 	Action taken_netdev = link_action("rxe1", "veth0");
 	Action no_netdev = link_action("rxe2", "rdmadnone0");
 
-	expect("rxe0 on veth1", apply_soft_link(applier, &other_netdev, &o), &o, APPLY_FAILED,
+	expect("rxe0 on veth1", apply_soft_device(applier, &other_netdev, &o), &o, APPLY_FAILED,
 	       -EEXIST);
-	expect("rxe1 on veth0 (veth0 has rxe0)", apply_soft_link(applier, &taken_netdev, &o), &o,
+	expect("rxe1 on veth0 (veth0 has rxe0)", apply_soft_device(applier, &taken_netdev, &o), &o,
 	       APPLY_FAILED, -EEXIST);
 	CHECK(!exists("/sys/class/infiniband/rxe1"));
-	expect("rxe2 on a missing netdev", apply_soft_link(applier, &no_netdev, &o), &o,
+	expect("rxe2 on a missing netdev", apply_soft_device(applier, &no_netdev, &o), &o,
 	       APPLY_FAILED, -ENODEV);
 	CHECK(!exists(STATE_DIR "/links/rxe1"));
 	CHECK(!exists(STATE_DIR "/links/rxe2"));
 }
 
-TEST(soft_link_remove_only_own) {
+TEST(soft_device_remove_only_own) {
 	ActionOutcome o = { 0 };
 
 	/* a link rdmad did not create */
 	CHECK(run("rdma link add rxe1 type rxe netdev veth1") == 0);
 	CHECK(exists("/sys/class/infiniband/rxe1"));
-	expect("remove rxe1 (not rdmad's)", soft_link_remove(applier, "rxe1", &o), &o,
+	expect("remove rxe1 (not rdmad's)", soft_device_remove(applier, "rxe1", &o), &o,
 	       APPLY_UNSUPPORTED, 0);
 	CHECK(exists("/sys/class/infiniband/rxe1"));
 	CHECK(run("rdma link delete rxe1") == 0);
 
-	expect("remove rxe0", soft_link_remove(applier, "rxe0", &o), &o, APPLY_CHANGED, 0);
+	expect("remove rxe0", soft_device_remove(applier, "rxe0", &o), &o, APPLY_CHANGED, 0);
 	CHECK(!exists("/sys/class/infiniband/rxe0"));
 	CHECK(!exists(STATE_DIR "/links/rxe0"));
-	expect("remove rxe0 again", soft_link_remove(applier, "rxe0", &o), &o, APPLY_UNSUPPORTED,
+	expect("remove rxe0 again", soft_device_remove(applier, "rxe0", &o), &o, APPLY_UNSUPPORTED,
 	       0);
 }
 
-TEST(soft_link_gone_behind_our_back) {
+TEST(soft_device_gone_behind_our_back) {
 	ActionOutcome o = { 0 };
 	Action x = link_action("rxe0", "veth0");
 
-	expect("rxe0 on veth0", apply_soft_link(applier, &x, &o), &o, APPLY_CHANGED, 0);
+	expect("rxe0 on veth0", apply_soft_device(applier, &x, &o), &o, APPLY_CHANGED, 0);
 	CHECK(run("rdma link delete rxe0") == 0);
-	expect("remove rxe0 (already gone)", soft_link_remove(applier, "rxe0", &o), &o,
+	expect("remove rxe0 (already gone)", soft_device_remove(applier, "rxe0", &o), &o,
 	       APPLY_UNCHANGED, 0);
 	CHECK(!exists(STATE_DIR "/links/rxe0"));
 
 	/* recorded, then replaced by someone else's device of that name on another netdev */
-	expect("rxe0 on veth0", apply_soft_link(applier, &x, &o), &o, APPLY_CHANGED, 0);
+	expect("rxe0 on veth0", apply_soft_device(applier, &x, &o), &o, APPLY_CHANGED, 0);
 	CHECK(run("rdma link delete rxe0") == 0);
 	CHECK(run("rdma link add rxe0 type rxe netdev veth1") == 0);
-	expect("remove rxe0 (now someone else's)", soft_link_remove(applier, "rxe0", &o), &o,
+	expect("remove rxe0 (now someone else's)", soft_device_remove(applier, "rxe0", &o), &o,
 	       APPLY_UNSUPPORTED, 0);
 	CHECK(exists("/sys/class/infiniband/rxe0"));
 	CHECK(run("rdma link delete rxe0") == 0);
@@ -300,9 +297,9 @@ TEST(fixture_root) {
 
 	CHECK(applier_new("/tmp", STATE_DIR, &b) == 0);
 	expect("module under /tmp", apply_module(b, &m, &o), &o, APPLY_UNSUPPORTED, 0);
-	expect("link under /tmp", apply_soft_link(b, &l, &o), &o, APPLY_UNSUPPORTED, 0);
+	expect("link under /tmp", apply_soft_device(b, &l, &o), &o, APPLY_UNSUPPORTED, 0);
 	expect("netns mode under /tmp", apply_netns_mode(b, &n, &o), &o, APPLY_UNSUPPORTED, 0);
-	expect("remove under /tmp", soft_link_remove(b, "rxe0", &o), &o, APPLY_UNSUPPORTED, 0);
+	expect("remove under /tmp", soft_device_remove(b, "rxe0", &o), &o, APPLY_UNSUPPORTED, 0);
 	CHECK(!exists("/sys/class/infiniband/rxe0"));
 }
 
@@ -311,7 +308,7 @@ TEST(teardown) {
 }
 
 TESTS_MAIN(TEST_ENTRY(setup), TEST_ENTRY(rxe_without_crc32), TEST_ENTRY(module_rdma_rxe),
-	   TEST_ENTRY(module_errors), TEST_ENTRY(soft_link_add), TEST_ENTRY(soft_link_errors),
-	   TEST_ENTRY(soft_link_remove_only_own), TEST_ENTRY(soft_link_gone_behind_our_back),
+	   TEST_ENTRY(module_errors), TEST_ENTRY(soft_device_add), TEST_ENTRY(soft_device_errors),
+	   TEST_ENTRY(soft_device_remove_only_own), TEST_ENTRY(soft_device_gone_behind_our_back),
 	   TEST_ENTRY(netns_mode), TEST_ENTRY(netns_mode_busy), TEST_ENTRY(fixture_root),
 	   TEST_ENTRY(teardown))

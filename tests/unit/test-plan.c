@@ -76,8 +76,8 @@ static char *plan_text(const char *const *texts, HostState *h) {
 		const Action *a = &p->actions[i];
 		char line[512];
 
-		snprintf(line, sizeof(line), "%s %s %s->%s %s%s\n", a->link, action_setting(a),
-			 a->current ? a->current : "-", a->desired, a->profile,
+		snprintf(line, sizeof(line), "%s %s %s->%s %s%s\n", action_subject(a),
+			 action_setting(a), a->current ? a->current : "-", a->desired, a->profile,
 			 a->unsupported ? " (unsupported)" : "");
 		out = realloc(out, len + strlen(line) + 1);
 		strcpy(out + len, line);
@@ -150,9 +150,9 @@ TEST(unsupported) {
 	CHECK(plan_compute(c, h, &p) == 0);
 	CHECK_INTEQ(p->n_actions, 2);
 	CHECK_INTEQ(plan_pending(p), 0);
-	CHECK_STREQ(p->actions[0].link, "rxe0/1");
+	CHECK_STREQ(action_subject(&p->actions[0]), "rxe0/1");
 	CHECK(p->actions[0].unsupported && strstr(p->actions[0].unsupported, "RoCE v2 only"));
-	CHECK_STREQ(p->actions[1].link, "rxe0/1");
+	CHECK_STREQ(action_subject(&p->actions[1]), "rxe0/1");
 	CHECK_STREQ(action_setting(&p->actions[1]), "ecn.roce-np");
 	CHECK(p->actions[1].unsupported != NULL);
 	plan_free(p);
@@ -273,7 +273,7 @@ TEST(typed_values) {
 	for (size_t i = 0; p && i < p->n_actions; i++) {
 		const Action *a = &p->actions[i];
 
-		if (!streq(a->link, "host") && !streq(a->link, "mlx5_0/1"))
+		if (!streq(action_subject(a), "host") && !streq(action_subject(a), "mlx5_0/1"))
 			continue;
 		switch (a->key) {
 		case KEY_MODULES:
@@ -282,7 +282,7 @@ TEST(typed_values) {
 		case KEY_LINKS:
 			CHECK_STREQ(a->value.name, "rxe1");
 			CHECK_STREQ(a->value.lower, "veth1");
-			CHECK_INTEQ(a->value.link_type, SOFT_LINK_RXE);
+			CHECK_INTEQ(a->value.link_type, SOFT_DEVICE_RXE);
 			break;
 		case KEY_SYSTEM_NETNS_MODE:
 			CHECK_INTEQ(a->value.netns_mode, NETNS_MODE_EXCLUSIVE);

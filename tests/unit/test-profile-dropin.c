@@ -73,18 +73,18 @@ TEST(run_masks_usr_lib) {
 TEST(config_order) {
 	Diagnostics d = { 0 };
 	Config *c = NULL;
-	LinkSettings s;
-	LinkFacts f = { .device = "mlx5_0", .port = 1 };
+	PortSettings s;
+	PortFacts f = { .device = "mlx5_0", .port = 1 };
 
 	CHECK(config_load(root, NULL, &d, &c) == 0);
 	CHECK_INTEQ(d.n, 0);
 	if (!c)
 		return;
 	CHECK_INTEQ(c->n_profiles, 5);
-	CHECK_INTEQ(config_settings_for_link(c, &f, &s, NULL), 5);
+	CHECK_INTEQ(config_settings_for_port(c, &f, &s, NULL), 5);
 	CHECK_INTEQ(s.roce_tos, 8);
 	CHECK_STREQ(s.origin[KEY_ROCE_TOS], "99-local.yml");
-	link_settings_done(&s);
+	port_settings_done(&s);
 	config_free(c);
 }
 

@@ -35,13 +35,13 @@ TEST(match) {
 		NULL,
 	};
 	Config *c = config_from(texts);
-	LinkFacts mlx = { .device = "mlx5_0",
+	PortFacts mlx = { .device = "mlx5_0",
 			  .driver = "mlx5_core",
 			  .netdev = "ens1f0np0",
 			  .pci = "0000:3b:00.0",
 			  .port = 1 };
-	LinkFacts rxe = { .device = "rxe0", .driver = "rdma_rxe", .netdev = "veth0", .port = 1 };
-	LinkFacts mlx_p3 = mlx;
+	PortFacts rxe = { .device = "rxe0", .driver = "rdma_rxe", .netdev = "veth0", .port = 1 };
+	PortFacts mlx_p3 = mlx;
 
 	mlx_p3.port = 3;
 	CHECK(profile_matches(c->profiles[0], &mlx));
@@ -68,11 +68,11 @@ TEST(merge) {
 		NULL,
 	};
 	Config *c = config_from(texts);
-	LinkFacts rxe = { .device = "rxe0", .driver = "rdma_rxe", .netdev = "veth0", .port = 1 };
+	PortFacts rxe = { .device = "rxe0", .driver = "rdma_rxe", .netdev = "veth0", .port = 1 };
 	char **names = NULL;
-	LinkSettings s;
+	PortSettings s;
 
-	CHECK_INTEQ(config_settings_for_link(c, &rxe, &s, &names), 2);
+	CHECK_INTEQ(config_settings_for_port(c, &rxe, &s, &names), 2);
 	CHECK_STREQ(names[0], "00-test.yaml");
 	CHECK_STREQ(names[1], "10-test.yaml");
 	CHECK_INTEQ(strv_length(names), 2);
@@ -86,7 +86,7 @@ TEST(merge) {
 	CHECK(s.set & KEY_BIT(KEY_QOS_PFC));
 	CHECK(!(s.set & KEY_BIT(KEY_NETDEV_UP)));
 	CHECK(!(s.set & KEY_BIT(KEY_MATCH_DEVICE))); /* match keys are not settings */
-	link_settings_done(&s);
+	port_settings_done(&s);
 	strv_free(names);
 	config_free(c);
 }

@@ -285,10 +285,10 @@ TEST(full_profile) {
 	CHECK_INTEQ(p->settings.qos_maxrate[7], 100000);
 	CHECK_INTEQ(p->settings.ecn_roce_np, 0x08);
 	CHECK_INTEQ(p->settings.ecn_roce_rp, 0);
-	CHECK_INTEQ(p->n_links, 1);
-	CHECK_STREQ(p->links[0].name, "rxe0");
-	CHECK_INTEQ(p->links[0].type, SOFT_LINK_RXE);
-	CHECK_STREQ(p->links[0].netdev, "veth0");
+	CHECK_INTEQ(p->n_soft_devices, 1);
+	CHECK_STREQ(p->soft_devices[0].name, "rxe0");
+	CHECK_INTEQ(p->soft_devices[0].type, SOFT_DEVICE_RXE);
+	CHECK_STREQ(p->soft_devices[0].netdev, "veth0");
 	CHECK_INTEQ(p->netns_mode, NETNS_MODE_EXCLUSIVE);
 	for (size_t i = 0; i < n; i++)
 		profile_free(l[i]);

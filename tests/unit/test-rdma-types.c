@@ -31,8 +31,8 @@ TEST(round_trip) {
 	CHECK_TABLE(qos_owner, _QOS_OWNER_MAX);
 	CHECK_TABLE(ets_tsa, _ETS_TSA_MAX);
 	CHECK_TABLE(netns_mode, _NETNS_MODE_MAX);
-	CHECK_TABLE(soft_link_type, _SOFT_LINK_MAX);
-	CHECK_TABLE(soft_link_driver, _SOFT_LINK_MAX);
+	CHECK_TABLE(soft_device_type, _SOFT_DEVICE_MAX);
+	CHECK_TABLE(soft_device_driver, _SOFT_DEVICE_MAX);
 	CHECK_TABLE(key, _KEY_MAX);
 	CHECK_TABLE(action_phase, _PHASE_MAX);
 }
@@ -52,19 +52,19 @@ TEST(link_names) {
 	char dev[8];
 	uint32_t port = 99;
 
-	CHECK_INTEQ(link_name_parse("mlx5_0/1", dev, sizeof(dev), &port), 0);
+	CHECK_INTEQ(port_name_parse("mlx5_0/1", dev, sizeof(dev), &port), 0);
 	CHECK_STREQ(dev, "mlx5_0");
 	CHECK_INTEQ(port, 1);
-	CHECK_INTEQ(link_name_parse("rxe0", dev, sizeof(dev), &port), 0);
+	CHECK_INTEQ(port_name_parse("rxe0", dev, sizeof(dev), &port), 0);
 	CHECK_STREQ(dev, "rxe0");
 	CHECK_INTEQ(port, 0);
-	CHECK_INTEQ(link_name_parse("mlx5_0/255", dev, sizeof(dev), &port), 0);
+	CHECK_INTEQ(port_name_parse("mlx5_0/255", dev, sizeof(dev), &port), 0);
 	CHECK_INTEQ(port, 255);
 	static const char *const bad[] = { "",		 "/1",	      "mlx5_0/",    "mlx5_0/0",
 					   "mlx5_0/256", "mlx5_0/ 1", "mlx5_0/+1",  "mlx5_0/1x",
 					   "a/b/c",	 "mlx5_0/1/", "toolongname" };
 	for (size_t i = 0; i < ELEMENTSOF(bad); i++)
-		CHECK_INTEQ(link_name_parse(bad[i], dev, sizeof(dev), &port), -EINVAL);
+		CHECK_INTEQ(port_name_parse(bad[i], dev, sizeof(dev), &port), -EINVAL);
 }
 
 TESTS_MAIN(TEST_ENTRY(round_trip), TEST_ENTRY(kernel_spellings), TEST_ENTRY(link_names))
