@@ -10,7 +10,6 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "apply-rdmanl.h"
 #include "gid.h"
 #include "log.h"
 #include "manager.h"
@@ -27,51 +26,13 @@ typedef struct Dirty {
 
 /* Is name a Soft-RoCE link, or the netdev of one, that some profile declares? Events about
  * those need host-level planning (create the link again), hence a full pass. */
-static bool soft_link_declared(const Config *c, const char *name) {
+static bool soft_device_declared(const Config *c, const char *name) {
 	for (size_t i = 0; c && i < c->n_profiles; i++)
 		for (size_t k = 0; k < c->profiles[i]->n_soft_devices; k++)
 			if (streq(c->profiles[i]->soft_devices[k].name, name) ||
 			    streq(c->profiles[i]->soft_devices[k].netdev, name))
 				return true;
 	return false;
-}
-
-static bool soft_link_name_declared(const Config *c, const char *name) {
-	for (size_t i = 0; c && i < c->n_profiles; i++)
-		for (size_t k = 0; k < c->profiles[i]->n_soft_devices; k++)
-			if (streq(c->profiles[i]->soft_devices[k].name, name))
-				return true;
-	return false;
-}
-
-static bool netdev_has_rdma(const Manager *m, const char *netdev) {
-	_cleanup_free_ char *path = NULL;
-
-	if (asprintf(&path, "%s/sys/class/net/%s/device/infiniband",
-		     streq(m->root, "/") ? "" : m->root, netdev) < 0)
-		return true; /* out of memory: the safe answer */
-	return access(path, F_OK) >= 0;
-}
-
-/* The netdevs nd sits on (a VLAN's or macvlan's parent, a bond's ports): sysfs lower_* links.
- * The kernel puts the GIDs of an upper netdev's addresses into the RDMA port of the lower
- * one, so an address event on a VLAN concerns the port below it. */
-static int netdev_lowers(const Manager *m, const char *nd, char ***ret) {
-	_cleanup_free_ char *path = NULL;
-	struct dirent *de;
-	DIR *dir;
-	int r = 0;
-
-	if (asprintf(&path, "%s/sys/class/net/%s", streq(m->root, "/") ? "" : m->root, nd) < 0)
-		return -ENOMEM;
-	dir = opendir(path);
-	if (!dir)
-		return 0; /* gone meanwhile, or no such netdev under a fixture root */
-	while (r >= 0 && (de = readdir(dir)))
-		if (strncmp(de->d_name, "lower_", 6) == 0 && !strv_contains(*ret, de->d_name + 6))
-			r = strv_extend(ret, de->d_name + 6);
-	closedir(dir);
-	return r;
 }
 
 /* Turn what events touched into the devices to observe; NULL with *ret_all for everything. */
@@ -85,7 +46,7 @@ static int dirty_resolve(const Manager *m, Dirty *d, char ***ret_devices) {
 	if (!devices)
 		return -ENOMEM;
 	STRV_FOREACH (dev, d->devices) {
-		if (soft_link_declared(m->config, *dev)) {
+		if (soft_device_declared(m->config, *dev)) {
 			d->all = true;
 			return 0;
 		}
@@ -103,7 +64,7 @@ static int dirty_resolve(const Manager *m, Dirty *d, char ***ret_devices) {
 		const char *nd = netdevs[k];
 		bool known = false;
 
-		if (soft_link_declared(m->config, nd)) {
+		if (soft_device_declared(m->config, nd)) {
 			d->all = true;
 			return 0;
 		}
@@ -118,13 +79,13 @@ static int dirty_resolve(const Manager *m, Dirty *d, char ***ret_devices) {
 			}
 		if (known)
 			continue;
-		if (netdev_has_rdma(m, nd)) {
+		if (host_netdev_has_rdma(m->root, nd)) {
 			/* A netdev of an RDMA device that no link was known on: renamed, or
 			 * new. Which links it belongs to is not known here: look at everything. */
 			d->all = true;
 			return 0;
 		}
-		r = netdev_lowers(m, nd, &netdevs);
+		r = host_netdev_lowers(m->root, nd, &netdevs);
 		if (r < 0)
 			return r;
 	}
@@ -542,43 +503,6 @@ static void gids_wait_schedule(Manager *m) {
 	manager_schedule_reconcile(m, usec);
 }
 
-/* Soft-RoCE links rdmad created (recorded in <state dir>/links) that no profile declares any
- * more are deleted; links rdmad did not create are never touched. Full passes only. */
-static int soft_links_prune(Manager *m) {
-	_cleanup_free_ char *dir = NULL;
-	DIR *d;
-	int r = 0;
-
-	if (asprintf(&dir, "%s/links", m->state_dir) < 0)
-		return -ENOMEM;
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	for (struct dirent *de; r >= 0 && (de = readdir(d));) {
-		ActionOutcome o = { 0 };
-
-		if (de->d_name[0] == '.' || soft_link_name_declared(m->config, de->d_name))
-			continue;
-		r = soft_device_remove(m->applier, de->d_name, &o);
-		if (r < 0)
-			break;
-		if (o.result == APPLY_CHANGED)
-			log_info("host: removed Soft-RoCE link %s, which rdmad created and no "
-				 "profile "
-				 "declares any more",
-				 de->d_name);
-		else if (o.result == APPLY_FAILED)
-			log_full(LOG_ERR, o.error,
-				 &(LogFields){ .device = de->d_name,
-					       .message_id = MESSAGE_ID_ACTION_FAILED },
-				 "host: failed to remove Soft-RoCE link %s: %s", de->d_name,
-				 o.message ? o.message : strerror(-o.error));
-		action_outcome_done(&o);
-	}
-	closedir(d);
-	return r;
-}
-
 static int observe_and_plan(Manager *m, char *const *only, HostState **h, Plan **p) {
 	*h = host_state_free(*h);
 	*p = plan_free(*p);
@@ -587,6 +511,11 @@ static int observe_and_plan(Manager *m, char *const *only, HostState **h, Plan *
 	r = host_observe_devices_only(m->root, HOST_OBSERVE_ALL, only, h);
 	if (r < 0)
 		return r;
+	if (!only) {
+		r = host_records_observe(*h, m->state_dir);
+		if (r < 0)
+			return r;
+	}
 	return plan_compute(m->config, *h, p);
 }
 
@@ -614,12 +543,6 @@ int manager_reconcile(Manager *m) {
 		goto finish;
 	if (!d.all && strv_length(only) == 0)
 		goto finish; /* events about netdevs no link uses */
-
-	if (d.all) {
-		r = soft_links_prune(m);
-		if (r < 0)
-			goto finish;
-	}
 
 	/* Observe, plan, apply; again while something changed (a module loaded makes a link
 	 * appear, whose settings come next). The last plan is what is left to do. */

@@ -380,6 +380,9 @@ int manager_plan(const Manager *m, Plan **ret) {
 	r = host_observe(m->root, HOST_OBSERVE_ALL & ~HOST_OBSERVE_GIDS, &h);
 	if (r < 0)
 		return r;
+	r = host_records_observe(h, m->state_dir);
+	if (r < 0)
+		return r;
 	return plan_compute(m->config ? m->config : &empty, h, ret);
 }
 

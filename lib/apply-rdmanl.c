@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* links (rxe, siw) and system.netns-mode over RDMA netlink (NLDEV; iproute2 `rdma link add`,
- * `rdma link delete`, `rdma system set netns`). Both are kernel-global: under a fixture root
- * nothing is sent. A link rdmad creates is recorded in <state dir>/links/<name> as
- * "TYPE NETDEV", and only recorded links are ever deleted (soft_device_remove()). */
+/* links: (soft RDMA devices, rxe and siw) and system.netns-mode over RDMA netlink (NLDEV;
+ * iproute2 `rdma link add`, `rdma link delete`, `rdma system set netns`). Both are
+ * kernel-global: under a fixture root nothing is sent. A device rdmad creates is recorded
+ * (soft-device-record.c), and only a recorded one is ever deleted. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
 #include "apply-internal.h"
-#include "apply-rdmanl.h"
-#include "fileio.h"
+#include "soft-device-record.h"
 #include "netlink-io.h"
 #include "rdmanl-talk.h"
 
@@ -38,90 +37,6 @@ static int socket_failed(ActionOutcome *ret, const char *what, int r) {
 				   what);
 	return outcome_set(ret, APPLY_FAILED, r, "%s: cannot open an RDMA netlink socket: %s", what,
 			   strerror(-r));
-}
-
-/* ---- the record of links rdmad created ---------------------------------------------------- */
-
-static char *link_record_path(const Applier *a, const char *name) {
-	char *p;
-
-	if (asprintf(&p, "%s/links/%s", applier_state_dir(a), name) < 0)
-		return NULL;
-	return p;
-}
-
-/* Write <state dir>/links/NAME = "TYPE NETDEV\n", atomically. */
-static int link_record_write(const Applier *a, const char *name, const char *type,
-			     const char *ndev) {
-	_cleanup_free_ char *dir = NULL, *path = NULL, *tmp = NULL, *line = NULL;
-	_cleanup_close_ int fd = -EBADF;
-	ssize_t n;
-	int len;
-
-	path = link_record_path(a, name);
-	if (!path || asprintf(&dir, "%s/links", applier_state_dir(a)) < 0 ||
-	    asprintf(&tmp, "%s/.#%sXXXXXX", dir, name) < 0)
-		return -ENOMEM;
-	len = asprintf(&line, "%s %s\n", type, ndev);
-	if (len < 0)
-		return -ENOMEM;
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, line, (size_t) len);
-	if (n != len || fchmod(fd, 0644) < 0) {
-		int r = n < 0 || n == len ? negative_errno() : -EIO;
-
-		(void) unlink(tmp);
-		return r;
-	}
-	if (rename(tmp, path) < 0) {
-		int r = -errno;
-
-		(void) unlink(tmp);
-		return r;
-	}
-	return 0;
-}
-
-/* Read the record of NAME: -ENOENT if rdmad did not create it, -EBADMSG if unreadable. */
-static int link_record_read(const Applier *a, const char *name, SoftDeviceType *ret_type,
-			    char ret_ndev[static RDMANL_NDEV_NAME_MAX]) {
-	_cleanup_free_ char *path = NULL;
-	char buf[128], *sep;
-	SoftDeviceType type;
-	ssize_t n;
-
-	path = link_record_path(a, name);
-	if (!path)
-		return -ENOMEM;
-	n = read_small_at(AT_FDCWD, path, buf, sizeof(buf));
-	if (n == -EFBIG)
-		return -EBADMSG;
-	if (n < 0)
-		return (int) n;
-	sep = strchr(buf, ' ');
-	if (!sep)
-		return -EBADMSG;
-	*sep++ = 0;
-	type = soft_device_type_from_string(buf);
-	if (type < 0 || !netdev_name_valid(sep))
-		return -EBADMSG;
-	*ret_type = type;
-	memcpy(ret_ndev, sep, strlen(sep) + 1);
-	return 0;
-}
-
-static int link_record_remove(const Applier *a, const char *name) {
-	_cleanup_free_ char *path = link_record_path(a, name);
-
-	if (!path)
-		return -ENOMEM;
-	if (unlink(path) < 0 && errno != ENOENT)
-		return -errno;
-	return 0;
 }
 
 /* ---- links ------------------------------------------------------------------------------ */
@@ -256,7 +171,7 @@ int apply_soft_device(Applier *a, const Action *x, ActionOutcome *ret) {
 				   "RDMA link %s was added, but does not read back as %s on %s",
 				   name, type, ndev);
 
-	r = link_record_write(a, name, type, ndev);
+	r = soft_device_record_write(applier_state_dir(a), name, x->value.link_type, ndev);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
@@ -267,15 +182,14 @@ int apply_soft_device(Applier *a, const Action *x, ActionOutcome *ret) {
 	return outcome_set(ret, APPLY_CHANGED, 0, NULL);
 }
 
-int soft_device_remove(Applier *a, const char *name, ActionOutcome *ret) {
+int apply_soft_device_remove(Applier *a, const Action *x, ActionOutcome *ret) {
 	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
-	char recorded[RDMANL_NDEV_NAME_MAX], have[RDMANL_NDEV_NAME_MAX];
-	SoftDeviceType type = _SOFT_DEVICE_INVALID;
+	_cleanup_(soft_device_record_done) SoftDeviceRecord rec = { 0 };
+	const char *name = x->value.name, *recorded;
+	char have[RDMANL_NDEV_NAME_MAX];
 	struct nl_sock *sk = NULL;
 	uint32_t index = 0;
 	int r;
-
-	*ret = (ActionOutcome){ 0 };
 
 	if (!on_real_root(a))
 		return not_here(a, ret, "links");
@@ -283,7 +197,7 @@ int soft_device_remove(Applier *a, const char *name, ActionOutcome *ret) {
 		return outcome_set(ret, APPLY_FAILED, -EINVAL, "invalid RDMA link name '%s'",
 				   strna(name));
 
-	r = link_record_read(a, name, &type, recorded);
+	r = soft_device_record_read(applier_state_dir(a), name, &rec);
 	if (r == -ENOMEM)
 		return r;
 	if (r == -ENOENT)
@@ -294,6 +208,7 @@ int soft_device_remove(Applier *a, const char *name, ActionOutcome *ret) {
 	if (r < 0)
 		return outcome_set(ret, APPLY_FAILED, r, "cannot read %s/links/%s: %s",
 				   applier_state_dir(a), name, strerror(-r));
+	recorded = rec.netdev;
 
 	r = applier_rdmanl(a, &sk);
 	if (r < 0)
@@ -307,7 +222,7 @@ int soft_device_remove(Applier *a, const char *name, ActionOutcome *ret) {
 				   strerror(-r));
 	if (r == 0) {
 		/* gone already (its netdev went away, or someone deleted it) */
-		r = link_record_remove(a, name);
+		r = soft_device_record_remove(applier_state_dir(a), name);
 		if (r == -ENOMEM)
 			return r;
 		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
@@ -321,11 +236,12 @@ int soft_device_remove(Applier *a, const char *name, ActionOutcome *ret) {
 				   "netdev of RDMA device %s (NLDEV PORT_GET %u/%u): %s", name,
 				   index, SOFT_DEVICE_PORT, strerror(-r));
 	if (r == -ENODATA || !streq(have, recorded)) {
-		/* Not the device rdmad made: someone replaced it. Ours is gone. */
-		r = link_record_remove(a, name);
+		/* Not the device rdmad made: someone replaced it. Ours is gone, and theirs is
+		 * left alone: only the record goes. */
+		r = soft_device_record_remove(applier_state_dir(a), name);
 		if (r == -ENOMEM)
 			return r;
-		return outcome_set(ret, APPLY_UNSUPPORTED, 0,
+		return outcome_set(ret, APPLY_UNCHANGED, 0,
 				   "RDMA device %s is not on %s, where rdmad created it: someone "
 				   "else's, left alone",
 				   name, recorded);
@@ -339,7 +255,7 @@ int soft_device_remove(Applier *a, const char *name, ActionOutcome *ret) {
 	if (r < 0)
 		return outcome_set(
 			ret, APPLY_FAILED, r, "cannot delete RDMA link %s (%s on %s, index %u): %s",
-			name, strna(soft_device_type_to_string(type)), recorded, index,
+			name, strna(soft_device_type_to_string(rec.type)), recorded, index,
 			r == -EINVAL ? "the kernel refused it (not a soft link?)" : strerror(-r));
 
 	/* Read back. */
@@ -350,7 +266,7 @@ int soft_device_remove(Applier *a, const char *name, ActionOutcome *ret) {
 		return outcome_set(ret, APPLY_FAILED, r < 0 ? r : -EIO,
 				   "RDMA link %s is still listed after DELLINK", name);
 
-	r = link_record_remove(a, name);
+	r = soft_device_record_remove(applier_state_dir(a), name);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)

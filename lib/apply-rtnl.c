@@ -41,9 +41,14 @@ static int nl_to_errno(int e) {
 	}
 }
 
-static int link_get(struct nl_sock *sk, const char *name, struct rtnl_link **ret) {
-	int r = rtnl_link_get_kernel(sk, 0, name, ret);
+/* By ifindex, as observed: a netdev renamed since (udev, another tool) is still the one the
+ * plan was made for, and a new netdev that took its name is not. */
+static int link_get(struct nl_sock *sk, int ifindex, struct rtnl_link **ret) {
+	int r;
 
+	if (ifindex <= 0)
+		return -ENODEV;
+	r = rtnl_link_get_kernel(sk, ifindex, NULL, ret);
 	return r < 0 ? nl_to_errno(r) : 0;
 }
 
@@ -110,11 +115,11 @@ int apply_netdev(Applier *a, const Action *x, ActionOutcome *ret) {
 		return r == -ENOMEM
 			       ? r
 			       : outcome_set(ret, APPLY_FAILED, r, "cannot open rtnetlink socket");
-	r = link_get(sk, x->netdev, &link);
+	r = link_get(sk, x->ifindex, &link);
 	if (r < 0)
 		return r == -ENOMEM ? r
-				    : outcome_set(ret, APPLY_FAILED, r, "netdev %s: %s", x->netdev,
-						  strerror(-r));
+				    : outcome_set(ret, APPLY_FAILED, r, "netdev %s (ifindex %d): %s",
+						  x->netdev, x->ifindex, strerror(-r));
 
 	if (x->key == KEY_NETDEV_ADDRESSES)
 		return address_apply(sk, link, x, ret);
@@ -140,7 +145,7 @@ int apply_netdev(Applier *a, const Action *x, ActionOutcome *ret) {
 		return outcome_set(ret, APPLY_FAILED, r, "set %s of %s to %s: %s",
 				   action_setting(x), x->netdev, x->desired, strerror(-r));
 	}
-	r = link_get(sk, x->netdev, &after);
+	r = link_get(sk, x->ifindex, &after);
 	if (r < 0)
 		return outcome_set(ret, APPLY_FAILED, r, "netdev %s vanished after setting %s",
 				   x->netdev, action_setting(x));

@@ -184,6 +184,8 @@ int action_apply(Applier *a, const Action *x, ActionOutcome *ret) {
 	case KEY_MODULES:
 		return apply_module(a, x, ret);
 	case KEY_LINKS:
+		if (x->value.remove)
+			return apply_soft_device_remove(a, x, ret);
 		return apply_soft_device(a, x, ret);
 	case KEY_SYSTEM_NETNS_MODE:
 		return apply_netns_mode(a, x, ret);

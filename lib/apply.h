@@ -41,6 +41,10 @@ int action_apply(Applier *a, const Action *action, ActionOutcome *ret);
 /* Backends (apply-*.c), dispatched by action_apply() on the action's key. */
 int apply_module(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_soft_device(Applier *a, const Action *x, ActionOutcome *ret);
+/* Delete a soft device rdmad created, while it is still on the netdev recorded; one rdmad did
+ * not create is left alone (APPLY_UNSUPPORTED, saying so), one gone already is
+ * APPLY_UNCHANGED. The record is removed once the device is gone. */
+int apply_soft_device_remove(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_netns_mode(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_netdev(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_configfs(Applier *a, const Action *x, ActionOutcome *ret);

@@ -45,6 +45,7 @@ static int links_observe(struct nl_sock *sk, HostState *h, int *live) {
 		if (!l)
 			continue;
 		live[i] = rtnl_link_get_ifindex(l);
+		h->netdevs[i].ifindex = live[i];
 		h->netdevs[i].mtu = rtnl_link_get_mtu(l);
 		h->netdevs[i].up = rtnl_link_get_flags(l) & IFF_UP;
 		rtnl_link_put(l);

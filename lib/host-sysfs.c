@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* RDMA devices, their ports, GID tables and rdma_cm configfs, from sysfs under a root. */
 #include <dirent.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -8,7 +9,7 @@
 
 #include "fileio.h"
 #include "gid.h"
-#include "host.h"
+#include "host-internal.h"
 #include "strv.h"
 
 static int errors_add(char ***errors, const char *format, ...) _printf_(2, 3);
@@ -373,7 +374,7 @@ static int device_observe(int classfd, int cmfd, const char *name, HostObserveFl
 	return r;
 }
 
-static void host_device_done(HostDevice *d) {
+void host_device_done(HostDevice *d) {
 	free(d->name);
 	free(d->node_guid);
 	free(d->node_type);
@@ -387,37 +388,11 @@ static void host_device_done(HostDevice *d) {
 	strv_free(d->errors);
 }
 
-static void host_netdev_done(HostNetdev *n) {
-	free(n->name);
-	free(n->operstate);
-	free(n->addresses);
-}
-
-HostState *host_state_free(HostState *h) {
-	if (!h)
-		return NULL;
-	for (size_t i = 0; i < h->n_devices; i++)
-		host_device_done(&h->devices[i]);
-	free(h->devices);
-	for (size_t i = 0; i < h->n_netdevs; i++)
-		host_netdev_done(&h->netdevs[i]);
-	free(h->netdevs);
-	strv_free(h->modules);
-	free(h->root);
-	free(h);
-	return NULL;
-}
-
 static int device_compare(const void *a, const void *b) {
 	return strcmp(((const HostDevice *) a)->name, ((const HostDevice *) b)->name);
 }
 
-static int netdev_compare(const void *a, const void *b) {
-	return strcmp(((const HostNetdev *) a)->name, ((const HostNetdev *) b)->name);
-}
-
-static int host_observe_devices(HostState *h, int rootfd, HostObserveFlags flags,
-				char *const *only) {
+int host_devices_observe(HostState *h, int rootfd, HostObserveFlags flags, char *const *only) {
 	_cleanup_close_ int classfd = -EBADF, cmfd = -EBADF;
 	size_t n_alloc = 0;
 	DIR *dir;
@@ -452,213 +427,10 @@ static int host_observe_devices(HostState *h, int rootfd, HostObserveFlags flags
 	return r;
 }
 
-static void ecn_read(int netfd, const char *name, const char *kind, HostNetdev *n, uint8_t *mask) {
-	char path[128], buf[16];
-
-	for (unsigned prio = 0; prio < N_PRIO; prio++) {
-		snprintf(path, sizeof(path), "%s/ecn/%s/enable/%u", name, kind, prio);
-		if (read_small_at(netfd, path, buf, sizeof(buf)) < 0) {
-			n->ecn_supported = false;
-			return;
-		}
-		if (streq(buf, "1"))
-			*mask |= (uint8_t) (1u << prio);
-	}
-}
-
-static int netdev_observe(int netfd, const char *name, HostNetdev *ret) {
-	HostNetdev n = { 0 };
-	char path[128], buf[64];
-	struct stat st;
-
-	n.name = strdup(name);
-	if (!n.name)
-		return -ENOMEM;
-	snprintf(path, sizeof(path), "%s/ifindex", name);
-	if (read_small_at(netfd, path, buf, sizeof(buf)) > 0)
-		n.ifindex = (int) strtol(buf, NULL, 10);
-	snprintf(path, sizeof(path), "%s/mtu", name);
-	if (read_small_at(netfd, path, buf, sizeof(buf)) > 0)
-		n.mtu = (unsigned) strtoul(buf, NULL, 10);
-	snprintf(path, sizeof(path), "%s/flags", name);
-	if (read_small_at(netfd, path, buf, sizeof(buf)) > 0)
-		n.up = strtoul(buf, NULL, 16) & 0x1; /* IFF_UP */
-	snprintf(path, sizeof(path), "%s/operstate", name);
-	(void) read_line_at(netfd, path, &n.operstate);
-
-	snprintf(path, sizeof(path), "%s/ecn", name);
-	n.ecn_supported = fstatat(netfd, path, &st, 0) >= 0;
-	if (n.ecn_supported)
-		ecn_read(netfd, name, "roce_np", &n, &n.ecn_roce_np);
-	if (n.ecn_supported)
-		ecn_read(netfd, name, "roce_rp", &n, &n.ecn_roce_rp);
-	*ret = n;
-	return 0;
-}
-
-static int host_add_netdev(HostState *h, int netfd, const char *name, size_t *n_alloc) {
-	HostNetdev n;
-	int r;
-
-	if (name[0] == '.' || strlen(name) >= IF_NAMESIZE)
-		return 0;
-	for (size_t i = 0; i < h->n_netdevs; i++)
-		if (streq(h->netdevs[i].name, name))
-			return 0;
-	r = GREEDY_REALLOC(h->netdevs, *n_alloc, h->n_netdevs + 1);
-	if (r < 0)
-		return r;
-	r = netdev_observe(netfd, name, &n);
-	if (r < 0)
-		return r;
-	h->netdevs[h->n_netdevs++] = n;
-	return 0;
-}
-
-/* Every netdev, or (partial) only those the observed ports sit on. */
-static int host_observe_netdevs(HostState *h, int rootfd) {
-	_cleanup_close_ int netfd = -EBADF;
-	size_t n_alloc = 0;
-	DIR *dir;
-	int r = 0;
-
-	netfd = openat(rootfd, "sys/class/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (netfd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (h->partial) {
-		for (size_t i = 0; r >= 0 && i < h->n_devices; i++)
-			for (size_t k = 0; r >= 0 && k < h->devices[i].n_ports; k++) {
-				const char *name = h->devices[i].ports[k].netdev;
-				struct stat st;
-
-				if (name && fstatat(netfd, name, &st, 0) >= 0)
-					r = host_add_netdev(h, netfd, name, &n_alloc);
-			}
-	} else {
-		dir = fdopendir(dup(netfd));
-		if (!dir)
-			return -errno;
-		for (struct dirent *de; r >= 0 && (de = readdir(dir));)
-			r = host_add_netdev(h, netfd, de->d_name, &n_alloc);
-		closedir(dir);
-	}
-	if (h->n_netdevs > 1)
-		qsort(h->netdevs, h->n_netdevs, sizeof(HostNetdev), netdev_compare);
-	return r;
-}
-
-static int host_observe_modules(HostState *h, int rootfd) {
-	_cleanup_close_ int fd = -EBADF;
-	DIR *dir;
-	int r = 0;
-
-	h->modules = calloc(1, sizeof(char *));
-	if (!h->modules)
-		return -ENOMEM;
-	fd = openat(rootfd, "sys/module", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	dir = fdopendir(TAKE_FD(fd));
-	if (!dir)
-		return -errno;
-	for (struct dirent *de; r >= 0 && (de = readdir(dir));)
-		if (de->d_name[0] != '.')
-			r = strv_extend(&h->modules, de->d_name);
-	closedir(dir);
-	strv_sort(h->modules);
-	return r;
-}
-
-int host_observe(const char *root, HostObserveFlags flags, HostState **ret) {
-	return host_observe_devices_only(root, flags, NULL, ret);
-}
-
-int host_observe_devices_only(const char *root, HostObserveFlags flags, char *const *devices,
-			      HostState **ret) {
-	_cleanup_(host_state_freep) HostState *h = NULL;
-	_cleanup_close_ int rootfd = -EBADF;
-	int r;
-
-	if (!root)
-		root = "/";
-	h = calloc(1, sizeof(HostState));
-	if (!h)
-		return -ENOMEM;
-	h->root = strdup(root);
-	if (!h->root)
-		return -ENOMEM;
-	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0)
-		return -errno;
-	h->partial = devices != NULL;
-
-	r = host_observe_devices(h, rootfd, flags, devices);
-	if (r < 0)
-		return r;
-	if (flags & (HOST_OBSERVE_NETDEVS | HOST_OBSERVE_ADDRESSES | HOST_OBSERVE_DCB)) {
-		r = host_observe_netdevs(h, rootfd);
-		if (r < 0)
-			return r;
-	}
-	if (flags & HOST_OBSERVE_ADDRESSES) {
-		/* Not fatal: a host without rtnetlink access still has everything else. */
-		(void) host_addresses_observe(h);
-	}
-	if (flags & HOST_OBSERVE_DCB) {
-		r = host_dcb_observe(h);
-		if (r < 0)
-			return r;
-	}
-	if ((flags & HOST_OBSERVE_SYSTEM) && streq(root, "/"))
-		(void) host_netns_mode_observe(h); /* unknown stays unknown: the plan says so */
-	if (flags & HOST_OBSERVE_MODULES) {
-		r = host_observe_modules(h, rootfd);
-		if (r < 0)
-			return r;
-	}
-	*ret = TAKE_PTR(h);
-	return 0;
-}
-
 const HostDevice *host_device_find(const HostState *h, const char *name) {
 	HostDevice key = { .name = (char *) name };
 
 	if (!name || h->n_devices == 0)
 		return NULL;
 	return bsearch(&key, h->devices, h->n_devices, sizeof(HostDevice), device_compare);
-}
-
-const HostNetdev *host_netdev_find(const HostState *h, const char *name) {
-	HostNetdev key = { .name = (char *) name };
-
-	if (!name || h->n_netdevs == 0)
-		return NULL;
-	return bsearch(&key, h->netdevs, h->n_netdevs, sizeof(HostNetdev), netdev_compare);
-}
-
-static int str_compare(const void *a, const void *b) {
-	return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-bool host_module_loaded(const HostState *h, const char *module) {
-	char name[64];
-	const char *key = name;
-
-	/* The kernel names /sys/module entries with underscores. */
-	snprintf(name, sizeof(name), "%s", module);
-	for (char *c = name; *c; c++)
-		if (*c == '-')
-			*c = '_';
-	return h->modules && h->modules[0] &&
-	       bsearch(&key, h->modules, strv_length(h->modules), sizeof(char *), str_compare);
-}
-
-void host_port_facts(const HostDevice *d, const HostPort *p, PortFacts *ret) {
-	*ret = (PortFacts){
-		.device = d->name,
-		.driver = d->driver,
-		.netdev = p->netdev,
-		.pci = d->pci,
-		.port = p->port,
-	};
 }

@@ -12,6 +12,7 @@
 #include "dcbnl.h"
 #include "profile.h"
 #include "rdma-types.h"
+#include "soft-device-record.h"
 
 typedef struct Gid {
 	uint32_t index;
@@ -51,7 +52,12 @@ typedef struct HostDevice {
 
 typedef struct HostNetdev {
 	char *name;
+	/* The ifindex the backends address it by: sysfs's, and with HOST_OBSERVE_ADDRESSES the
+	 * one rtnetlink gives in this network namespace (0 when it has no such netdev: under a
+	 * fixture root the stand-in's, never the fixture's, which may be another interface's). */
 	int ifindex;
+	char *driver; /* of its parent device (mlx5_core, virtio_net); NULL for virtual ones */
+	char *pci;    /* PCI address of its parent device, NULL if not PCI */
 	unsigned mtu;
 	bool up; /* IFF_UP, administratively */
 	char *operstate;
@@ -69,13 +75,28 @@ typedef struct HostNetdev {
 	DcbState dcb;
 } HostNetdev;
 
+/* A PCI network function (class 0x02xx): what a driver binds before any RDMA device exists,
+ * so that modules: can load the RDMA driver of hardware it knows. */
+typedef struct HostPciFunction {
+	char *address;	/* 0000:3b:00.0 */
+	uint32_t class; /* 0x020000 Ethernet, 0x020700 InfiniBand */
+	char *driver;	/* bound driver, NULL if none */
+	char **netdevs; /* its netdevs (sorted), NULL if none */
+	bool virtual_function;
+} HostPciFunction;
+
 typedef struct HostState {
 	char *root;
 	HostDevice *devices; /* sorted by name */
 	size_t n_devices;
 	HostNetdev *netdevs; /* sorted by name */
 	size_t n_netdevs;
-	char **modules;	       /* loaded (or built-in) modules, sorted */
+	HostPciFunction *pci_functions; /* sorted by address */
+	size_t n_pci_functions;
+	char **modules; /* loaded (or built-in) modules, sorted */
+	/* The soft devices rdmad recorded creating (host_records_observe()), by name. */
+	SoftDeviceRecord *records;
+	size_t n_records;
 	bool configfs_mounted; /* rdma_cm's directory exists */
 	NetnsMode netns_mode;  /* valid when has_netns_mode */
 	/* Only some devices were observed (an event touched them): host-level keys (modules,
@@ -96,7 +117,8 @@ typedef enum HostObserveFlags {
 	HOST_OBSERVE_SYSTEM = 1 << 5,	 /* RDMA netlink system settings (root "/" only) */
 	HOST_OBSERVE_DETAILS = 1 << 6,	 /* device attributes, driver, port state and netdev */
 	HOST_OBSERVE_DCB = 1 << 7, /* dcbnl IEEE state of the ports' netdevs (implies NETDEVS) */
-	HOST_OBSERVE_ALL = (1 << 8) - 1,
+	HOST_OBSERVE_PCI = 1 << 8, /* PCI network functions (full observations only) */
+	HOST_OBSERVE_ALL = (1 << 9) - 1,
 } HostObserveFlags;
 
 /* Read the RDMA devices, their netdevs and the loaded modules under root ("/" for the real
@@ -121,9 +143,24 @@ int host_dcb_observe(HostState *h);
 /* The RDMA netns mode, from RDMA netlink. Only for the real root: the mode is global. */
 int host_netns_mode_observe(HostState *h);
 
+/* The soft devices rdmad created, from its state directory (soft-device-record.c). */
+int host_records_observe(HostState *h, const char *state_dir);
+
+/* What sits below netdev nd (a VLAN's or macvlan's parent, a bond's ports): its sysfs lower_*
+ * links, added to *ret when not in it yet. A netdev that is gone adds nothing. */
+int host_netdev_lowers(const char *root, const char *nd, char ***ret);
+/* Whether netdev nd belongs to an RDMA device (its parent device has infiniband/). */
+bool host_netdev_has_rdma(const char *root, const char *nd);
+
 const HostDevice *host_device_find(const HostState *h, const char *name);
+const SoftDeviceRecord *host_record_find(const HostState *h, const char *name);
 const HostNetdev *host_netdev_find(const HostState *h, const char *name);
 bool host_module_loaded(const HostState *h, const char *module);
 
 /* The facts a profile matches on, pointing into h. */
 void host_port_facts(const HostDevice *d, const HostPort *p, PortFacts *ret);
+/* Whether p matches hardware that has no RDMA device yet: a PCI network function (with each
+ * of its netdevs, or none) or a netdev, on the facts they have (driver, pci, netdev; never
+ * device or port). A profile without match keys matches none of them: "every RDMA link"
+ * says nothing about hardware. For modules: (loading the RDMA driver creates the device). */
+bool host_hardware_matches(const HostState *h, const Profile *p);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Shared by the planner's rule files: plan.c (the rule table, netdev, RoCE, ECN, host keys)
- * and plan-qos.c (the dcbnl rules). Not part of librdmad's interface. */
+/* Shared by the planner's rule files: plan.c (the port rule table, netdev, RoCE, ECN),
+ * plan-qos.c (the dcbnl rules) and plan-host.c (host-level keys). Not part of librdmad's
+ * interface. */
 
 #include "plan.h"
 
@@ -16,6 +17,29 @@ typedef struct PlanPort {
 	const PortSettings *settings;
 	char name[80];
 } PlanPort;
+
+typedef struct ActionSpec {
+	ActionPhase phase;
+	Key key;
+	const char *port_name; /* NULL for host actions */
+	const PlanPort *plink; /* NULL for host actions */
+	const char *current;
+	const char *desired;
+	const char *profile;
+	const char *unsupported;
+	/* links: the soft device to create, or (remove) to delete */
+	const char *device_name;
+	const char *lower;
+	SoftDeviceType device_type;
+	bool remove;
+	NetnsMode netns_mode; /* system.netns-mode */
+} ActionSpec;
+
+/* Add an action as spec describes it (strings copied). */
+int plan_add(Plan *p, const ActionSpec *spec);
+/* Host-level keys (plan-host.c): modules, system, links: (soft devices, and the deletion of
+ * those rdmad created that no profile declares any more). Full observations only. */
+int plan_host(Plan *p, const Config *c, const HostState *h);
 
 /* Add a link-scoped action for key, declared by the link's settings. */
 int plan_port_add(Plan *p, const PlanPort *l, ActionPhase phase, Key key, const char *current,

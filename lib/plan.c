@@ -58,19 +58,6 @@ const char *action_setting(const Action *a) {
 	return key_to_string(a->key);
 }
 
-typedef struct ActionSpec {
-	ActionPhase phase;
-	Key key;
-	const char *port_name; /* NULL for host actions */
-	const PlanPort *plink; /* NULL for host actions */
-	const char *current;
-	const char *desired;
-	const char *profile;
-	const char *unsupported;
-	const SoftDevice *soft_device; /* links */
-	NetnsMode netns_mode;	       /* system.netns-mode */
-} ActionSpec;
-
 static char *strdup_null(const char *s, bool *oom) {
 	char *c;
 
@@ -111,9 +98,10 @@ static void action_value_fill(ActionValue *v, const ActionSpec *s, bool *oom) {
 		v->name = strdup_null(s->desired, oom);
 		break;
 	case KEY_LINKS:
-		v->name = strdup_null(s->soft_device->name, oom);
-		v->lower = strdup_null(s->soft_device->netdev, oom);
-		v->link_type = s->soft_device->type;
+		v->name = strdup_null(s->device_name, oom);
+		v->lower = strdup_null(s->lower, oom);
+		v->link_type = s->device_type;
+		v->remove = s->remove;
 		break;
 	case KEY_SYSTEM_NETNS_MODE:
 		v->netns_mode = s->netns_mode;
@@ -141,7 +129,7 @@ static void action_value_fill(ActionValue *v, const ActionSpec *s, bool *oom) {
 	}
 }
 
-static int plan_add(Plan *p, const ActionSpec *s) {
+int plan_add(Plan *p, const ActionSpec *s) {
 	bool oom = false;
 	Action a;
 	int r;
@@ -156,6 +144,7 @@ static int plan_add(Plan *p, const ActionSpec *s) {
 		.device = s->plink ? strdup_null(s->plink->device->name, &oom) : NULL,
 		.port = s->plink ? s->plink->port->port : 0,
 		.netdev = s->plink ? strdup_null(s->plink->port->netdev, &oom) : NULL,
+		.ifindex = s->plink && s->plink->netdev ? s->plink->netdev->ifindex : 0,
 		.current = strdup_null(s->current, &oom),
 		.desired = strdup_null(s->desired, &oom),
 		.profile = strdup_null(s->profile, &oom),
@@ -404,159 +393,6 @@ static const struct {
 	/* clang-format on */
 };
 
-static int plan_host_add(Plan *p, ActionPhase phase, Key key, const char *current,
-			 const char *desired, const char *profile, const char *unsupported) {
-	return plan_add(p, &(ActionSpec){
-				   .phase = phase,
-				   .key = key,
-				   .current = current,
-				   .desired = desired,
-				   .profile = profile,
-				   .unsupported = unsupported,
-			   });
-}
-
-static bool plan_has_module(const Plan *p, const char *module) {
-	for (size_t i = 0; i < p->n_actions; i++)
-		if (p->actions[i].key == KEY_MODULES && streq(p->actions[i].desired, module))
-			return true;
-	return false;
-}
-
-/* Modules, Soft-RoCE links and the netns mode belong to the running kernel, not to a root
- * directory: under a fixture root they are planned, and said to be out of reach. */
-static const char *kernel_global_unsupported(const HostState *h) {
-	if (!h->root || streq(h->root, "/"))
-		return NULL;
-	return "kernel-wide: not changed under a fixture root (--root)";
-}
-
-static int plan_module(Plan *p, const HostState *h, const char *module, const char *profile) {
-	if (host_module_loaded(h, module) || plan_has_module(p, module))
-		return 0;
-	return plan_host_add(p, PHASE_MODULES, KEY_MODULES, NULL, module, profile,
-			     kernel_global_unsupported(h));
-}
-
-/* Modules of every profile that matches at least one link. */
-static int plan_modules(Plan *p, const Config *c, const HostState *h) {
-	int r;
-
-	for (size_t i = 0; i < c->n_profiles; i++) {
-		const Profile *prof = c->profiles[i];
-		bool matched = false;
-
-		if (!prof->modules)
-			continue;
-		for (size_t d = 0; d < h->n_devices && !matched; d++)
-			for (size_t k = 0; k < h->devices[d].n_ports && !matched; k++) {
-				PortFacts f;
-
-				host_port_facts(&h->devices[d], &h->devices[d].ports[k], &f);
-				matched = profile_matches(prof, &f);
-			}
-		if (!matched)
-			continue;
-		STRV_FOREACH (m, prof->modules) {
-			r = plan_module(p, h, *m, prof->name);
-			if (r < 0)
-				return r;
-		}
-	}
-	return 0;
-}
-
-/* Host-level keys: the last profile that sets one wins; links are merged by name. */
-static int plan_system(Plan *p, const Config *c, const HostState *h) {
-	const Profile *last = NULL;
-	const char *want;
-
-	for (size_t i = 0; i < c->n_profiles; i++)
-		if (c->profiles[i]->settings.set & KEY_BIT(KEY_SYSTEM_NETNS_MODE))
-			last = c->profiles[i];
-	if (!last)
-		return 0;
-	want = netns_mode_to_string(last->netns_mode);
-	if (h->has_netns_mode && h->netns_mode == last->netns_mode)
-		return 0;
-	return plan_add(
-		p,
-		&(ActionSpec){
-			.phase = PHASE_SYSTEM,
-			.key = KEY_SYSTEM_NETNS_MODE,
-			.current = h->has_netns_mode ? netns_mode_to_string(h->netns_mode) : NULL,
-			.desired = want,
-			.profile = last->name,
-			.unsupported = kernel_global_unsupported(h),
-			.netns_mode = last->netns_mode,
-		});
-}
-
-static int plan_soft_device_add(Plan *p, const SoftDevice *l, const char *current,
-				const char *desired, const char *profile, const char *unsupported) {
-	return plan_add(p, &(ActionSpec){
-				   .phase = PHASE_LINKS,
-				   .key = KEY_LINKS,
-				   .current = current,
-				   .desired = desired,
-				   .profile = profile,
-				   .unsupported = unsupported,
-				   .soft_device = l,
-			   });
-}
-
-static int plan_soft_device(Plan *p, const HostState *h, const SoftDevice *l, const char *profile) {
-	const char *driver = soft_device_driver_to_string(l->type);
-	const HostDevice *d = host_device_find(h, l->name);
-	char desired[128], current[128];
-	int r;
-
-	snprintf(desired, sizeof(desired), "%s: %s on %s", l->name,
-		 soft_device_type_to_string(l->type), l->netdev);
-	if (d) {
-		if (streq_ptr(d->driver, driver) && streq_ptr(d->parent, l->netdev))
-			return 0;
-		snprintf(current, sizeof(current), "%s: %s on %s", l->name, strna(d->driver),
-			 strna(d->parent));
-		return plan_soft_device_add(
-			p, l, current, desired, profile,
-			"a different device of that name exists; rdmad does not "
-			"remove devices it did not create");
-	}
-	if (!host_netdev_find(h, l->netdev))
-		return plan_soft_device_add(p, l, NULL, desired, profile,
-					    "its netdev does not exist (yet)");
-	r = plan_module(p, h, driver, profile);
-	if (r < 0)
-		return r;
-	return plan_soft_device_add(p, l, NULL, desired, profile, kernel_global_unsupported(h));
-}
-
-static int plan_soft_devices(Plan *p, const Config *c, const HostState *h) {
-	int r;
-
-	for (size_t i = 0; i < c->n_profiles; i++) {
-		const Profile *prof = c->profiles[i];
-
-		for (size_t k = 0; k < prof->n_soft_devices; k++) {
-			bool overridden = false;
-
-			/* A later profile declaring the same name wins. */
-			for (size_t j = i + 1; j < c->n_profiles && !overridden; j++)
-				for (size_t m = 0; m < c->profiles[j]->n_soft_devices; m++)
-					if (streq(c->profiles[j]->soft_devices[m].name,
-						  prof->soft_devices[k].name))
-						overridden = true;
-			if (overridden)
-				continue;
-			r = plan_soft_device(p, h, &prof->soft_devices[k], prof->name);
-			if (r < 0)
-				return r;
-		}
-	}
-	return 0;
-}
-
 static int plan_port(Plan *p, const Config *c, const HostState *h, const HostDevice *d,
 		     const HostPort *port) {
 	PortSettings s;
@@ -612,13 +448,7 @@ int plan_compute(const Config *c, const HostState *h, Plan **ret) {
 	if (!p)
 		return -ENOMEM;
 	if (!h->partial) {
-		r = plan_modules(p, c, h);
-		if (r < 0)
-			return r;
-		r = plan_system(p, c, h);
-		if (r < 0)
-			return r;
-		r = plan_soft_devices(p, c, h);
+		r = plan_host(p, c, h);
 		if (r < 0)
 			return r;
 	}

@@ -48,6 +48,7 @@ typedef struct ActionValue {
 	SoftDeviceType link_type; /* links */
 	char *name;		  /* modules: the module; links: the device to create */
 	char *lower;		  /* links: the netdev it sits on */
+	bool remove;		  /* links: delete the device (one rdmad created) */
 	DcbDesired dcb;		  /* qos.* */
 } ActionValue;
 
@@ -58,6 +59,7 @@ typedef struct Action {
 	char *device;	 /* NULL for host actions */
 	uint32_t port;
 	char *netdev;  /* for netdev, address and ECN actions */
+	int ifindex;   /* the netdev's, as observed (0: unknown): rtnetlink changes address it */
 	char *current; /* NULL: absent or not known */
 	char *desired;
 	char *profile; /* the profile file name that declared it */

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "config.h"
+#include "fileio.h"
 #include "gid.h"
 #include "host.h"
 #include "output.h"
@@ -95,6 +97,17 @@ static void host_errors_print(const HostState *h) {
 	}
 }
 
+static int records_observe(const Options *o, HostState *h) {
+	_cleanup_free_ char *dir = NULL;
+	int r;
+
+	dir = streq(o->root, "/") ? strdup(RDMAD_STATE_DIR) : root_path(o->root, RDMAD_STATE_DIR);
+	if (!dir)
+		return -ENOMEM;
+	r = host_records_observe(h, dir);
+	return r == -EACCES ? 0 : r; /* an unprivileged user may not read it: none known */
+}
+
 int offline_plan(const Options *o) {
 	_cleanup_(json_object_putp) json_object *j = NULL;
 	_cleanup_(host_state_freep) HostState *h = NULL;
@@ -109,6 +122,10 @@ int offline_plan(const Options *o) {
 	if (r < 0)
 		return fail(r, "failed to read the host");
 	host_errors_print(h);
+	/* Which soft devices are rdmad's: its record, under the root as the daemon keeps it. */
+	r = records_observe(o, h);
+	if (r < 0)
+		return fail(r, "failed to read rdmad's state directory");
 	r = plan_compute(c, h, &p);
 	if (r < 0)
 		return fail(r, "failed to compute the plan");

@@ -202,6 +202,106 @@ TEST(modules_need_a_match) {
 	free(s);
 }
 
+static void host_add_pci(HostState *h, const char *address, const char *driver,
+			 const char *netdev) {
+	HostPciFunction *f;
+
+	h->pci_functions =
+		realloc(h->pci_functions, sizeof(HostPciFunction) * (h->n_pci_functions + 1));
+	f = &h->pci_functions[h->n_pci_functions++];
+	*f = (HostPciFunction){ .address = strdup(address),
+				.class = 0x020000,
+				.driver = strdup(driver),
+				.netdevs = netdev ? strv_copy((char *[]){ (char *) netdev, NULL })
+						  : NULL };
+}
+
+/* The modules that create the RDMA device: matched against the PCI functions and netdevs,
+ * since no link exists before they load (the README's own example, mlx5_ib). Keys only an
+ * RDMA link has (device, port) cannot match hardware, nor can an empty match. */
+TEST(modules_create_the_device) {
+	static const char *const texts[] = {
+		"match: {driver: mlx5_core}\nmodules: [mlx5_ib]\n",
+		"match: {pci: \"0000:5e:*\"}\nmodules: [irdma]\n",
+		"match: {netdev: \"ens2*\"}\nmodules: [bnxt_re]\n",
+		"match: {device: \"mlx5_*\"}\nmodules: [never_by_device]\n",
+		"modules: [never_without_match]\n",
+		NULL,
+	};
+	HostState *h = calloc(1, sizeof(HostState));
+	char *s;
+
+	host_add_pci(h, "0000:3b:00.0", "mlx5_core", "ens1f0np0");
+	host_add_pci(h, "0000:5e:00.0", "ice", NULL);
+	host_add_netdev(h, "ens2f0", 1500, true)->driver = strdup("bnxt_en");
+	h->modules = strv_copy((char *[]){ "ib_core", NULL });
+	s = plan_text(texts, h);
+	CHECK_STREQ(s, "host modules -->mlx5_ib 00-test.yaml\n"
+		       "host modules -->irdma 10-test.yaml\n"
+		       "host modules -->bnxt_re 20-test.yaml\n");
+	free(s);
+}
+
+static void host_add_record(HostState *h, const char *name, const char *netdev) {
+	h->records = realloc(h->records, sizeof(SoftDeviceRecord) * (h->n_records + 1));
+	h->records[h->n_records++] = (SoftDeviceRecord){ .name = strdup(name),
+							 .type = SOFT_DEVICE_RXE,
+							 .netdev = strdup(netdev) };
+}
+
+/* rdmad's own soft devices (recorded): one declared on another netdev now is deleted and
+ * created again, one no profile declares is deleted, a record of one gone is dropped; the
+ * deletions are planned actions like any other. A device rdmad did not create is never
+ * touched. */
+TEST(soft_devices_rdmad_created) {
+	static const char *const texts[] = {
+		"links:\n  - {name: rxe0, type: rxe, netdev: veth1}\n", /* rxe0 is on veth0 */
+		NULL,
+	};
+	HostState *h = host_new();
+	char *s;
+
+	host_add_netdev(h, "veth1", 1500, true);
+	host_add_device(h, "rxe7", "rdma_rxe", "veth1", LINK_LAYER_ETHERNET);
+	host_add_record(h, "rxe0", "veth0");
+	host_add_record(h, "rxe7", "veth1"); /* undeclared now */
+	host_add_record(h, "rxe9", "veth5"); /* undeclared, gone */
+	h->modules = strv_copy((char *[]){ "ib_core", "rdma_rxe", NULL });
+	s = plan_text(texts, h);
+	CHECK_STREQ(s, "host links rxe7: rxe on veth1->absent (null)\n"
+		       "host links -->absent (null)\n"
+		       "host links rxe0: rdma_rxe on veth0->absent 00-test.yaml\n"
+		       "host links -->rxe0: rxe on veth1 00-test.yaml\n");
+	free(s);
+
+	/* Not recorded: someone else's rxe0, left alone and said so. */
+	h = host_new();
+	host_add_netdev(h, "veth1", 1500, true);
+	s = plan_text(texts, h);
+	CHECK_STREQ(s, "host links rxe0: rdma_rxe on veth0->rxe0: rxe on veth1 00-test.yaml "
+		       "(unsupported)\n");
+	free(s);
+}
+
+/* Changes to a netdev carry the ifindex it was observed with: apply-rtnl addresses it by
+ * that, not by a name that may have moved to another interface since. */
+TEST(netdev_actions_carry_ifindex) {
+	static const char *const texts[] = { "netdev: {mtu: 9000}\n", NULL };
+	Config *c = config_from(texts);
+	HostState *h = host_new();
+	Plan *p = NULL;
+
+	h->netdevs[0].ifindex = 7; /* ens1f0np0 */
+	h->netdevs[1].ifindex = 9; /* veth0 */
+	CHECK(plan_compute(c, h, &p) == 0);
+	CHECK_INTEQ(p->n_actions, 2);
+	for (size_t i = 0; i < p->n_actions; i++)
+		CHECK_INTEQ(p->actions[i].ifindex, streq(p->actions[i].netdev, "veth0") ? 9 : 7);
+	plan_free(p);
+	config_free(c);
+	host_state_free(h);
+}
+
 /* Two ports on one netdev: the netdev is changed once. */
 TEST(shared_netdev) {
 	static const char *const texts[] = { "netdev: {mtu: 9000}\n", NULL };
@@ -538,4 +638,6 @@ TESTS_MAIN(TEST_ENTRY(typed_values), TEST_ENTRY(converged_is_empty),
 	   TEST_ENTRY(infiniband_port), TEST_ENTRY(soft_links), TEST_ENTRY(modules_need_a_match),
 	   TEST_ENTRY(shared_netdev), TEST_ENTRY(shared_netdev_conflict), TEST_ENTRY(netns_mode),
 	   TEST_ENTRY(qos_differences), TEST_ENTRY(qos_converged_is_empty), TEST_ENTRY(qos_trust),
-	   TEST_ENTRY(qos_unsupported), TEST_ENTRY(qos_typed_values))
+	   TEST_ENTRY(qos_unsupported), TEST_ENTRY(qos_typed_values),
+	   TEST_ENTRY(modules_create_the_device), TEST_ENTRY(soft_devices_rdmad_created),
+	   TEST_ENTRY(netdev_actions_carry_ifindex))

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Netdevs from /sys/class/net under a root: MTU, flags, ifindex, ECN sysfs, and what sits below
+ * a netdev (lower_* links). rtnetlink's live view is host-netlink.c's. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "host-internal.h"
+#include "strv.h"
+
+void host_netdev_done(HostNetdev *n) {
+	free(n->name);
+	free(n->driver);
+	free(n->pci);
+	free(n->operstate);
+	free(n->addresses);
+}
+
+static int netdev_compare(const void *a, const void *b) {
+	return strcmp(((const HostNetdev *) a)->name, ((const HostNetdev *) b)->name);
+}
+
+static void ecn_read(int netfd, const char *name, const char *kind, HostNetdev *n, uint8_t *mask) {
+	char path[128], buf[16];
+
+	for (unsigned prio = 0; prio < N_PRIO; prio++) {
+		snprintf(path, sizeof(path), "%s/ecn/%s/enable/%u", name, kind, prio);
+		if (read_small_at(netfd, path, buf, sizeof(buf)) < 0) {
+			n->ecn_supported = false;
+			return;
+		}
+		if (streq(buf, "1"))
+			*mask |= (uint8_t) (1u << prio);
+	}
+}
+
+/* The driver and PCI address of the device below the netdev (none for virtual netdevs). */
+static void netdev_read_parent(int netfd, const char *name, HostNetdev *n) {
+	_cleanup_free_ char *subsystem = NULL;
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/device/driver", name);
+	if (readlink_basename_at(netfd, path, &n->driver) < 0)
+		return;
+	snprintf(path, sizeof(path), "%s/device/subsystem", name);
+	if (readlink_basename_at(netfd, path, &subsystem) >= 0 && streq(subsystem, "pci")) {
+		snprintf(path, sizeof(path), "%s/device", name);
+		(void) readlink_basename_at(netfd, path, &n->pci);
+	}
+}
+
+static int netdev_observe(int netfd, const char *name, HostNetdev *ret) {
+	HostNetdev n = { 0 };
+	char path[128], buf[64];
+	struct stat st;
+
+	n.name = strdup(name);
+	if (!n.name)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/ifindex", name);
+	if (read_small_at(netfd, path, buf, sizeof(buf)) > 0)
+		n.ifindex = (int) strtol(buf, NULL, 10);
+	snprintf(path, sizeof(path), "%s/mtu", name);
+	if (read_small_at(netfd, path, buf, sizeof(buf)) > 0)
+		n.mtu = (unsigned) strtoul(buf, NULL, 10);
+	snprintf(path, sizeof(path), "%s/flags", name);
+	if (read_small_at(netfd, path, buf, sizeof(buf)) > 0)
+		n.up = strtoul(buf, NULL, 16) & 0x1; /* IFF_UP */
+	snprintf(path, sizeof(path), "%s/operstate", name);
+	(void) read_line_at(netfd, path, &n.operstate);
+	netdev_read_parent(netfd, name, &n);
+
+	snprintf(path, sizeof(path), "%s/ecn", name);
+	n.ecn_supported = fstatat(netfd, path, &st, 0) >= 0;
+	if (n.ecn_supported)
+		ecn_read(netfd, name, "roce_np", &n, &n.ecn_roce_np);
+	if (n.ecn_supported)
+		ecn_read(netfd, name, "roce_rp", &n, &n.ecn_roce_rp);
+	*ret = n;
+	return 0;
+}
+
+static int host_add_netdev(HostState *h, int netfd, const char *name, size_t *n_alloc) {
+	HostNetdev n;
+	int r;
+
+	if (name[0] == '.' || strlen(name) >= IF_NAMESIZE)
+		return 0;
+	for (size_t i = 0; i < h->n_netdevs; i++)
+		if (streq(h->netdevs[i].name, name))
+			return 0;
+	r = GREEDY_REALLOC(h->netdevs, *n_alloc, h->n_netdevs + 1);
+	if (r < 0)
+		return r;
+	r = netdev_observe(netfd, name, &n);
+	if (r < 0)
+		return r;
+	h->netdevs[h->n_netdevs++] = n;
+	return 0;
+}
+
+/* Every netdev, or (partial) only those the observed ports sit on. */
+int host_netdevs_observe(HostState *h, int rootfd) {
+	_cleanup_close_ int netfd = -EBADF;
+	size_t n_alloc = 0;
+	DIR *dir;
+	int r = 0;
+
+	netfd = openat(rootfd, "sys/class/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (netfd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (h->partial) {
+		for (size_t i = 0; r >= 0 && i < h->n_devices; i++)
+			for (size_t k = 0; r >= 0 && k < h->devices[i].n_ports; k++) {
+				const char *name = h->devices[i].ports[k].netdev;
+				struct stat st;
+
+				if (name && fstatat(netfd, name, &st, 0) >= 0)
+					r = host_add_netdev(h, netfd, name, &n_alloc);
+			}
+	} else {
+		dir = fdopendir(dup(netfd));
+		if (!dir)
+			return -errno;
+		for (struct dirent *de; r >= 0 && (de = readdir(dir));)
+			r = host_add_netdev(h, netfd, de->d_name, &n_alloc);
+		closedir(dir);
+	}
+	if (h->n_netdevs > 1)
+		qsort(h->netdevs, h->n_netdevs, sizeof(HostNetdev), netdev_compare);
+	return r;
+}
+
+const HostNetdev *host_netdev_find(const HostState *h, const char *name) {
+	HostNetdev key = { .name = (char *) name };
+
+	if (!name || h->n_netdevs == 0)
+		return NULL;
+	return bsearch(&key, h->netdevs, h->n_netdevs, sizeof(HostNetdev), netdev_compare);
+}
+
+int host_netdev_lowers(const char *root, const char *nd, char ***ret) {
+	_cleanup_free_ char *path = NULL;
+	struct dirent *de;
+	DIR *dir;
+	int r = 0;
+
+	if (!netdev_name_valid(nd))
+		return 0;
+	if (asprintf(&path, "%s/sys/class/net/%s", streq(root, "/") ? "" : root, nd) < 0)
+		return -ENOMEM;
+	dir = opendir(path);
+	if (!dir)
+		return 0; /* gone meanwhile, or no such netdev under a fixture root */
+	while (r >= 0 && (de = readdir(dir)))
+		if (strncmp(de->d_name, "lower_", 6) == 0 && !strv_contains(*ret, de->d_name + 6))
+			r = strv_extend(ret, de->d_name + 6);
+	closedir(dir);
+	return r;
+}
+
+bool host_netdev_has_rdma(const char *root, const char *nd) {
+	_cleanup_free_ char *path = NULL;
+
+	if (!netdev_name_valid(nd))
+		return false;
+	if (asprintf(&path, "%s/sys/class/net/%s/device/infiniband", streq(root, "/") ? "" : root,
+		     nd) < 0)
+		return true; /* out of memory: the safe answer (look at everything) */
+	return access(path, F_OK) >= 0;
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Host observers on a scratch root laid out as the kernel lays sysfs out: PCI network functions
+ * and the netdevs on them (what modules: matches before an RDMA device exists), built-in
+ * modules from modules.builtin, rdmad's records of the soft devices it created. */
+#include <unistd.h>
+
+#include "host.h"
+#include "strv.h"
+#include "tests.h"
+#include "test-util.h"
+
+static char root[] = "/tmp/rdmad-test-host-XXXXXX";
+
+static void put_link(const char *path, const char *target) {
+	char full[600];
+
+	snprintf(full, sizeof(full), "%s/%s", root, path);
+	put_file(root, path, ""); /* the directories on the way */
+	unlink(full);
+	CHECK(symlink(target, full) == 0);
+}
+
+#define FN0 "sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0"
+#define FN1 "sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.1"
+#define BR  "sys/devices/pci0000:3a/0000:3a:00.0"
+
+/* A ConnectX PF with its netdev, mlx5_ib not loaded (no infiniband/), an unbound second
+ * function, a PCI bridge (not a network function), ib_core built in, mlx5_core loaded. */
+static void tree_make(void) {
+	CHECK(mkdtemp(root) != NULL);
+	put_file(root, FN0 "/class", "0x020000\n");
+	put_link(FN0 "/driver", "../../../../bus/pci/drivers/mlx5_core");
+	put_link(FN0 "/subsystem", "../../../../bus/pci");
+	put_file(root, FN0 "/net/ens1f0np0/mtu", "1500\n");
+	put_file(root, FN0 "/net/ens1f0np0/ifindex", "4\n");
+	put_link(FN0 "/net/ens1f0np0/device", "../../../0000:3b:00.0");
+	put_file(root, FN1 "/class", "0x020700\n");
+	put_file(root, BR "/class", "0x060400\n");
+	put_file(root, "sys/bus/pci/drivers/mlx5_core/module", "");
+	put_link("sys/bus/pci/devices/0000:3b:00.0",
+		 "../../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0");
+	put_link("sys/bus/pci/devices/0000:3b:00.1",
+		 "../../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.1");
+	put_link("sys/bus/pci/devices/0000:3a:00.0", "../../../devices/pci0000:3a/0000:3a:00.0");
+	put_link("sys/class/net/ens1f0np0", "../../../" FN0 "/net/ens1f0np0");
+	put_file(root, "sys/module/mlx5_core/initstate", "live\n");
+	put_file(root, "proc/sys/kernel/osrelease", "6.1.0-test-amd64\n");
+	put_file(root, "lib/modules/6.1.0-test-amd64/modules.builtin",
+		 "kernel/drivers/infiniband/core/ib_core.ko\nkernel/crypto/crc32-generic.ko\n");
+	put_file(root, "run/rdmad/state/links/rxe0", "rxe veth0\n");
+	put_file(root, "run/rdmad/state/links/.#rxe1XXXXXX", "rxe veth1\n"); /* a write's temp */
+	put_file(root, "run/rdmad/state/links/bad", "iwarp eth0\n");
+}
+
+TEST(pci_functions) {
+	HostState *h = NULL;
+
+	CHECK_INTEQ(host_observe(root, HOST_OBSERVE_ALL, &h), 0);
+	CHECK_INTEQ(h->n_pci_functions, 2);
+	CHECK_STREQ(h->pci_functions[0].address, "0000:3b:00.0");
+	CHECK_INTEQ(h->pci_functions[0].class, 0x020000);
+	CHECK_STREQ(h->pci_functions[0].driver, "mlx5_core");
+	CHECK(h->pci_functions[0].netdevs && streq(h->pci_functions[0].netdevs[0], "ens1f0np0"));
+	CHECK_STREQ(h->pci_functions[1].address, "0000:3b:00.1");
+	CHECK(!h->pci_functions[1].driver);
+	CHECK(!h->pci_functions[1].netdevs);
+	/* The netdev knows its parent too. */
+	CHECK_INTEQ(h->n_netdevs, 1);
+	CHECK_INTEQ(h->netdevs[0].mtu, 1500);
+	CHECK_STREQ(h->netdevs[0].driver, "mlx5_core");
+	CHECK_STREQ(h->netdevs[0].pci, "0000:3b:00.0");
+	/* A fixture's ifindex is never one to address anything by. */
+	CHECK_INTEQ(h->netdevs[0].ifindex, 0);
+	host_state_free(h);
+}
+
+TEST(modules_builtin) {
+	HostState *h = NULL;
+
+	CHECK_INTEQ(host_observe(root, HOST_OBSERVE_MODULES, &h), 0);
+	CHECK(host_module_loaded(h, "mlx5_core"));
+	CHECK(host_module_loaded(h, "ib_core"));       /* built in, no /sys/module entry */
+	CHECK(host_module_loaded(h, "crc32-generic")); /* the - and _ spellings are one */
+	CHECK(!host_module_loaded(h, "mlx5_ib"));
+	host_state_free(h);
+}
+
+TEST(hardware_matches) {
+	static const char *const texts[] = {
+		"match: {driver: mlx5_core}\nmodules: [mlx5_ib]\n",
+		"match: {netdev: \"ens1f*\"}\nmodules: [mlx5_ib]\n",
+		"match: {pci: \"0000:3b:00.1\"}\nmodules: [mlx5_ib]\n",
+		"match: {driver: bnxt_en}\nmodules: [bnxt_re]\n",
+		"match: {device: \"mlx5_*\"}\nmodules: [mlx5_ib]\n",
+		"modules: [ib_uverbs]\n",
+		NULL,
+	};
+	static const bool expected[] = { true, true, true, false, false, false };
+	Config *c = config_from(texts);
+	HostState *h = NULL;
+
+	CHECK_INTEQ(host_observe(root, HOST_OBSERVE_ALL, &h), 0);
+	CHECK_INTEQ(c->n_profiles, ELEMENTSOF(expected));
+	for (size_t i = 0; i < c->n_profiles; i++) {
+		if (host_hardware_matches(h, c->profiles[i]) != expected[i])
+			printf("# profile %zu: expected %d\n", i, expected[i]);
+		CHECK(host_hardware_matches(h, c->profiles[i]) == expected[i]);
+	}
+	host_state_free(h);
+	config_free(c);
+}
+
+TEST(records) {
+	char dir[600];
+	HostState *h = NULL;
+
+	snprintf(dir, sizeof(dir), "%s/run/rdmad/state", root);
+	CHECK_INTEQ(host_observe(root, HOST_OBSERVE_DETAILS, &h), 0);
+	CHECK_INTEQ(host_records_observe(h, dir), 0);
+	CHECK_INTEQ(h->n_records, 1); /* the temp file and the unparsable one are skipped */
+	CHECK_STREQ(h->records[0].name, "rxe0");
+	CHECK_INTEQ(h->records[0].type, SOFT_DEVICE_RXE);
+	CHECK_STREQ(h->records[0].netdev, "veth0");
+	CHECK(host_record_find(h, "rxe0") == &h->records[0]);
+	CHECK(!host_record_find(h, "bad"));
+	/* No state directory at all: no records, no error. */
+	CHECK_INTEQ(host_records_observe(h, "/nonexistent/rdmad/state"), 0);
+	CHECK_INTEQ(h->n_records, 0);
+	host_state_free(h);
+}
+
+TEST(tree) {
+	tree_make();
+}
+
+TEST(cleanup) {
+	char cmd[700];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
+}
+
+TESTS_MAIN(TEST_ENTRY(tree), TEST_ENTRY(pci_functions), TEST_ENTRY(modules_builtin),
+	   TEST_ENTRY(hardware_matches), TEST_ENTRY(records), TEST_ENTRY(cleanup))
