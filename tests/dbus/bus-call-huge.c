@@ -12,7 +12,7 @@
 
 int main(int argc, char **argv) {
 	sd_bus_error error = SD_BUS_ERROR_NULL;
-	sd_bus_message *reply = NULL;
+	sd_bus_message *call = NULL, *reply = NULL;
 	sd_bus *bus = NULL;
 	size_t n;
 	char *big;
@@ -34,19 +34,27 @@ int main(int argc, char **argv) {
 		fprintf(stderr, "bus-call-huge: cannot connect: %s\n", strerror(-r));
 		return 1;
 	}
-	/* A long timeout: a 30 MiB message takes a while through dbus-daemon under ASan. */
+	/* A long timeout (sd-bus's default is 25 s): a 30 MiB message takes a while through
+	 * dbus-daemon and a sanitizer build of rdmad on a busy machine. */
 	if (strcmp(argv[1], "GetLink") == 0)
-		r = sd_bus_call_method(bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager",
-				       "GetLink", &error, &reply, "s", big);
+		r = sd_bus_message_new_method_call(bus, &call, "org.rdmad1", "/org/rdmad1",
+						   "org.rdmad1.Manager", "GetLink");
 	else
-		r = sd_bus_call_method(bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager",
-				       "ResolveGid", &error, &reply, "sss", "mlx5_0/1", big, "");
+		r = sd_bus_message_new_method_call(bus, &call, "org.rdmad1", "/org/rdmad1",
+						   "org.rdmad1.Manager", "ResolveGid");
+	if (r >= 0)
+		r = strcmp(argv[1], "GetLink") == 0
+			    ? sd_bus_message_append(call, "s", big)
+			    : sd_bus_message_append(call, "sss", "mlx5_0/1", big, "");
+	if (r >= 0)
+		r = sd_bus_call(bus, call, UINT64_C(120) * 1000 * 1000, &error, &reply);
 	if (r >= 0)
 		printf("ok\n");
 	else
 		printf("%s %zu\n", error.name ? error.name : strerror(-r),
 		       error.message ? strlen(error.message) : 0);
 	sd_bus_error_free(&error);
+	sd_bus_message_unref(call);
 	sd_bus_message_unref(reply);
 	sd_bus_flush_close_unref(bus);
 	free(big);
