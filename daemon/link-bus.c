@@ -1,26 +1,27 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* org.rdmad1.Link on /org/rdmad1/link/<escaped DEV/PORT>: one object per RDMA port, its
- * properties read from the link's status; nothing here changes state. */
+ * properties read from the port's status (port-status.h); nothing here changes state. */
 #include <stdio.h>
 
 #include "gid.h"
-#include "manager.h"
+#include "link-bus.h"
+#include "manager-bus.h"
 #include "strv.h"
 
 #define LINK_PREFIX    "/org/rdmad1/link"
 #define LINK_INTERFACE "org.rdmad1.Link"
 
-static const char *const link_property_table[_LINK_PROPERTY_MAX] = {
-	[LINK_PROPERTY_NETDEV] = "Netdev",
-	[LINK_PROPERTY_DRIVER] = "Driver",
-	[LINK_PROPERTY_STATE] = "State",
-	[LINK_PROPERTY_PROFILES] = "Profiles",
-	[LINK_PROPERTY_ROCE_MODE] = "RoceMode",
-	[LINK_PROPERTY_ROCE_TOS] = "RoceTos",
-	[LINK_PROPERTY_GIDS] = "Gids",
-	[LINK_PROPERTY_PREFERRED_GID_INDEX] = "PreferredGidIndex",
-	[LINK_PROPERTY_SETTINGS] = "Settings",
-	[LINK_PROPERTY_LAST_ERROR] = "LastError",
+static const char *const link_property_table[_PORT_PROPERTY_MAX] = {
+	[PORT_PROPERTY_NETDEV] = "Netdev",
+	[PORT_PROPERTY_DRIVER] = "Driver",
+	[PORT_PROPERTY_STATE] = "State",
+	[PORT_PROPERTY_PROFILES] = "Profiles",
+	[PORT_PROPERTY_ROCE_MODE] = "RoceMode",
+	[PORT_PROPERTY_ROCE_TOS] = "RoceTos",
+	[PORT_PROPERTY_GIDS] = "Gids",
+	[PORT_PROPERTY_PREFERRED_GID_INDEX] = "PreferredGidIndex",
+	[PORT_PROPERTY_SETTINGS] = "Settings",
+	[PORT_PROPERTY_LAST_ERROR] = "LastError",
 };
 
 char *link_bus_path(const char *name) {
@@ -38,9 +39,9 @@ static int link_object_find(sd_bus *bus, const char *path, const char *interface
 
 	if (sd_bus_path_decode(path, LINK_PREFIX, &name) <= 0)
 		return 0;
-	for (size_t i = 0; i < m->n_links; i++)
-		if (m->links[i].device && streq(m->links[i].name, name)) {
-			*ret_found = &m->links[i];
+	for (size_t i = 0; i < m->n_ports; i++)
+		if (streq(m->ports[i].name, name)) {
+			*ret_found = &m->ports[i];
 			return 1;
 		}
 	return 0;
@@ -51,12 +52,10 @@ static int link_node_enumerator(sd_bus *bus, const char *path, void *userdata, c
 	_cleanup_strv_free_ char **l = NULL;
 	Manager *m = userdata;
 
-	for (size_t i = 0; i < m->n_links; i++) {
+	for (size_t i = 0; i < m->n_ports; i++) {
 		char *p;
 
-		if (!m->links[i].device)
-			continue;
-		p = link_bus_path(m->links[i].name);
+		p = link_bus_path(m->ports[i].name);
 		if (!p || strv_consume(&l, p) < 0)
 			return -ENOMEM;
 	}
@@ -73,7 +72,7 @@ static const char *empty_to_null(const char *s) {
 }
 
 LINK_GETTER(property_get_string) {
-	const LinkStatus *s = userdata;
+	const PortStatus *s = userdata;
 	const char *v;
 
 	if (streq(property, "Name"))
@@ -89,12 +88,12 @@ LINK_GETTER(property_get_string) {
 	else if (streq(property, "RoceMode"))
 		v = s->has_roce_mode ? roce_mode_to_string(s->roce_mode) : NULL;
 	else
-		v = link_state_to_string(s->state);
+		v = config_state_to_string(s->state);
 	return sd_bus_message_append(reply, "s", empty_to_null(v));
 }
 
 LINK_GETTER(property_get_roce_tos) {
-	const LinkStatus *s = userdata;
+	const PortStatus *s = userdata;
 
 	return sd_bus_message_append(reply, "i", s->has_roce_tos ? (int32_t) s->roce_tos : -1);
 }
@@ -102,13 +101,13 @@ LINK_GETTER(property_get_roce_tos) {
 LINK_GETTER(property_get_preferred_gid_index) {
 	const Gid *g;
 
-	if (link_status_gid_preferred(userdata, _GID_TYPE_INVALID, _GID_FAMILY_INVALID, &g) < 0)
+	if (port_status_gid_preferred(userdata, _GID_TYPE_INVALID, _GID_FAMILY_INVALID, &g) < 0)
 		return sd_bus_message_append(reply, "i", -1);
 	return sd_bus_message_append(reply, "i", (int32_t) g->index);
 }
 
 LINK_GETTER(property_get_gids) {
-	const LinkStatus *s = userdata;
+	const PortStatus *s = userdata;
 	int r;
 
 	r = sd_bus_message_open_container(reply, 'a', "(ussss)");
@@ -127,15 +126,16 @@ LINK_GETTER(property_get_gids) {
 }
 
 LINK_GETTER(property_get_settings) {
-	const LinkStatus *s = userdata;
+	const PortStatus *s = userdata;
 	int r;
 
 	r = sd_bus_message_open_container(reply, 'a', "(sssss)");
 	for (size_t i = 0; r >= 0 && i < s->n_settings; i++) {
-		const LinkSetting *x = &s->settings[i];
+		const SettingStatus *x = &s->settings[i];
 
-		r = sd_bus_message_append(reply, "(sssss)", x->setting, empty_to_null(x->desired),
-					  empty_to_null(x->current), empty_to_null(x->result),
+		r = sd_bus_message_append(reply, "(sssss)", key_to_string(x->key),
+					  empty_to_null(x->desired), empty_to_null(x->current),
+					  setting_result_to_string(x->result),
 					  empty_to_null(x->error));
 	}
 	if (r < 0)
@@ -148,11 +148,11 @@ static const sd_bus_vtable link_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_PROPERTY("Name", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("Device", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
-	SD_BUS_PROPERTY("Port", "u", NULL, offsetof(LinkStatus, port), SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Port", "u", NULL, offsetof(PortStatus, port), SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("Netdev", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("Driver", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("State", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-	SD_BUS_PROPERTY("Profiles", "as", NULL, offsetof(LinkStatus, profiles), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("Profiles", "as", NULL, offsetof(PortStatus, profiles), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("RoceMode", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("RoceTos", "i", property_get_roce_tos, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("Gids", "a(ussss)", property_get_gids, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
@@ -173,7 +173,7 @@ int link_bus_register(Manager *m, sd_bus *bus) {
 	return r;
 }
 
-static const LinkStatus *status_by_name(const LinkStatus *l, size_t n, const char *name) {
+static const PortStatus *status_by_name(const PortStatus *l, size_t n, const char *name) {
 	for (size_t i = 0; i < n; i++)
 		if (l[i].name && streq(l[i].name, name))
 			return &l[i];
@@ -189,7 +189,7 @@ typedef enum LinkEvent {
 
 static void link_emit(Manager *m, const char *name, LinkEvent event, unsigned changes) {
 	_cleanup_free_ char *path = link_bus_path(name);
-	const char *names[_LINK_PROPERTY_MAX + 1];
+	const char *names[_PORT_PROPERTY_MAX + 1];
 	size_t n = 0;
 
 	if (!path)
@@ -202,7 +202,7 @@ static void link_emit(Manager *m, const char *name, LinkEvent event, unsigned ch
 		(void) sd_bus_emit_interfaces_removed(m->bus, path, LINK_INTERFACE, NULL);
 		break;
 	case LINK_EVENT_CHANGED:
-		for (LinkProperty p = 0; p < _LINK_PROPERTY_MAX; p++)
+		for (PortProperty p = 0; p < _PORT_PROPERTY_MAX; p++)
 			if (changes & (1u << p))
 				names[n++] = link_property_table[p];
 		names[n] = NULL;
@@ -212,25 +212,23 @@ static void link_emit(Manager *m, const char *name, LinkEvent event, unsigned ch
 	}
 }
 
-void manager_bus_links_changed(Manager *m, const LinkStatus *old, size_t n_old, size_t n_carried) {
+void link_bus_ports_changed(Manager *m, const PortStatus *old, size_t n_old, size_t n_carried) {
 	if (!manager_bus_ready(m))
 		return;
-	for (size_t i = n_carried; i < m->n_links; i++) {
-		const LinkStatus *s = &m->links[i], *o;
+	for (size_t i = n_carried; i < m->n_ports; i++) {
+		const PortStatus *s = &m->ports[i], *o;
 		unsigned changes;
 
-		if (!s->device)
-			continue;
 		o = status_by_name(old, n_old, s->name);
 		if (!o) {
 			link_emit(m, s->name, LINK_EVENT_ADDED, 0);
 			continue;
 		}
-		changes = link_status_changes(o, s);
+		changes = port_status_changes(o, s);
 		if (changes)
 			link_emit(m, s->name, LINK_EVENT_CHANGED, changes);
 	}
 	for (size_t i = 0; i < n_old; i++)
-		if (old[i].device && !status_by_name(m->links, m->n_links, old[i].name))
+		if (old[i].name && !status_by_name(m->ports, m->n_ports, old[i].name))
 			link_emit(m, old[i].name, LINK_EVENT_REMOVED, 0);
 }

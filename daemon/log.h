@@ -4,6 +4,7 @@
 /* rdmad's logging: to the journal with structured fields when systemd started us (so that
  * `journalctl RDMA_DEVICE=mlx5_0` works), else to stderr with <N> priority prefixes. */
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <syslog.h>
 
@@ -12,6 +13,8 @@
 /* Stable ids for the messages other tools look for (journalctl MESSAGE_ID=...). */
 #define MESSAGE_ID_LINK_CONVERGED "6b1c0d8e2f7a4e5b9c3d1a0f4e8b7c21"
 #define MESSAGE_ID_ACTION_FAILED  "c4f1e2a9b8d74c6e8a5f3b2d1e0c9a74"
+/* A setting another agent keeps reverting: rdmad holds off (contest.h). */
+#define MESSAGE_ID_SETTING_CONTESTED "02c831ddaed5422d8652b03042156eb2"
 
 typedef struct LogFields {
 	const char *device;

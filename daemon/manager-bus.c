@@ -12,6 +12,8 @@
 #include "gid.h"
 #include "json-util.h"
 #include "log.h"
+#include "link-bus.h"
+#include "manager-bus.h"
 #include "manager.h"
 #include "strv.h"
 
@@ -78,16 +80,14 @@ static int method_list_links(sd_bus_message *msg, void *userdata, sd_bus_error *
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_open_container(reply, 'a', "(sos)");
-	for (size_t i = 0; r >= 0 && i < m->n_links; i++) {
+	for (size_t i = 0; r >= 0 && i < m->n_ports; i++) {
 		_cleanup_free_ char *path = NULL;
 
-		if (!m->links[i].device)
-			continue;
-		path = link_bus_path(m->links[i].name);
+		path = link_bus_path(m->ports[i].name);
 		if (!path)
 			return -ENOMEM;
-		r = sd_bus_message_append(reply, "(sos)", m->links[i].name, path,
-					  link_state_to_string(m->links[i].state));
+		r = sd_bus_message_append(reply, "(sos)", m->ports[i].name, path,
+					  config_state_to_string(m->ports[i].state));
 	}
 	if (r >= 0)
 		r = sd_bus_message_close_container(reply);
@@ -99,14 +99,14 @@ static int method_list_links(sd_bus_message *msg, void *userdata, sd_bus_error *
 static int method_get_link(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 	_cleanup_free_ char *path = NULL;
 	Manager *m = userdata;
-	LinkStatus *s;
+	PortStatus *s;
 	const char *name;
 	int r;
 
 	r = sd_bus_message_read(msg, "s", &name);
 	if (r < 0)
 		return r;
-	r = manager_link_find(m, name, &s);
+	r = manager_port_find(m, name, &s);
 	if (r < 0)
 		return bus_link_error(error, name, r);
 	path = link_bus_path(s->name);
@@ -192,7 +192,7 @@ static int method_resolve_gid(sd_bus_message *msg, void *userdata, sd_bus_error 
 	GidType type = _GID_TYPE_INVALID;
 	char gid[GID_STRING_MAX], q[ARG_QUOTE_MAX + 4];
 	Manager *m = userdata;
-	LinkStatus *s;
+	PortStatus *s;
 	Gid g;
 	int r;
 
@@ -218,7 +218,7 @@ static int method_resolve_gid(sd_bus_message *msg, void *userdata, sd_bus_error 
 						 "v2)",
 						 arg_quote(roce, q));
 	}
-	r = manager_link_find(m, name, &s);
+	r = manager_port_find(m, name, &s);
 	if (r < 0)
 		return bus_link_error(error, name, r);
 	r = manager_gid_resolve(m, s, type, family, &g);

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Describe(): the daemon's whole status as one JSON document, built from the link statuses of
+/* Describe(): the daemon's whole status as one JSON document, built from the status table of
  * the last reconcile (no I/O). rdmactl status renders it. */
 #include <stdio.h>
 
 #include "config.h"
 #include "gid.h"
 #include "json-util.h"
+#include "link-bus.h"
 #include "manager.h"
 #include "strv.h"
 
-static int gids_json(json_object *o, const LinkStatus *s) {
+static int gids_json(json_object *o, const PortStatus *s) {
 	json_object *a, *g;
 	int r;
 
@@ -35,30 +36,30 @@ static int gids_json(json_object *o, const LinkStatus *s) {
 	return r;
 }
 
-static int settings_json(json_object *o, const LinkStatus *s) {
+static int settings_json(json_object *o, const PortStatus *s) {
 	json_object *a, *x;
 	int r;
 
 	r = json_add_array(o, "settings", &a);
 	for (size_t i = 0; r >= 0 && i < s->n_settings; i++) {
-		const LinkSetting *t = &s->settings[i];
+		const SettingStatus *t = &s->settings[i];
 
 		r = json_add_object(a, NULL, &x);
 		if (r >= 0)
-			r = json_add_string(x, "setting", t->setting);
+			r = json_add_string(x, "setting", key_to_string(t->key));
 		if (r >= 0)
 			r = json_add_string(x, "desired", t->desired);
 		if (r >= 0)
 			r = json_add_string(x, "current", t->current);
 		if (r >= 0)
-			r = json_add_string(x, "result", t->result);
+			r = json_add_string(x, "result", setting_result_to_string(t->result));
 		if (r >= 0)
 			r = json_add_string(x, "error", t->error);
 	}
 	return r;
 }
 
-static int link_json(json_object *links, const LinkStatus *s) {
+static int port_json(json_object *links, const PortStatus *s) {
 	_cleanup_free_ char *path = link_bus_path(s->name);
 	json_object *o;
 	const Gid *g;
@@ -80,7 +81,7 @@ static int link_json(json_object *links, const LinkStatus *s) {
 	if (r >= 0)
 		r = json_add_string(o, "driver", s->driver);
 	if (r >= 0)
-		r = json_add_string(o, "state", link_state_to_string(s->state));
+		r = json_add_string(o, "state", config_state_to_string(s->state));
 	if (r >= 0)
 		r = json_add_strv(o, "profiles", s->profiles);
 	if (r >= 0)
@@ -88,7 +89,7 @@ static int link_json(json_object *links, const LinkStatus *s) {
 				    s->has_roce_mode ? roce_mode_to_string(s->roce_mode) : NULL);
 	if (r >= 0 && s->has_roce_tos)
 		r = json_add_int(o, "roce_tos", s->roce_tos);
-	if (r >= 0 && link_status_gid_preferred(s, _GID_TYPE_INVALID, _GID_FAMILY_INVALID, &g) >= 0)
+	if (r >= 0 && port_status_gid_preferred(s, _GID_TYPE_INVALID, _GID_FAMILY_INVALID, &g) >= 0)
 		r = json_add_int(o, "preferred_gid_index", g->index);
 	if (r >= 0)
 		r = gids_json(o, s);
@@ -121,20 +122,16 @@ int manager_describe(Manager *m, char **ret) {
 		r = json_add_int(o, "last_reconcile_usec", (int64_t) m->last_reconcile_usec);
 	if (r >= 0)
 		r = json_add_array(o, "links", &links);
-	for (size_t i = 0; r >= 0 && i < m->n_links; i++) {
-		const LinkStatus *l = &m->links[i];
-
-		if (l->device) {
-			r = link_json(links, l);
-			continue;
-		}
-		/* Modules, Soft-RoCE links and the netns mode: the host's own entry. */
+	for (size_t i = 0; r >= 0 && i < m->n_ports; i++)
+		r = port_json(links, &m->ports[i]);
+	/* Modules, soft devices and the netns mode: the host's own entry, once a full
+	 * reconcile looked at them. */
+	if (r >= 0 && m->started)
 		r = json_add_object(o, "host", &host);
-		if (r >= 0)
-			r = json_add_string(host, "state", link_state_to_string(l->state));
-		if (r >= 0)
-			r = json_add_string(host, "last_error", l->last_error);
-	}
+	if (r >= 0 && m->started)
+		r = json_add_string(host, "state", config_state_to_string(m->host.state));
+	if (r >= 0 && m->started)
+		r = json_add_string(host, "last_error", m->host.last_error);
 	if (r < 0)
 		return r;
 	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_NOSLASHESCAPE));

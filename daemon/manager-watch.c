@@ -7,9 +7,98 @@
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 
+#include <fcntl.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "contest.h"
 #include "dcbnl.h"
+#include "fileio.h"
 #include "log.h"
+#include "manager-watch.h"
 #include "manager.h"
+
+#define CONTENDERS_MAX 64
+
+static uint64_t now_usec(void) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* The process behind a netlink port, where it can be told: the kernel gives a socket the
+ * process id as its port when it binds first (iproute2, lldpad), libnl the pid in the low 22
+ * bits. rdmad's own sockets are rdmad's pid: NULL for those. */
+static char *contender_describe(uint32_t portid) {
+	char path[64], comm[64];
+	pid_t pid = (pid_t) (portid & 0x3fffff);
+	char *s;
+
+	if (portid == 0 || portid >= 0x80000000u)
+		return asprintf(&s, "netlink port %" PRIu32, portid) < 0 ? NULL : s;
+	if (pid == getpid())
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int) pid);
+	if (read_small_at(AT_FDCWD, path, comm, sizeof(comm)) > 0)
+		return asprintf(&s, "%s, pid %d", comm, (int) pid) < 0 ? NULL : s;
+	return asprintf(&s, "pid %d, exited", (int) pid) < 0 ? NULL : s;
+}
+
+/* A change to netdev sent by the process behind portid (0: the kernel does not say). */
+static void contender_note(Manager *m, const char *netdev, ContenderKind kind, uint32_t portid) {
+	_cleanup_free_ char *who = NULL;
+	Contender *c = NULL;
+
+	if (portid == 0 || !netdev || strlen(netdev) >= IF_NAMESIZE)
+		return;
+	who = contender_describe(portid);
+	if (!who)
+		return;
+	for (size_t i = 0; i < m->n_contenders; i++)
+		if (m->contenders[i].kind == kind && streq(m->contenders[i].netdev, netdev))
+			c = &m->contenders[i];
+	if (!c && m->n_contenders >= CONTENDERS_MAX) {
+		c = &m->contenders[0]; /* the oldest note goes */
+		for (size_t i = 1; i < m->n_contenders; i++)
+			if (m->contenders[i].usec < c->usec)
+				c = &m->contenders[i];
+	}
+	if (!c) {
+		c = realloc(m->contenders, sizeof(Contender) * (m->n_contenders + 1));
+		if (!c)
+			return;
+		m->contenders = c;
+		c = &m->contenders[m->n_contenders++];
+		*c = (Contender){ 0 };
+	}
+	free(c->who);
+	c->who = TAKE_PTR(who);
+	c->usec = now_usec();
+	c->kind = kind;
+	snprintf(c->netdev, sizeof(c->netdev), "%s", netdev);
+}
+
+static ContenderKind key_contender_kind(Key key) {
+	if (KEY_BIT(key) & KEYS_QOS)
+		return CONTENDER_DCB;
+	if (key == KEY_NETDEV_ADDRESSES)
+		return CONTENDER_ADDRESS;
+	if (key == KEY_NETDEV_UP || key == KEY_NETDEV_MTU)
+		return CONTENDER_LINK;
+	return _CONTENDER_KIND_MAX; /* configfs, sysfs: no notification says who */
+}
+
+const char *manager_contender(const Manager *m, const char *netdev, Key key, uint64_t now) {
+	ContenderKind kind = key_contender_kind(key);
+
+	for (size_t i = 0; netdev && i < m->n_contenders; i++)
+		if (m->contenders[i].kind == kind && streq(m->contenders[i].netdev, netdev) &&
+		    m->contenders[i].usec + CONTEST_WINDOW_USEC > now)
+			return m->contenders[i].who;
+	return NULL;
+}
 
 static int on_udev(sd_device_monitor *mon, sd_device *dev, void *userdata) {
 	Manager *m = userdata;
@@ -74,6 +163,10 @@ static int on_rtnl_message(struct nl_msg *msg, void *userdata) {
 		if (nlmsg_parse(nlh, sizeof(struct ifinfomsg), tb, IFLA_MAX, NULL) >= 0 &&
 		    tb[IFLA_IFNAME] && nla_len(tb[IFLA_IFNAME]) <= IF_NAMESIZE &&
 		    memchr(nla_data(tb[IFLA_IFNAME]), 0, nla_len(tb[IFLA_IFNAME]))) {
+			/* Link changes carry their sender's port on newer kernels only (6.1 sends
+			 * 0 for a SETLINK's notification: not known). */
+			contender_note(m, nla_get_string(tb[IFLA_IFNAME]), CONTENDER_LINK,
+				       nlh->nlmsg_pid);
 			manager_mark_netdev(m, nla_get_string(tb[IFLA_IFNAME]));
 			return NL_OK;
 		}
@@ -82,9 +175,11 @@ static int on_rtnl_message(struct nl_msg *msg, void *userdata) {
 	}
 	case RTM_GETDCB:
 	case RTM_SETDCB:
-		if (dcbnl_ifname_parse(nlh, nlh->nlmsg_len, name) >= 0)
+		if (dcbnl_ifname_parse(nlh, nlh->nlmsg_len, name) >= 0) {
+			/* dcbnl_notify() names the sender's port: lldpad, dcb(8), mlnx_qos. */
+			contender_note(m, name, CONTENDER_DCB, nlh->nlmsg_pid);
 			manager_mark_netdev(m, name);
-		else
+		} else
 			manager_mark_dirty_all(m);
 		return NL_OK;
 	case RTM_NEWADDR:
@@ -97,9 +192,12 @@ static int on_rtnl_message(struct nl_msg *msg, void *userdata) {
 		return NL_OK;
 	}
 	/* A netdev that is already gone: its name is lost, look at everything. */
-	if (if_indextoname((unsigned) ifindex, name))
+	if (if_indextoname((unsigned) ifindex, name)) {
+		/* Address changes name the sender's port too. */
+		if (nlh->nlmsg_type == RTM_NEWADDR || nlh->nlmsg_type == RTM_DELADDR)
+			contender_note(m, name, CONTENDER_ADDRESS, nlh->nlmsg_pid);
 		manager_mark_netdev(m, name);
-	else
+	} else
 		manager_mark_dirty_all(m);
 	return NL_OK;
 }

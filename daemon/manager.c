@@ -6,6 +6,8 @@
 
 #include "gid.h"
 #include "log.h"
+#include "manager-bus.h"
+#include "manager-watch.h"
 #include "manager.h"
 #include "strv.h"
 
@@ -45,9 +47,13 @@ Manager *manager_free(Manager *m) {
 	sd_device_monitor_unref(m->udev);
 	sd_event_source_unref(m->bus_reconnect);
 	sd_bus_flush_close_unref(m->bus);
-	for (size_t i = 0; i < m->n_links; i++)
-		link_status_done(&m->links[i]);
-	free(m->links);
+	for (size_t i = 0; i < m->n_ports; i++)
+		port_status_done(&m->ports[i]);
+	free(m->ports);
+	host_status_done(&m->host);
+	for (size_t i = 0; i < m->n_contenders; i++)
+		free(m->contenders[i].who);
+	free(m->contenders);
 	strv_free(m->dirty_devices);
 	strv_free(m->dirty_netdevs);
 	applier_free(m->applier);
@@ -187,9 +193,14 @@ int manager_reload(Manager *m) {
 	log_info("Reloading profiles.");
 	r = manager_load_config(m);
 	if (r >= 0) {
-		/* New profiles: what failed before is worth trying at once. */
-		for (size_t i = 0; i < m->n_links; i++)
-			m->links[i].retry_usec = 0;
+		/* New profiles: what failed before is worth trying at once, and what was
+		 * contested is written again (the administrator may have settled it). */
+		for (size_t i = 0; i < m->n_ports; i++) {
+			m->ports[i].retry_usec = 0;
+			for (size_t k = 0; k < m->ports[i].n_history; k++)
+				m->ports[i].history[k].contest = (ContestHistory){ 0 };
+		}
+		m->host.retry_usec = 0;
 		manager_mark_dirty_all(m);
 	}
 	(void) sd_notify(false, "READY=1");
@@ -204,8 +215,9 @@ int manager_reload(Manager *m) {
 }
 
 int manager_reconcile_all(Manager *m) {
-	for (size_t i = 0; i < m->n_links; i++)
-		m->links[i].retry_usec = 0;
+	for (size_t i = 0; i < m->n_ports; i++)
+		m->ports[i].retry_usec = 0;
+	m->host.retry_usec = 0;
 	m->dirty_all = true;
 	return manager_reconcile(m);
 }
@@ -274,21 +286,17 @@ int manager_run(Manager *m) {
 }
 
 void manager_notify_status(Manager *m) {
-	unsigned n[_LINK_STATE_MAX] = { 0 };
-	size_t links = 0;
+	unsigned n[_CONFIG_STATE_MAX] = { 0 };
+	size_t links = m->n_ports;
 	char status[256];
 
-	for (size_t i = 0; i < m->n_links; i++) {
-		if (streq(m->links[i].name, "host"))
-			continue;
-		n[m->links[i].state]++;
-		links++;
-	}
+	for (size_t i = 0; i < m->n_ports; i++)
+		n[m->ports[i].state]++;
 	snprintf(status, sizeof(status),
 		 "STATUS=%zu link%s: %u converged, %u pending, %u degraded, %u failed, %u "
 		 "unmanaged%s",
-		 links, links == 1 ? "" : "s", n[LINK_STATE_CONVERGED], n[LINK_STATE_PENDING],
-		 n[LINK_STATE_DEGRADED], n[LINK_STATE_FAILED], n[LINK_STATE_UNMANAGED],
+		 links, links == 1 ? "" : "s", n[CONFIG_STATE_CONVERGED], n[CONFIG_STATE_PENDING],
+		 n[CONFIG_STATE_DEGRADED], n[CONFIG_STATE_FAILED], n[CONFIG_STATE_UNMANAGED],
 		 m->config_errors.n == 0 ? ""
 		 : m->config_skipped	 ? "; invalid profile files left out"
 					 : "; profiles invalid, previous ones in force");
@@ -298,11 +306,15 @@ void manager_notify_status(Manager *m) {
 const char *manager_state(const Manager *m) {
 	if (!m->started)
 		return "starting";
-	if (m->config_errors.n > 0)
+	if (m->config_errors.n > 0 || m->host.state == CONFIG_STATE_FAILED)
 		return "degraded";
-	for (size_t i = 0; i < m->n_links; i++)
-		if (m->links[i].state == LINK_STATE_FAILED)
+	for (size_t i = 0; i < m->n_ports; i++) {
+		if (m->ports[i].state == CONFIG_STATE_FAILED)
 			return "degraded";
+		for (size_t k = 0; k < m->ports[i].n_settings; k++)
+			if (m->ports[i].settings[k].result == SETTING_CONTESTED)
+				return "degraded";
+	}
 	return "running";
 }
 
@@ -315,18 +327,18 @@ void manager_state_update(Manager *m) {
 	manager_bus_emit_changed(m, "State", NULL);
 }
 
-int manager_link_find(Manager *m, const char *name, LinkStatus **ret) {
-	LinkStatus *found = NULL;
+int manager_port_find(Manager *m, const char *name, PortStatus **ret) {
+	PortStatus *found = NULL;
 	char device[128];
 	uint32_t port;
 	size_t n = 0;
 
 	if (!*name || streq(name, "host"))
 		return -EINVAL;
-	/* A netdev names a link only when exactly one port sits on it (rxe and siw can share). */
-	for (size_t i = 0; i < m->n_links; i++)
-		if (m->links[i].device && streq_ptr(m->links[i].netdev, name)) {
-			found = &m->links[i];
+	/* A netdev names a port only when exactly one port sits on it (rxe and siw can share). */
+	for (size_t i = 0; i < m->n_ports; i++)
+		if (streq_ptr(m->ports[i].netdev, name)) {
+			found = &m->ports[i];
 			n++;
 		}
 	if (n > 1)
@@ -337,10 +349,10 @@ int manager_link_find(Manager *m, const char *name, LinkStatus **ret) {
 	}
 	if (port_name_parse(name, device, sizeof(device), &port) < 0)
 		return -EINVAL;
-	for (size_t i = 0; i < m->n_links; i++) {
-		LinkStatus *s = &m->links[i];
+	for (size_t i = 0; i < m->n_ports; i++) {
+		PortStatus *s = &m->ports[i];
 
-		if (!s->device || !streq(s->device, device))
+		if (!streq(s->device, device))
 			continue;
 		if (port == s->port) {
 			*ret = s;
@@ -357,6 +369,21 @@ int manager_link_find(Manager *m, const char *name, LinkStatus **ret) {
 		return -ENODEV;
 	*ret = found;
 	return 0;
+}
+
+static int port_key_compare(const void *key, const void *elem) {
+	const PortStatus *k = key, *e = elem;
+	int c = strcmp(k->device, e->device);
+
+	return c != 0 ? c : (k->port > e->port) - (k->port < e->port);
+}
+
+PortStatus *manager_port_status(Manager *m, const char *device, uint32_t port) {
+	PortStatus key = { .device = (char *) device, .port = port };
+
+	if (!device || m->n_ports == 0)
+		return NULL;
+	return bsearch(&key, m->ports, m->n_ports, sizeof(PortStatus), port_key_compare);
 }
 
 int manager_config_errors(const Manager *m, char ***ret) {
@@ -389,7 +416,7 @@ int manager_plan(const Manager *m, Plan **ret) {
 /* A job asks which GID to use now: read the port's table again rather than trust the last
  * reconcile's copy (GIDs of an upper netdev, a VLAN or macvlan, arrive without an event on
  * the link's own netdev). When it differs, the link's status is refreshed too. */
-int manager_gid_resolve(Manager *m, const LinkStatus *s, GidType type, GidFamily family, Gid *ret) {
+int manager_gid_resolve(Manager *m, const PortStatus *s, GidType type, GidFamily family, Gid *ret) {
 	_cleanup_(host_state_freep) HostState *h = NULL;
 	char *const devices[] = { s->device, NULL };
 	const HostDevice *d;
@@ -408,7 +435,7 @@ int manager_gid_resolve(Manager *m, const LinkStatus *s, GidType type, GidFamily
 		}
 	if (!g)
 		return d ? r : -ENODEV;
-	if (link_status_gid_preferred(s, type, family, &cached) < 0 || cached->index != g->index ||
+	if (port_status_gid_preferred(s, type, family, &cached) < 0 || cached->index != g->index ||
 	    memcmp(cached->raw, g->raw, sizeof(g->raw)) != 0)
 		manager_mark_device(m, s->device);
 	*ret = *g;

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+/* The manager: profiles, the status table, what events made dirty, and the reconcile. Its
+ * bus face is manager-bus.c and link-bus.c, its event sources manager-watch.c. */
+
 #include <netlink/netlink.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-device.h>
@@ -8,9 +11,28 @@
 
 #include "apply.h"
 #include "host.h"
-#include "link-status.h"
 #include "plan.h"
+#include "port-status.h"
 #include "profile.h"
+
+/* What a change notification was about: a contested setting is blamed only on a change of its
+ * own kind. */
+typedef enum ContenderKind {
+	CONTENDER_LINK,	   /* RTM_NEWLINK: netdev.up, netdev.mtu */
+	CONTENDER_ADDRESS, /* RTM_NEWADDR/DELADDR: netdev.addresses */
+	CONTENDER_DCB,	   /* RTNLGRP_DCB: qos.* */
+	_CONTENDER_KIND_MAX,
+} ContenderKind;
+
+/* Who last changed a netdev over rtnetlink, where the kernel says (the sender's netlink port:
+ * address and DCB changes carry it, link changes do on newer kernels): named when a setting
+ * of that kind turns out contested. */
+typedef struct Contender {
+	char netdev[IF_NAMESIZE];
+	ContenderKind kind;
+	char *who; /* "lldpad, pid 812", or "pid 812" when it has exited */
+	uint64_t usec;
+} Contender;
 
 typedef struct Manager {
 	sd_event *event;
@@ -25,13 +47,17 @@ typedef struct Manager {
 	size_t config_skipped;	   /* invalid files left out at start (none after a reload) */
 	Applier *applier;
 
-	LinkStatus *links;
-	size_t n_links;
+	/* The status table (port-status.h), sorted by device and port. */
+	PortStatus *ports;
+	size_t n_ports;
+	HostStatus host;
 
 	/* What events touched since the last reconcile. */
 	bool dirty_all;
 	char **dirty_devices;
 	char **dirty_netdevs;
+	Contender *contenders;
+	size_t n_contenders;
 
 	sd_bus *bus;			/* NULL with --once */
 	sd_event_source *bus_reconnect; /* after the connection was lost */
@@ -64,18 +90,21 @@ int manager_run(Manager *m);
 
 /* Load the profiles again; when they are valid, forget backoffs and look at everything. */
 int manager_reload(Manager *m);
-/* A full pass now, failed links included. */
+/* A full pass now, failed ports included. */
 int manager_reconcile_all(Manager *m);
 
-/* starting (before the first reconcile), degraded (invalid profiles, a failed link), running */
+/* starting (before the first reconcile), degraded (invalid profiles, a failed or contested
+ * port), running */
 const char *manager_state(const Manager *m);
 /* PropertiesChanged for State, when it differs from what was last said. */
 void manager_state_update(Manager *m);
-/* A link by "DEV/PORT", "DEV" (one-port devices) or netdev name: -EINVAL for a name that is
+/* A port by "DEV/PORT", "DEV" (one-port devices) or netdev name: -EINVAL for a name that is
  * none of these, -EADDRNOTAVAIL for a device with several ports, -ENODEV if there is none. */
-int manager_link_find(Manager *m, const char *name, LinkStatus **ret);
+int manager_port_find(Manager *m, const char *name, PortStatus **ret);
+/* The status of device/port, NULL if none. */
+PortStatus *manager_port_status(Manager *m, const char *device, uint32_t port);
 /* The GID a job should use on s, from the port's table read now (-ENODATA: none). */
-int manager_gid_resolve(Manager *m, const LinkStatus *s, GidType type, GidFamily family, Gid *ret);
+int manager_gid_resolve(Manager *m, const PortStatus *s, GidType type, GidFamily family, Gid *ret);
 /* The config errors as "FILE:LINE:COLUMN: error: ..." lines. */
 int manager_config_errors(const Manager *m, char ***ret);
 /* What a reconcile would change now, observed afresh (no GID tables: plans do not need them). */
@@ -84,28 +113,15 @@ int manager_plan(const Manager *m, Plan **ret);
 /* The whole status as JSON (manager-describe.c): Describe(), rdmactl status --json. */
 int manager_describe(Manager *m, char **ret);
 
-/* D-Bus (manager-bus.c, link-bus.c). */
-int manager_connect_bus(Manager *m);
-bool manager_bus_ready(Manager *m);
-int link_bus_register(Manager *m, sd_bus *bus);
-char *link_bus_path(const char *name);
-/* After statuses were rebuilt: PropertiesChanged for what differs from old (the first
- * n_carried new entries were moved over unchanged), InterfacesAdded/Removed for links that
- * came or went. */
-void manager_bus_links_changed(Manager *m, const LinkStatus *old, size_t n_old, size_t n_carried);
-void manager_bus_emit_changed(Manager *m, const char *property, ...);
-
 /* Mark and schedule (coalesced, short debounce). */
 void manager_mark_dirty_all(Manager *m);
 void manager_mark_device(Manager *m, const char *device);
 void manager_mark_netdev(Manager *m, const char *netdev);
 void manager_schedule_reconcile(Manager *m, uint64_t delay_usec);
+/* Who changed key on netdev (manager-watch.c), NULL if not known within the contest window. */
+const char *manager_contender(const Manager *m, const char *netdev, Key key, uint64_t now);
 
-/* One reconcile of the dirty links (manager-reconcile.c). Returns the number of managed links
+/* One reconcile of what is dirty (manager-reconcile.c). Returns the number of managed ports
  * not converged (pending or failed), or -errno. */
 int manager_reconcile(Manager *m);
 void manager_notify_status(Manager *m);
-
-/* Watchers (manager-watch.c). */
-int manager_watch_udev(Manager *m);
-int manager_watch_rtnl(Manager *m);

@@ -55,6 +55,10 @@ static inline const char *strna(const char *s) {
 	return s ? s : "n/a";
 }
 
+static inline const char *strempty(const char *s) {
+	return s ? s : "";
+}
+
 static inline void freep(void *p) {
 	free(*(void **) p);
 }

@@ -45,7 +45,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 
-echo "1..17"
+echo "1..21"
 
 rc=0
 run --once 2> "$work/once.log" || rc=$?
@@ -131,6 +131,30 @@ check "a failing setting is reported with the file it could not write" \
 check "retries back off: $attempts attempts during 50 address events in ~5 s (1, 2, 4 s apart)" \
         "[[ $attempts -ge 2 && $attempts -le 5 ]]"
 check "the backoff grows" "grep -q 'attempt 3); next try in 4s' $work/daemon.log"
+
+# Another agent keeps reverting the MTU (a script here; NetworkManager or lldpad on a host):
+# rdmad rewrites it at most 3 times within 60 s, then holds off and says the setting is
+# contested, and after the hold (10 s) writes it once more.
+rmdir "$tos" && echo 0 > "$tos"
+sed -i 's/tos: 64/tos: 106/' "$work/conf/50-rxe.yaml"
+kill -HUP "$pid" # a reload also forgets contests: the fight starts from nothing
+for _ in $(seq 50); do [[ $(cat "$tos") == 106 ]] && break; sleep 0.1; done
+before=$(grep -c 'netdev.mtu 1500 -> 4000' "$work/daemon.log" || true)
+end=$((SECONDS + 6))
+while ((SECONDS < end)); do
+        ip link show veth0 | grep -q 'mtu 4000' && ip link set veth0 mtu 1500
+        sleep 0.1
+done
+writes=$(($(grep -c 'netdev.mtu 1500 -> 4000' "$work/daemon.log" || true) - before))
+check "an agent reverting the MTU for 6 s: rdmad wrote it $writes times (3), then held off" \
+        "[[ $writes -eq 3 ]]"
+check "... and says so: netdev.mtu contested, with its MESSAGE_ID in the journal" \
+        "grep -q 'rxe0/1: netdev.mtu reverted 3 times within 60 s by another agent; holding off' $work/daemon.log"
+check "... the port is degraded, the reason named" \
+        "grep -q 'rxe0/1: degraded: netdev.mtu contested (reverted 3 times within 60 s' $work/daemon.log"
+for _ in $(seq 150); do ip link show veth0 | grep -q 'mtu 4000' && break; sleep 0.1; done
+check "once the agent stopped, after the hold: the MTU written again, the port converged" \
+        "ip link show veth0 | grep -q 'mtu 4000' && tail -n 5 $work/daemon.log | grep -q 'rxe0/1: converged'"
 
 [[ $failed -eq 0 ]] || sed 's/^/# /' "$work/daemon.log"
 exit $failed

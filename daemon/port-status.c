@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+
+#include "gid.h"
+#include "port-status.h"
+#include "strv.h"
+
+static const char *const config_state_table[_CONFIG_STATE_MAX] = {
+	[CONFIG_STATE_UNMANAGED] = "unmanaged", [CONFIG_STATE_PENDING] = "pending",
+	[CONFIG_STATE_CONVERGED] = "converged", [CONFIG_STATE_DEGRADED] = "degraded",
+	[CONFIG_STATE_FAILED] = "failed",
+};
+DEFINE_STRING_TABLE_LOOKUP(config_state, ConfigState)
+
+static const char *const setting_result_table[_SETTING_RESULT_MAX] = {
+	[SETTING_CONVERGED] = "converged",     [SETTING_PENDING] = "pending",
+	[SETTING_UNSUPPORTED] = "unsupported", [SETTING_FAILED] = "failed",
+	[SETTING_CONTESTED] = "contested",
+};
+DEFINE_STRING_TABLE_LOOKUP(setting_result, SettingResult)
+
+/* ---- outcomes of one reconcile ------------------------------------------------------------ */
+
+void outcomes_done(Outcomes *o) {
+	for (size_t i = 0; i < o->n; i++) {
+		free(o->items[i].device);
+		free(o->items[i].desired);
+		free(o->items[i].message);
+	}
+	free(o->items);
+	*o = (Outcomes){ 0 };
+}
+
+int outcomes_add(Outcomes *o, const Action *a, const ActionOutcome *r) {
+	Outcome x = {
+		.device = a->device ? strdup(a->device) : NULL,
+		.port = a->port,
+		.key = a->key,
+		.desired = a->desired ? strdup(a->desired) : NULL,
+		.result = r->result,
+		.error = r->error,
+		.message = r->message ? strdup(r->message)
+			   : r->error ? strdup(strerror(-r->error))
+				      : NULL,
+	};
+	int e;
+
+	e = GREEDY_REALLOC(o->items, o->n_alloc, o->n + 1);
+	if (e < 0 || (a->device && !x.device) || (a->desired && !x.desired) ||
+	    ((r->message || r->error) && !x.message)) {
+		free(x.device);
+		free(x.desired);
+		free(x.message);
+		return -ENOMEM;
+	}
+	o->items[o->n++] = x;
+	return 0;
+}
+
+const Outcome *outcomes_find(const Outcomes *o, const char *device, uint32_t port, Key key,
+			     ApplyResult result) {
+	for (size_t i = 0; i < o->n; i++) {
+		const Outcome *x = &o->items[i];
+
+		if (x->result == result && streq_ptr(x->device, device) &&
+		    (!device || x->port == port) && (key == _KEY_INVALID || x->key == key))
+			return x;
+	}
+	return NULL;
+}
+
+const Outcome *outcomes_find_action(const Outcomes *o, const Action *a, ApplyResult result) {
+	for (size_t i = 0; i < o->n; i++) {
+		const Outcome *x = &o->items[i];
+
+		if (x->result == result && x->key == a->key && x->port == a->port &&
+		    streq_ptr(x->device, a->device) && streq_ptr(x->desired, a->desired))
+			return x;
+	}
+	return NULL;
+}
+
+/* ---- the status of a port ----------------------------------------------------------------- */
+
+static void setting_status_done(SettingStatus *s) {
+	free(s->desired);
+	free(s->current);
+	free(s->error);
+}
+
+void port_status_done(PortStatus *s) {
+	free(s->name);
+	free(s->device);
+	free(s->netdev);
+	free(s->last_error);
+	free(s->driver);
+	strv_free(s->profiles);
+	free(s->gids);
+	for (size_t i = 0; i < s->n_settings; i++)
+		setting_status_done(&s->settings[i]);
+	free(s->settings);
+	for (size_t i = 0; i < s->n_history; i++)
+		free(s->history[i].contender);
+	free(s->history);
+	*s = (PortStatus){ 0 };
+}
+
+void host_status_done(HostStatus *s) {
+	free(s->last_error);
+	*s = (HostStatus){ 0 };
+}
+
+SettingStatus *port_status_setting(PortStatus *s, Key key) {
+	for (size_t i = 0; i < s->n_settings; i++)
+		if (s->settings[i].key == key)
+			return &s->settings[i];
+	return NULL;
+}
+
+SettingHistory *port_status_history(PortStatus *s, Key key, bool create) {
+	SettingHistory *h;
+
+	for (size_t i = 0; i < s->n_history; i++)
+		if (s->history[i].key == key)
+			return &s->history[i];
+	if (!create)
+		return NULL;
+	h = realloc(s->history, sizeof(SettingHistory) * (s->n_history + 1));
+	if (!h)
+		return NULL;
+	s->history = h;
+	h = &s->history[s->n_history++];
+	*h = (SettingHistory){ .key = key };
+	return h;
+}
+
+bool port_status_held(const PortStatus *s, uint64_t now) {
+	return s && s->state == CONFIG_STATE_FAILED && s->retry_usec > now;
+}
+
+static int strdup_to(char **dst, const char *s) {
+	free(*dst);
+	*dst = NULL;
+	if (!s)
+		return 0;
+	*dst = strdup(s);
+	return *dst ? 0 : -ENOMEM;
+}
+
+/* Status rows: the port keys, but qos.owner, which is a policy, not a setting. */
+#define KEYS_SHOWN (KEYS_PORT & ~KEY_BIT(KEY_QOS_OWNER))
+
+/* One row per declared key from the plan's actions for that key on this port: pending, not
+ * applicable here, or (no action) converged, with the current value. Several actions for one
+ * key (addresses) fold into one row: any pending one makes it pending. */
+static int setting_from_plan(SettingStatus *row, const PortSettings *ls, Key key, const char *name,
+			     const Plan *p) {
+	const Action *pending = NULL, *unsupported = NULL;
+	int r;
+
+	for (size_t i = 0; i < p->n_actions; i++) {
+		const Action *a = &p->actions[i];
+
+		if (a->key != key || !streq_ptr(a->port_name, name))
+			continue;
+		if (a->unsupported) {
+			if (!unsupported)
+				unsupported = a;
+		} else if (!pending)
+			pending = a;
+	}
+	row->key = key;
+	r = port_setting_format(ls, key, &row->desired);
+	if (r < 0)
+		return r;
+	if (pending) {
+		row->result = SETTING_PENDING;
+		return strdup_to(&row->current, pending->current);
+	}
+	if (unsupported) {
+		row->result = SETTING_UNSUPPORTED;
+		return strdup_to(&row->error, unsupported->unsupported);
+	}
+	row->result = SETTING_CONVERGED;
+	return strdup_to(&row->current, row->desired);
+}
+
+/* gids.require is not written: it is met or waited for. */
+static int setting_gids(SettingStatus *row, uint32_t unmet) {
+	_cleanup_free_ char *missing = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	if (!row || !unmet)
+		return 0;
+	f = open_memstream(&missing, &size);
+	if (!f)
+		return -ENOMEM;
+	fputs("waiting for a GID:", f);
+	for (GidRequirement g = 0; g < _GID_REQUIREMENT_MAX; g++)
+		if (unmet & (1u << g))
+			fprintf(f, " %s", gid_requirement_to_string(g));
+	if (fclose(f) != 0)
+		return -ENOMEM;
+	row->result = SETTING_PENDING;
+	free(row->current);
+	row->current = NULL;
+	free(row->error);
+	row->error = TAKE_PTR(missing);
+	return 0;
+}
+
+static int contested_text(const SettingHistory *h, char **ret) {
+	uint64_t hold = CONTEST_HOLD_USEC << (h->contest.level > 1 ? h->contest.level - 1 : 0);
+
+	if (hold > CONTEST_HOLD_MAX_USEC)
+		hold = CONTEST_HOLD_MAX_USEC;
+	if (asprintf(ret,
+		     "reverted %u times within %u s by another agent%s%s%s; rdmad holds off %u s "
+		     "before it writes again (doubling while it goes on)",
+		     CONTEST_REVERTS, (unsigned) (CONTEST_WINDOW_USEC / 1000000),
+		     h->contender ? " (" : "", h->contender ? h->contender : "",
+		     h->contender ? ")" : "", (unsigned) (hold / 1000000)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* What this reconcile's outcomes, the backoff and the contest history say of one row. */
+static int setting_overlay(SettingStatus *row, const PortStatus *s, const Outcomes *outcomes,
+			   const PortStatus *old, bool held, uint64_t now) {
+	const Outcome *o;
+	SettingHistory *h;
+
+	o = outcomes_find(outcomes, s->device, s->port, row->key, APPLY_FAILED);
+	if (o) {
+		row->result = SETTING_FAILED;
+		return strdup_to(&row->error, o->message);
+	}
+	if (row->result == SETTING_PENDING && held && old) {
+		/* Not tried again yet (backoff): what failed before still stands. */
+		for (size_t i = 0; i < old->n_settings; i++)
+			if (old->settings[i].key == row->key &&
+			    old->settings[i].result == SETTING_FAILED) {
+				row->result = SETTING_FAILED;
+				return strdup_to(&row->error, old->settings[i].error);
+			}
+	}
+	h = port_status_history((PortStatus *) s, row->key, false);
+	if (h && row->result == SETTING_CONVERGED)
+		(void) contest_settled(&h->contest, now);
+	else if (h && h->contest.level > 0 && row->result == SETTING_PENDING) {
+		row->result = SETTING_CONTESTED;
+		free(row->error);
+		return contested_text(h, &row->error);
+	}
+	o = outcomes_find(outcomes, s->device, s->port, row->key, APPLY_UNSUPPORTED);
+	if (o && row->result == SETTING_PENDING) {
+		/* The backend found it cannot be done here (the planner could not know). */
+		row->result = SETTING_UNSUPPORTED;
+		return strdup_to(&row->error, o->message);
+	}
+	return 0;
+}
+
+/* The writes of this reconcile, into the history the contest is judged on. */
+static int history_record(PortStatus *s, const Outcomes *outcomes, uint64_t now) {
+	for (size_t i = 0; i < outcomes->n; i++) {
+		const Outcome *o = &outcomes->items[i];
+		SettingHistory *h;
+
+		if (o->result != APPLY_CHANGED || !streq_ptr(o->device, s->device) ||
+		    o->port != s->port)
+			continue;
+		h = port_status_history(s, o->key, true);
+		if (!h)
+			return -ENOMEM;
+		contest_written(&h->contest, now);
+	}
+	return 0;
+}
+
+static ConfigState state_compute(const PortStatus *s, bool failed, uint32_t unmet,
+				 bool *ret_waiting_gids) {
+	bool pending = false, degraded = false;
+
+	for (size_t i = 0; i < s->n_settings; i++) {
+		const SettingStatus *x = &s->settings[i];
+
+		if (x->result == SETTING_PENDING && x->key != KEY_GIDS_REQUIRE)
+			pending = true;
+		else if (x->result == SETTING_UNSUPPORTED || x->result == SETTING_CONTESTED)
+			degraded = true;
+	}
+	*ret_waiting_gids = !pending && unmet;
+	if (failed)
+		return CONFIG_STATE_FAILED;
+	if (pending || unmet)
+		return CONFIG_STATE_PENDING;
+	return degraded ? CONFIG_STATE_DEGRADED : CONFIG_STATE_CONVERGED;
+}
+
+static int facts_copy(PortStatus *s, const HostDevice *d, const HostPort *p) {
+	int r;
+
+	if (asprintf(&s->name, "%s/%u", d->name, p->port) < 0) {
+		s->name = NULL;
+		return -ENOMEM;
+	}
+	s->port = p->port;
+	s->link_layer = p->link_layer;
+	s->has_roce_mode = p->has_roce_mode;
+	s->roce_mode = p->roce_mode;
+	s->has_roce_tos = p->has_roce_tos;
+	s->roce_tos = p->roce_tos;
+	r = strdup_to(&s->device, d->name);
+	if (r >= 0)
+		r = strdup_to(&s->netdev, p->netdev);
+	if (r >= 0)
+		r = strdup_to(&s->driver, d->driver);
+	if (r < 0)
+		return r;
+	if (p->n_gids > 0) {
+		s->gids = malloc(p->n_gids * sizeof(Gid));
+		if (!s->gids)
+			return -ENOMEM;
+		memcpy(s->gids, p->gids, p->n_gids * sizeof(Gid));
+		s->n_gids = p->n_gids;
+	}
+	return 0;
+}
+
+int port_status_build(PortStatus *s, const HostDevice *d, const HostPort *p, const PortSettings *ls,
+		      char ***profiles, const Plan *plan, const Outcomes *outcomes, PortStatus *old,
+		      uint64_t now) {
+	const Outcome *failed;
+	bool held, waiting = false;
+	uint32_t unmet;
+	size_t n = 0;
+	int r;
+
+	*s = (PortStatus){ 0 };
+	r = facts_copy(s, d, p);
+	if (r < 0)
+		return r;
+	if (old) {
+		s->history = TAKE_PTR(old->history);
+		s->n_history = old->n_history;
+		old->n_history = 0;
+	}
+	if (!ls || !(ls->set & KEYS_PORT)) {
+		s->state = CONFIG_STATE_UNMANAGED;
+		return 0;
+	}
+
+	s->profiles = TAKE_PTR(*profiles);
+	r = history_record(s, outcomes, now);
+	if (r < 0)
+		return r;
+	failed = outcomes_find(outcomes, s->device, s->port, _KEY_INVALID, APPLY_FAILED);
+	held = !failed && port_status_held(old, now);
+	for (Key k = 0; k < _KEY_MAX; k++)
+		if (KEYS_SHOWN & ls->set & KEY_BIT(k))
+			n++;
+	s->settings = n > 0 ? calloc(n, sizeof(SettingStatus)) : NULL;
+	if (n > 0 && !s->settings)
+		return -ENOMEM;
+	for (Key k = 0; k < _KEY_MAX; k++) {
+		SettingStatus *row;
+
+		if (!(KEYS_SHOWN & ls->set & KEY_BIT(k)))
+			continue;
+		row = &s->settings[s->n_settings++];
+		r = setting_from_plan(row, ls, k, s->name, plan);
+		if (r >= 0)
+			r = setting_overlay(row, s, outcomes, old, held, now);
+		if (r < 0)
+			return r;
+	}
+	unmet = gids_unmet(p, ls->gids_require);
+	if (ls->set & KEY_BIT(KEY_GIDS_REQUIRE)) {
+		r = setting_gids(port_status_setting(s, KEY_GIDS_REQUIRE), unmet);
+		if (r < 0)
+			return r;
+	}
+	s->state = state_compute(s, failed || held, unmet, &waiting);
+	s->waiting_gids = waiting;
+	if (failed)
+		return strdup_to(&s->last_error, failed->message);
+	if (held) {
+		s->n_failed = old->n_failed;
+		s->retry_usec = old->retry_usec;
+		return strdup_to(&s->last_error, old->last_error);
+	}
+	return 0;
+}
+
+int port_status_gid_preferred(const PortStatus *s, GidType type, GidFamily family,
+			      const Gid **ret) {
+	HostPort port = {
+		.link_layer = s->link_layer,
+		.gids = s->gids,
+		.n_gids = s->n_gids,
+	};
+
+	return gid_preferred(&port, type, family, ret);
+}
+
+static bool settings_equal(const PortStatus *a, const PortStatus *b) {
+	if (a->n_settings != b->n_settings)
+		return false;
+	for (size_t i = 0; i < a->n_settings; i++) {
+		const SettingStatus *x = &a->settings[i], *y = &b->settings[i];
+
+		if (x->key != y->key || x->result != y->result ||
+		    !streq_ptr(x->desired, y->desired) || !streq_ptr(x->current, y->current) ||
+		    !streq_ptr(x->error, y->error))
+			return false;
+	}
+	return true;
+}
+
+static bool gids_equal(const PortStatus *a, const PortStatus *b) {
+	if (a->n_gids != b->n_gids)
+		return false;
+	for (size_t i = 0; i < a->n_gids; i++) {
+		const Gid *x = &a->gids[i], *y = &b->gids[i];
+
+		if (x->index != y->index || x->type != y->type ||
+		    memcmp(x->raw, y->raw, sizeof(x->raw)) != 0 || !streq(x->netdev, y->netdev))
+			return false;
+	}
+	return true;
+}
+
+static int preferred_index(const PortStatus *s) {
+	const Gid *g;
+
+	if (port_status_gid_preferred(s, _GID_TYPE_INVALID, _GID_FAMILY_INVALID, &g) < 0)
+		return -1;
+	return (int) g->index;
+}
+
+unsigned port_status_changes(const PortStatus *a, const PortStatus *b) {
+	unsigned m = 0;
+
+	if (!streq_ptr(a->netdev, b->netdev))
+		m |= 1u << PORT_PROPERTY_NETDEV;
+	if (!streq_ptr(a->driver, b->driver))
+		m |= 1u << PORT_PROPERTY_DRIVER;
+	if (a->state != b->state)
+		m |= 1u << PORT_PROPERTY_STATE;
+	if (!strv_equal(a->profiles, b->profiles))
+		m |= 1u << PORT_PROPERTY_PROFILES;
+	if (a->has_roce_mode != b->has_roce_mode || a->roce_mode != b->roce_mode)
+		m |= 1u << PORT_PROPERTY_ROCE_MODE;
+	if (a->has_roce_tos != b->has_roce_tos || a->roce_tos != b->roce_tos)
+		m |= 1u << PORT_PROPERTY_ROCE_TOS;
+	if (!gids_equal(a, b))
+		m |= 1u << PORT_PROPERTY_GIDS;
+	if (preferred_index(a) != preferred_index(b))
+		m |= 1u << PORT_PROPERTY_PREFERRED_GID_INDEX;
+	if (!settings_equal(a, b))
+		m |= 1u << PORT_PROPERTY_SETTINGS;
+	if (!streq_ptr(a->last_error, b->last_error))
+		m |= 1u << PORT_PROPERTY_LAST_ERROR;
+	return m;
+}
+
+char *port_status_reasons(const PortStatus *s) {
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0, n = 0;
+	FILE *f;
+
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < s->n_settings; i++) {
+		const SettingStatus *x = &s->settings[i];
+
+		if (!x->error || x->result == SETTING_CONVERGED)
+			continue;
+		fprintf(f, "%s%s %s (%s)", n++ > 0 ? "; " : "", key_to_string(x->key),
+			setting_result_to_string(x->result), x->error);
+	}
+	if (fclose(f) != 0 || n == 0)
+		return NULL;
+	return TAKE_PTR(buf);
+}
