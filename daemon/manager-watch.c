@@ -163,8 +163,8 @@ static int on_rtnl_message(struct nl_msg *msg, void *userdata) {
 		if (nlmsg_parse(nlh, sizeof(struct ifinfomsg), tb, IFLA_MAX, NULL) >= 0 &&
 		    tb[IFLA_IFNAME] && nla_len(tb[IFLA_IFNAME]) <= IF_NAMESIZE &&
 		    memchr(nla_data(tb[IFLA_IFNAME]), 0, nla_len(tb[IFLA_IFNAME]))) {
-			/* Link changes carry their sender's port on newer kernels only (6.1 sends
-			 * 0 for a SETLINK's notification: not known). */
+			/* 6.1 sends a SETLINK's notification without the sender's port (0: not
+			 * known); kept for a kernel that names it. */
 			contender_note(m, nla_get_string(tb[IFLA_IFNAME]), CONTENDER_LINK,
 				       nlh->nlmsg_pid);
 			manager_mark_netdev(m, nla_get_string(tb[IFLA_IFNAME]));
@@ -176,7 +176,8 @@ static int on_rtnl_message(struct nl_msg *msg, void *userdata) {
 	case RTM_GETDCB:
 	case RTM_SETDCB:
 		if (dcbnl_ifname_parse(nlh, nlh->nlmsg_len, name) >= 0) {
-			/* dcbnl_notify() names the sender's port: lldpad, dcb(8), mlnx_qos. */
+			/* The kernel multicasts a SET without its sender's port (0): kept for
+			 * a kernel that names it. */
 			contender_note(m, name, CONTENDER_DCB, nlh->nlmsg_pid);
 			manager_mark_netdev(m, name);
 		} else

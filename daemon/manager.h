@@ -25,8 +25,8 @@ typedef enum ContenderKind {
 } ContenderKind;
 
 /* Who last changed a netdev over rtnetlink, where the kernel says (the sender's netlink port:
- * address and DCB changes carry it, link changes do on newer kernels): named when a setting
- * of that kind turns out contested. */
+ * address changes carry it; link and DCB changes carry 0 on the kernels rdmad is tested on):
+ * named when a setting of that kind turns out contested. */
 typedef struct Contender {
 	char netdev[IF_NAMESIZE];
 	ContenderKind kind;

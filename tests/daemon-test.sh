@@ -45,7 +45,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 
-echo "1..21"
+echo "1..22"
 
 rc=0
 run --once 2> "$work/once.log" || rc=$?
@@ -155,6 +155,16 @@ check "... the port is degraded, the reason named" \
 for _ in $(seq 150); do ip link show veth0 | grep -q 'mtu 4000' && break; sleep 0.1; done
 check "once the agent stopped, after the hold: the MTU written again, the port converged" \
         "ip link show veth0 | grep -q 'mtu 4000' && tail -n 5 $work/daemon.log | grep -q 'rxe0/1: converged'"
+
+# Address changes name their sender (the netlink port of the process): a script deleting the
+# declared address again and again is contested too, and named.
+end=$((SECONDS + 4))
+while ((SECONDS < end)); do
+        ip -4 addr show veth0 | grep -q 192.0.2.1/24 && ip addr del 192.0.2.1/24 dev veth0
+        sleep 0.1
+done
+check "an address deleted again and again: contested, naming the process (ip)" \
+        "grep -Eq 'rxe0/1: netdev.addresses reverted 3 times within 60 s by another agent \((ip, pid [0-9]+|pid [0-9]+, exited)\)' $work/daemon.log"
 
 [[ $failed -eq 0 ]] || sed 's/^/# /' "$work/daemon.log"
 exit $failed

@@ -235,6 +235,32 @@ check "a VLAN's address: its GID appears in Link.Gids (rdmad re-reads the port b
 	wait_until 5 sh -c "busctl get-property org.rdmad1 /org/rdmad1/link/rxe0_2f1 org.rdmad1.Link Gids |
 		grep -q '\"$DEV.100\" \"198.51.100.1\"'"
 ip link del "$DEV.100"
+
+# An LLDP agent (here a loop of dcb(8)) keeps turning PFC on 4 off: rdmad puts it back at most
+# 3 times within 60 s (every PFC SET bounces an mlx5 link), then holds off and names the setting
+# contested. (Who it was cannot be told: the kernel multicasts a dcbnl SET without the sender's
+# netlink port.) A reload first: it forgets earlier writes, so the count starts from nothing.
+loaded=$(grep -c 'Loaded' "$LOG")
+kill -HUP "$RDMAD"
+wait_until 5 sh -c "[ \$(grep -c Loaded $LOG) -gt $loaded ]"
+monitor_start contest
+end=$(($(uptime_ms) + 6000))
+while [ "$(uptime_ms)" -lt "$end" ]; do
+	[ "$(pfc_show)" = "$WANT_PFC34" ] && dcb pfc set dev "$DEV" prio-pfc 4:off
+	sleep 0.1
+done
+monitor_stop
+is "a 6 s fight over qos.pfc: rdmad sent 3 PFC SETs, then held off" \
+	"$(grep -c 'pfc{cap=8 en=0x18' "$MON_LOG")" 3
+check "... the journal says qos.pfc is contested" \
+	grep -q 'rxe0/1: qos.pfc reverted 3 times within 60 s by another agent; holding off 10 s' "$LOG"
+check "rdmactl status: qos.pfc contested, rxe0/1 degraded" \
+	sh -c "rdmactl status --no-pager rxe0/1 > $VM_LOGDIR/status-contested.txt &&
+		grep -q '^ *State: degraded' $VM_LOGDIR/status-contested.txt &&
+		grep -Eq '^qos\.pfc +pfc-enabled 3,4 +pfc-enabled 3 +contested +reverted 3 times' $VM_LOGDIR/status-contested.txt"
+diag "$(cat "$VM_LOGDIR/status-contested.txt")"
+check "once the agent stopped, after the hold: PFC on 3 and 4 again" \
+	wait_until 15 sh -c "[ \"\$(dcb pfc show dev $DEV prio-pfc | sed 's/ *\$//')\" = '$WANT_PFC34' ]"
 diag "$(grep -E 'rxe0/1: (failed|converged)|qos.pfc' "$LOG")"
 check "rdmad is still running" kill -0 "$RDMAD"
 kill "$RDMAD"
