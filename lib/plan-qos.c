@@ -75,10 +75,12 @@ int rule_qos_pfc(Plan *p, const PlanPort *l, Key key) {
 int rule_qos_ets(Plan *p, const PlanPort *l, Key key) {
 	const struct ieee_ets *ets = &l->netdev->dcb.ets;
 	const PortSettings *s = l->settings;
+	_cleanup_free_ char *invalid = NULL;
 	char cur[128], want[128], why[160];
 	const char *unsupported;
 	uint8_t tsa[N_TC];
 	bool differs;
+	int r;
 
 	for (unsigned i = 0; i < N_TC; i++)
 		tsa[i] = ets_tsa_to_kernel(s->ets_tsa[i]);
@@ -88,6 +90,18 @@ int rule_qos_ets(Plan *p, const PlanPort *l, Key key) {
 		setting_format_u8_map("tc-bw", s->ets_tc_bw, want);
 	else
 		setting_format_tsa(tsa, want);
+	/* Each profile's ETS may be valid and their merge not (one's tsa, another's tc-bw): a
+	 * driver would refuse it, so it is not sent, and the plan says why. */
+	r = port_settings_validate(s, &invalid);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		_cleanup_free_ char *reason = NULL;
+
+		if (asprintf(&reason, "the merged settings are invalid: %s", invalid) < 0)
+			return -ENOMEM;
+		return plan_port_add(p, l, PHASE_QOS, key, NULL, want, reason);
+	}
 	unsupported = dcb_unsupported(l, why, sizeof(why));
 	if (!unsupported && !l->netdev->dcb.has_ets)
 		unsupported = "the driver has no IEEE ETS (dcbnl ieee_getets)";

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+
 #include "glob-util.h"
 #include "profile.h"
 #include "strv.h"
@@ -101,4 +103,48 @@ int config_settings_for_port(const Config *c, const PortFacts *f, PortSettings *
 	if (ret_profiles)
 		*ret_profiles = TAKE_PTR(names);
 	return n;
+}
+
+/* " (tc-bw from B.yaml, tsa from A.yaml)" when the keys come from different profiles. */
+static void origins_format(const PortSettings *s, char *buf, size_t size) {
+	const char *bw = s->origin[KEY_QOS_ETS_TC_BW], *tsa = s->origin[KEY_QOS_ETS_TSA];
+
+	if (bw && tsa && !streq(bw, tsa))
+		snprintf(buf, size, " (tc-bw from %s, tsa from %s)", bw, tsa);
+	else
+		buf[0] = 0;
+}
+
+int port_settings_validate(const PortSettings *s, char **ret_error) {
+	unsigned sum = 0, n_ets = 0;
+	char tcs[32] = "", from[160];
+
+	if (!(s->set & KEY_BIT(KEY_QOS_ETS_TC_BW)))
+		return 0;
+	if (!(s->set & KEY_BIT(KEY_QOS_ETS_TSA))) {
+		/* Which classes are ets is not known here: all of them must add up. */
+		for (size_t i = 0; i < N_TC; i++)
+			sum += s->ets_tc_bw[i];
+		if (sum == 100)
+			return 0;
+		if (asprintf(ret_error, "'qos.ets.tc-bw' must add up to 100, got %u", sum) < 0)
+			return -ENOMEM;
+		return -EINVAL;
+	}
+	/* As the drivers check it (mlx5e_dbcnl_validate_ets()): the bandwidth of the ets
+	 * classes adds up to 100; strict classes take what they need. */
+	for (size_t i = 0; i < N_TC; i++)
+		if (s->ets_tsa[i] == ETS_TSA_ETS) {
+			sum += s->ets_tc_bw[i];
+			snprintf(tcs + strlen(tcs), sizeof(tcs) - strlen(tcs), "%s%zu",
+				 n_ets++ ? "," : "", i);
+		}
+	if (n_ets == 0 || sum == 100)
+		return 0;
+	origins_format(s, from, sizeof(from));
+	if (asprintf(ret_error,
+		     "'qos.ets.tc-bw' of the ets traffic classes (%s) must add up to 100, got %u%s",
+		     tcs, sum, from) < 0)
+		return -ENOMEM;
+	return -EINVAL;
 }

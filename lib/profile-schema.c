@@ -596,35 +596,15 @@ static int parse_maxrate(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *
 }
 
 int schema_check_profile(SchemaContext *ctx) {
-	const PortSettings *s = &ctx->profile->settings;
-	unsigned sum = 0, n_ets = 0;
-	char tcs[32] = "";
+	_cleanup_free_ char *error = NULL;
+	int r;
 
-	if (!(s->set & KEY_BIT(KEY_QOS_ETS_TC_BW)) || !ctx->ets_tc_bw)
+	if (!ctx->ets_tc_bw)
 		return 0;
-	if (!(s->set & KEY_BIT(KEY_QOS_ETS_TSA))) {
-		/* Which classes are ets is not known here: all of them must add up. */
-		for (size_t i = 0; i < N_TC; i++)
-			sum += s->ets_tc_bw[i];
-		if (sum != 100)
-			return schema_error(ctx, ctx->ets_tc_bw,
-					    "'qos.ets.tc-bw' must add up to 100, got %u", sum);
-		return 0;
-	}
-	/* As the drivers check it (mlx5e_dbcnl_validate_ets()): the bandwidth of the ets
-	 * classes adds up to 100; strict classes take what they need. */
-	for (size_t i = 0; i < N_TC; i++)
-		if (s->ets_tsa[i] == ETS_TSA_ETS) {
-			sum += s->ets_tc_bw[i];
-			snprintf(tcs + strlen(tcs), sizeof(tcs) - strlen(tcs), "%s%zu",
-				 n_ets++ ? "," : "", i);
-		}
-	if (n_ets > 0 && sum != 100)
-		return schema_error(ctx, ctx->ets_tc_bw,
-				    "'qos.ets.tc-bw' of the ets traffic classes (%s) must add up "
-				    "to 100, got %u",
-				    tcs, sum);
-	return 0;
+	r = port_settings_validate(&ctx->profile->settings, &error);
+	if (r == -EINVAL)
+		return schema_error(ctx, ctx->ets_tc_bw, "%s", error);
+	return r;
 }
 
 /* links: [{name: rxe0, type: rxe, netdev: veth0}, ...] */

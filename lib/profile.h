@@ -158,6 +158,12 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Config *, config_free)
 int config_settings_for_port(const Config *c, const PortFacts *f, PortSettings *ret,
 			     char ***ret_profiles);
 
+/* The checks across keys that hold for a port's settings as a whole: one profile's, or the
+ * merge of several (profile A's qos.ets.tsa with profile B's qos.ets.tc-bw), which no single
+ * profile shows. -EINVAL with the problem in *ret_error (naming the profiles the keys come
+ * from when they differ); the caller gives it a place. */
+int port_settings_validate(const PortSettings *s, char **ret_error);
+
 /* Load one YAML file (any number of documents, one profile each). Problems are added to diags
  * and make it return -EINVAL; profiles are returned only when the file is clean. An empty file
  * gives zero profiles. */

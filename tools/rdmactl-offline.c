@@ -55,6 +55,39 @@ static Config *config_open(const Options *o) {
 	return c;
 }
 
+/* Each file can be valid and what they make together for a port not (one profile's
+ * qos.ets.tsa, another's qos.ets.tc-bw): merge them for every port of this host (--root) as
+ * rdmad would, and say where. Returns the number of problems. */
+static int check_merged(const Options *o, const Config *c) {
+	_cleanup_(host_state_freep) HostState *h = NULL;
+	int n = 0, r;
+
+	r = host_observe(o->root, HOST_OBSERVE_DETAILS, &h);
+	if (r < 0)
+		return 0; /* no RDMA devices to merge for: nothing more to say */
+	for (size_t i = 0; i < h->n_devices; i++)
+		for (size_t k = 0; k < h->devices[i].n_ports; k++) {
+			_cleanup_free_ char *error = NULL;
+			PortSettings s = { 0 };
+			PortFacts f;
+
+			host_port_facts(&h->devices[i], &h->devices[i].ports[k], &f);
+			r = config_settings_for_port(c, &f, &s, NULL);
+			if (r > 0)
+				r = port_settings_validate(&s, &error);
+			port_settings_done(&s);
+			if (r == -ENOMEM)
+				return r;
+			if (r == -EINVAL) {
+				fprintf(stderr,
+					"%s/%u: error: the merged settings are invalid: %s\n",
+					f.device, f.port, error);
+				n++;
+			}
+		}
+	return n;
+}
+
 int verb_check(const Options *o, int argc, char **argv) {
 	_cleanup_(diagnostics_done) Diagnostics diags = { 0 };
 	_cleanup_(config_freep) Config *c = NULL;
@@ -76,6 +109,13 @@ int verb_check(const Options *o, int argc, char **argv) {
 		if (r != -EINVAL)
 			return fail(r, "failed to load profiles");
 		fprintf(stderr, "%zu error%s.\n", diags.n, diags.n == 1 ? "" : "s");
+		return EXIT_FAILURE;
+	}
+	r = check_merged(o, c);
+	if (r < 0)
+		return fail(r, "failed to check the merged settings");
+	if (r > 0) {
+		fprintf(stderr, "%d error%s.\n", r, r == 1 ? "" : "s");
 		return EXIT_FAILURE;
 	}
 	printf("%zu file%s, %zu profile%s: OK\n", strv_length(c->files),

@@ -91,4 +91,30 @@ TEST(merge) {
 	config_free(c);
 }
 
-TESTS_MAIN(TEST_ENTRY(globs), TEST_ENTRY(match), TEST_ENTRY(merge))
+/* Each profile's ETS is valid, their merge is not: the merged settings say so, naming both. */
+TEST(merged_validate) {
+	static const char *const texts[] = {
+		"qos: {ets: {tsa: [ets, strict, strict, ets, strict, strict, strict, strict],\n"
+		"             tc-bw: [50, 0, 0, 50, 0, 0, 0, 0]}}\n",
+		"match: {device: mlx5_1}\nqos: {ets: {tc-bw: [60, 0, 0, 20, 20, 0, 0, 0]}}\n",
+		NULL,
+	};
+	Config *c = config_from(texts);
+	PortFacts f0 = { .device = "mlx5_0", .port = 1 }, f1 = { .device = "mlx5_1", .port = 1 };
+	PortSettings s = { 0 };
+	char *error = NULL;
+
+	CHECK_INTEQ(config_settings_for_port(c, &f0, &s, NULL), 1);
+	CHECK_INTEQ(port_settings_validate(&s, &error), 0);
+	port_settings_done(&s);
+	CHECK_INTEQ(config_settings_for_port(c, &f1, &s, NULL), 2);
+	CHECK_INTEQ(port_settings_validate(&s, &error), -EINVAL);
+	CHECK_STREQ(error,
+		    "'qos.ets.tc-bw' of the ets traffic classes (0,3) must add up to 100, got "
+		    "80 (tc-bw from 10-test.yaml, tsa from 00-test.yaml)");
+	free(error);
+	port_settings_done(&s);
+	config_free(c);
+}
+
+TESTS_MAIN(TEST_ENTRY(globs), TEST_ENTRY(match), TEST_ENTRY(merge), TEST_ENTRY(merged_validate))
