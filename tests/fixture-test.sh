@@ -24,8 +24,8 @@ if [[ -z ${RDMAD_FIXTURE_NETNS:-} ]]; then
         exec unshare --net env RDMAD_FIXTURE_NETNS=1 "$0" "$@"
 fi
 
-# shellcheck source=../tools/netns-mirror.sh
-. "$src/../tools/netns-mirror.sh"
+# shellcheck source=netns-mirror.sh
+. "$src/netns-mirror.sh"
 ip link set lo up
 if [[ -f $expected/netdevs ]]; then
         while read -r name addresses; do

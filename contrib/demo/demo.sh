@@ -1,15 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# The demo: what rdmad does, on a copy of tools/demo-host (a dual-port ConnectX-6 Dx with two
+# The demo: what rdmad does, on a copy of contrib/demo/host (a dual-port ConnectX-6 Dx with two
 # VFs), its netdevs stand-in veths in a private network namespace. Nothing of this host is
 # read or changed. Needs root (unshare -n).
 #
-#   tools/demo.sh [BUILDDIR]
+#   contrib/demo/demo.sh [BUILDDIR]
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-build=$(realpath "${1:-$here/../build}")
+build=$(realpath "${1:-$here/../../build}")
 
 if [[ -z ${RDMAD_DEMO_NETNS:-} ]]; then
         exec unshare --net env RDMAD_DEMO_NETNS=1 "$0" "$build"
@@ -17,9 +17,9 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp -a "$here/demo-host" "$work/host"
-# shellcheck source=netns-mirror.sh
-. "$here/netns-mirror.sh"
+cp -a "$here/host" "$work/host"
+# shellcheck source=../../tests/netns-mirror.sh
+. "$here/../../tests/netns-mirror.sh"
 ip link set lo up
 for sys in "$work"/host/sys/class/net/*; do
         [[ ${sys##*/} == lo ]] || netns_mirror "$work/host" "${sys##*/}"
