@@ -105,6 +105,13 @@ static void soft_device_describe(char *buf, size_t size, const char *name, const
 	snprintf(buf, size, "%s: %s on %s", name, strna(type), strna(netdev));
 }
 
+/* "rxe" for a device of rdma_rxe, as links: names it; another driver's name as it is. */
+static const char *device_type_name(const HostDevice *d) {
+	SoftDeviceType t = soft_device_driver_from_string(d->driver);
+
+	return t >= 0 ? soft_device_type_to_string(t) : d->driver;
+}
+
 /* Delete a device rdmad recorded creating. current: what it is now (NULL: gone already, which
  * only drops the record). */
 static int plan_soft_device_remove(Plan *p, const HostState *h, const SoftDeviceRecord *rec,
@@ -156,7 +163,8 @@ static int plan_soft_device(Plan *p, const HostState *h, const SoftDevice *l, co
 	if (d) {
 		if (streq_ptr(d->driver, driver) && streq_ptr(d->parent, l->netdev))
 			return 0;
-		soft_device_describe(current, sizeof(current), l->name, d->driver, d->parent);
+		soft_device_describe(current, sizeof(current), l->name, device_type_name(d),
+				     d->parent);
 		if (!rec || !d->parent || !streq(rec->netdev, d->parent))
 			return plan_soft_device_create(
 				p, h, l, current, profile,

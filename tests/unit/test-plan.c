@@ -270,7 +270,7 @@ TEST(soft_devices_rdmad_created) {
 	s = plan_text(texts, h);
 	CHECK_STREQ(s, "host links rxe7: rxe on veth1->absent (null)\n"
 		       "host links -->absent (null)\n"
-		       "host links rxe0: rdma_rxe on veth0->absent 00-test.yaml\n"
+		       "host links rxe0: rxe on veth0->absent 00-test.yaml\n"
 		       "host links -->rxe0: rxe on veth1 00-test.yaml\n");
 	free(s);
 
@@ -278,7 +278,7 @@ TEST(soft_devices_rdmad_created) {
 	h = host_new();
 	host_add_netdev(h, "veth1", 1500, true);
 	s = plan_text(texts, h);
-	CHECK_STREQ(s, "host links rxe0: rdma_rxe on veth0->rxe0: rxe on veth1 00-test.yaml "
+	CHECK_STREQ(s, "host links rxe0: rxe on veth0->rxe0: rxe on veth1 00-test.yaml "
 		       "(unsupported)\n");
 	free(s);
 }

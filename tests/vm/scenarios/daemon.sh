@@ -46,6 +46,24 @@ gids:
   require: [roce-v2-ipv4]
 YAML
 
+# modules: that create the device: a profile matching hardware with no RDMA link yet (here the
+# netdev) loads its modules; a module built into the kernel (no /sys/module entry) is not
+# planned for ever.
+mkdir -p /run/rdmad-vm/pre
+cat > /run/rdmad-vm/pre/50-pre.yaml << 'YAML'
+match: {netdev: veth0}
+modules: [ib_uverbs, zlib_inflate]
+YAML
+is "no RDMA device yet, ib_uverbs not loaded" \
+	"$(find /sys/class/infiniband -mindepth 1 2> /dev/null | wc -l) $(lsmod | grep -c '^ib_uverbs ')" "0 0"
+check "zlib_inflate is built in, with no /sys/module entry" test ! -e /sys/module/zlib_inflate
+rc=0
+rdmad --once --config-dir /run/rdmad-vm/pre -v > "$VM_LOGDIR/pre.log" 2>&1 || rc=$?
+is "a profile matching the netdev: rdmad --once loads its modules and converges" "$rc" 0 ||
+	diag "$(cat "$VM_LOGDIR/pre.log")"
+check "ib_uverbs loaded through libkmod before any RDMA device exists" grep -q '^ib_uverbs ' /proc/modules
+check "... and the built-in zlib_inflate is not planned" sh -c "! grep -q zlib_inflate $VM_LOGDIR/pre.log"
+
 is "rdma_rxe is not loaded before rdmad runs" "$(lsmod | grep -c '^rdma_rxe ')" 0
 
 rc=0
@@ -165,6 +183,22 @@ check "rxe1, created by rdmad and no longer declared, is removed" \
 check "... and so is its record" sh -c "! test -e /run/rdmad/state/links/rxe1"
 check "rxe9, added by hand, is left alone" test -e /sys/class/infiniband/rxe9
 check "rxe0, still declared, stays" test -e /sys/class/infiniband/rxe0
+
+# rxe0 declared on another netdev: rdmad created it, so it is deleted and created where
+# declared, and rdmactl plan shows both as planned actions first.
+sed -i 's/- {name: rxe0, type: rxe, netdev: veth0}/- {name: rxe0, type: rxe, netdev: veth1}/' \
+	"$CONF/50-rxe.yaml"
+rdmactl plan --no-pager > "$VM_LOGDIR/plan-move.txt" 2>&1
+check "rdmactl plan: rxe0 on veth0 deleted, then created on veth1" \
+	sh -c "grep -Eq '^host +links +rxe0: rxe on veth0 +absent ' $VM_LOGDIR/plan-move.txt &&
+		grep -Eq '^host +links +- +rxe0: rxe on veth1 ' $VM_LOGDIR/plan-move.txt"
+diag "$(cat "$VM_LOGDIR/plan-move.txt")"
+kill -HUP "$RDMAD"
+check "rdmad moves rxe0 to veth1" \
+	wait_until 10 sh -c "[ \"\$(cat /sys/class/infiniband/rxe0/parent 2> /dev/null)\" = veth1 ]"
+check "... recorded on veth1" grep -qx 'rxe veth1' /run/rdmad/state/links/rxe0
+check "... with its ToS, and nothing left to do (rdmactl plan --exit-code)" \
+	wait_until 10 sh -c "[ \"\$(cat $TOS 2> /dev/null)\" = 106 ] && rdmactl plan --exit-code > /dev/null"
 
 kill "$RDMAD"
 wait "$RDMAD"
