@@ -126,11 +126,11 @@ int manager_describe(Manager *m, char **ret) {
 		r = port_json(links, &m->ports[i]);
 	/* Modules, soft devices and the netns mode: the host's own entry, once a full
 	 * reconcile looked at them. */
-	if (r >= 0 && m->started)
+	if (r >= 0 && m->host.observed)
 		r = json_add_object(o, "host", &host);
-	if (r >= 0 && m->started)
+	if (r >= 0 && m->host.observed)
 		r = json_add_string(host, "state", config_state_to_string(m->host.state));
-	if (r >= 0 && m->started)
+	if (r >= 0 && m->host.observed)
 		r = json_add_string(host, "last_error", m->host.last_error);
 	if (r < 0)
 		return r;

@@ -117,8 +117,14 @@ static void log_outcome(const Action *a, const ActionOutcome *o) {
 			 a->profile ? a->profile : "no profile declares it");
 		break;
 	case APPLY_UNCHANGED:
-		log_full(LOG_DEBUG, 0, &f, "%s: %s already %s", action_subject(a),
-			 action_setting(a), a->desired);
+		/* With a message: nothing to change, and why (a soft device gone already, or
+		 * replaced by someone else's: only rdmad's record of it goes). */
+		if (o->message)
+			log_full(LOG_INFO, 0, &f, "%s: %s %s: %s", action_subject(a),
+				 action_setting(a), a->desired, o->message);
+		else
+			log_full(LOG_DEBUG, 0, &f, "%s: %s already %s", action_subject(a),
+				 action_setting(a), a->desired);
 		break;
 	case APPLY_UNSUPPORTED:
 		log_full(LOG_NOTICE, 0, &f, "%s: %s not applied: %s", action_subject(a),
@@ -147,7 +153,8 @@ static bool action_held(Manager *m, const Action *a, const Outcomes *outcomes, u
 	SettingHistory *h;
 
 	if (outcomes_find_action(outcomes, a, APPLY_FAILED) ||
-	    outcomes_find_action(outcomes, a, APPLY_CHANGED))
+	    outcomes_find_action(outcomes, a, APPLY_CHANGED) ||
+	    outcomes_find_action(outcomes, a, APPLY_UNSUPPORTED))
 		return true;
 	if (!a->device)
 		return m->host.state == CONFIG_STATE_FAILED && m->host.retry_usec > now;
@@ -255,6 +262,7 @@ static int host_status_update(Manager *m, const Plan *p, const Outcomes *outcome
 		n.last_error = TAKE_PTR(m->host.last_error);
 	}
 	host_status_done(&m->host);
+	n.observed = true;
 	m->host = n;
 	return 0;
 }
@@ -358,10 +366,19 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 				carried++;
 			}
 	if (r < 0) {
-		/* On an error the old table stays whole (nothing was carried out of it yet) and the
-		 * caller looks at everything again: no port is announced as gone meanwhile. */
-		for (size_t i = 0; i < n; i++)
+		/* On an error the old table stays whole (nothing was carried out of it yet, the
+		 * contest histories go back) and the caller looks at everything again: no port is
+		 * announced as gone meanwhile. */
+		for (size_t i = 0; i < n; i++) {
+			PortStatus *old = manager_port_status(m, l[i].device, l[i].port);
+
+			if (old && !old->history) {
+				old->history = TAKE_PTR(l[i].history);
+				old->n_history = l[i].n_history;
+				l[i].n_history = 0;
+			}
 			port_status_done(&l[i]);
+		}
 		free(l);
 		free(is_carried);
 		return r;

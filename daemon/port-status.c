@@ -211,10 +211,8 @@ static int setting_gids(SettingStatus *row, uint32_t unmet) {
 }
 
 static int contested_text(const SettingHistory *h, char **ret) {
-	uint64_t hold = CONTEST_HOLD_USEC << (h->contest.level > 1 ? h->contest.level - 1 : 0);
+	uint64_t hold = contest_hold_usec(h->contest.level);
 
-	if (hold > CONTEST_HOLD_MAX_USEC)
-		hold = CONTEST_HOLD_MAX_USEC;
 	if (asprintf(ret,
 		     "reverted %u times within %u s by another agent%s%s%s; rdmad holds off %u s "
 		     "before it writes again (doubling while it goes on)",
@@ -262,21 +260,32 @@ static int setting_overlay(SettingStatus *row, const PortStatus *s, const Outcom
 	return 0;
 }
 
-/* The writes of this reconcile, into the history the contest is judged on. */
+/* The writes of this reconcile, into the history the contest is judged on: one per setting,
+ * however many actions it took (three declared addresses are one write of netdev.addresses). */
 static int history_record(PortStatus *s, const Outcomes *outcomes, uint64_t now) {
+	uint64_t recorded = 0;
+
 	for (size_t i = 0; i < outcomes->n; i++) {
 		const Outcome *o = &outcomes->items[i];
 		SettingHistory *h;
 
 		if (o->result != APPLY_CHANGED || !streq_ptr(o->device, s->device) ||
-		    o->port != s->port)
+		    o->port != s->port || (recorded & KEY_BIT(o->key)))
 			continue;
+		recorded |= KEY_BIT(o->key);
 		h = port_status_history(s, o->key, true);
 		if (!h)
 			return -ENOMEM;
 		contest_written(&h->contest, now);
 	}
 	return 0;
+}
+
+static bool plan_port_pending(const Plan *p, const char *name) {
+	for (size_t i = 0; i < p->n_actions; i++)
+		if (!p->actions[i].unsupported && streq_ptr(p->actions[i].port_name, name))
+			return true;
+	return false;
 }
 
 static ConfigState state_compute(const PortStatus *s, bool failed, uint32_t unmet,
@@ -347,17 +356,20 @@ int port_status_build(PortStatus *s, const HostDevice *d, const HostPort *p, con
 		s->n_history = old->n_history;
 		old->n_history = 0;
 	}
+	if (ls)
+		s->profiles = TAKE_PTR(*profiles);
 	if (!ls || !(ls->set & KEYS_PORT)) {
 		s->state = CONFIG_STATE_UNMANAGED;
 		return 0;
 	}
 
-	s->profiles = TAKE_PTR(*profiles);
 	r = history_record(s, outcomes, now);
 	if (r < 0)
 		return r;
 	failed = outcomes_find(outcomes, s->device, s->port, _KEY_INVALID, APPLY_FAILED);
-	held = !failed && port_status_held(old, now);
+	/* Waiting for its next attempt, with something still to do: what failed stands. Fixed
+	 * meanwhile (by hand), it is not failed any more. */
+	held = !failed && port_status_held(old, now) && plan_port_pending(plan, s->name);
 	for (Key k = 0; k < _KEY_MAX; k++)
 		if (KEYS_SHOWN & ls->set & KEY_BIT(k))
 			n++;

@@ -106,6 +106,7 @@ typedef struct PortStatus {
 
 /* Modules, soft devices and the netns mode. */
 typedef struct HostStatus {
+	bool observed; /* a full reconcile has looked at the host-level keys */
 	ConfigState state;
 	char *last_error;
 	unsigned n_failed;

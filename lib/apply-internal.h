@@ -10,8 +10,6 @@
 
 #include "apply.h"
 
-/* rtnetlink for links and addresses (apply-rtnl.c), with netlink-io.c's timeout. */
-int applier_rtnl(Applier *a, struct nl_sock **ret);
 /* rtnetlink for dcbnl (apply-dcb.c). */
 int applier_dcbnl(Applier *a, struct nl_sock **ret);
 /* RDMA netlink (apply-rdmanl.c); -EPROTONOSUPPORT when ib_core is not loaded. */

@@ -7,11 +7,13 @@
 #include <sys/socket.h>
 
 #include "apply-internal.h"
+#include "netlink-io.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct rtnl_link *, rtnl_link_put)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct rtnl_addr *, rtnl_addr_put)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_addr *, nl_addr_put)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_cache *, nl_cache_free)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_sock *, nl_socket_free)
 
 /* libnl's errors are its own numbers; turn the common ones back into errno. */
 static int nl_to_errno(int e) {
@@ -104,22 +106,26 @@ static int address_apply(struct nl_sock *sk, struct rtnl_link *link, const Actio
 
 int apply_netdev(Applier *a, const Action *x, ActionOutcome *ret) {
 	_cleanup_(rtnl_link_putp) struct rtnl_link *link = NULL, *change = NULL, *after = NULL;
-	struct nl_sock *sk;
+	_cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
 	int r;
 
 	if (!x->netdev)
 		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s has no netdev",
 				   action_subject(x));
-	r = applier_rtnl(a, &sk);
+	/* A socket of its own for each action: libnl-route takes the next answer on a socket
+	 * for the answer to its request, so after one receive timeout a kept socket would hand
+	 * every later request the previous one's answer (another netdev's). */
+	r = netlink_open(NETLINK_ROUTE, &sk);
 	if (r < 0)
 		return r == -ENOMEM
 			       ? r
 			       : outcome_set(ret, APPLY_FAILED, r, "cannot open rtnetlink socket");
 	r = link_get(sk, x->ifindex, &link);
 	if (r < 0)
-		return r == -ENOMEM ? r
-				    : outcome_set(ret, APPLY_FAILED, r, "netdev %s (ifindex %d): %s",
-						  x->netdev, x->ifindex, strerror(-r));
+		return r == -ENOMEM
+			       ? r
+			       : outcome_set(ret, APPLY_FAILED, r, "netdev %s (ifindex %d): %s",
+					     x->netdev, x->ifindex, strerror(-r));
 
 	if (x->key == KEY_NETDEV_ADDRESSES)
 		return address_apply(sk, link, x, ret);

@@ -15,7 +15,6 @@ struct Applier {
 	char *state_dir;
 	/* opened on first use by the backend that needs it */
 	struct kmod_ctx *kmod;
-	struct nl_sock *rtnl;
 	struct nl_sock *rdmanl;
 	struct nl_sock *dcbnl;
 };
@@ -101,7 +100,6 @@ Applier *applier_free(Applier *a) {
 	if (!a)
 		return NULL;
 	a->kmod = kmod_unref(a->kmod);
-	a->rtnl = socket_free(a->rtnl);
 	a->rdmanl = socket_free(a->rdmanl);
 	a->dcbnl = socket_free(a->dcbnl);
 	safe_close(a->rootfd);
@@ -133,14 +131,6 @@ static int socket_get(struct nl_sock **sk, int (*open_fn)(struct nl_sock **),
 	}
 	*ret = *sk;
 	return 0;
-}
-
-static int rtnl_open(struct nl_sock **ret) {
-	return netlink_open(NETLINK_ROUTE, ret);
-}
-
-int applier_rtnl(Applier *a, struct nl_sock **ret) {
-	return socket_get(&a->rtnl, rtnl_open, ret);
 }
 
 int applier_dcbnl(Applier *a, struct nl_sock **ret) {

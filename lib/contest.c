@@ -12,20 +12,26 @@ unsigned contest_recent_writes(const ContestHistory *h, uint64_t now) {
 	return n;
 }
 
-ContestDecision contest_check(ContestHistory *h, uint64_t now) {
-	uint64_t hold;
+uint64_t contest_hold_usec(unsigned level) {
+	uint64_t hold = CONTEST_HOLD_USEC << (level > 1 ? (level - 1 < 6 ? level - 1 : 6) : 0);
 
+	return hold < CONTEST_HOLD_MAX_USEC ? hold : CONTEST_HOLD_MAX_USEC;
+}
+
+ContestDecision contest_check(ContestHistory *h, uint64_t now) {
 	if (h->hold_until > now)
 		return CONTEST_HOLD;
+	/* The probe write after a hold stood for a whole window (a quiet port is not looked at
+	 * again, so nothing saw it settle): it did, the history starts over. */
+	if (h->level > 0 && h->writes[CONTEST_REVERTS - 1] != 0 &&
+	    h->writes[CONTEST_REVERTS - 1] + CONTEST_WINDOW_USEC <= now)
+		*h = (ContestHistory){ 0 };
 	if (contest_recent_writes(h, now) < CONTEST_REVERTS)
 		return CONTEST_WRITE;
 	/* Reverted again after every one of the last writes: stop, hold off, and after the hold
 	 * try once (the history starts over, so one more revert is enough to hold again). */
-	hold = CONTEST_HOLD_USEC << (h->level < 6 ? h->level : 6);
-	if (hold > CONTEST_HOLD_MAX_USEC)
-		hold = CONTEST_HOLD_MAX_USEC;
 	h->level++;
-	h->hold_until = now + hold;
+	h->hold_until = now + contest_hold_usec(h->level);
 	memset(h->writes, 0, sizeof(h->writes));
 	return CONTEST_CONTESTED;
 }

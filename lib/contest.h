@@ -34,6 +34,9 @@ typedef enum ContestDecision {
 	CONTEST_CONTESTED, /* reverted too often: holding off from now, until hold_until */
 } ContestDecision;
 
+/* How long rdmad holds off after being contested level times in a row (10 s, doubling, at most
+ * CONTEST_HOLD_MAX_USEC). */
+uint64_t contest_hold_usec(unsigned level) _const_;
 /* Before writing the setting at now. */
 ContestDecision contest_check(ContestHistory *h, uint64_t now);
 /* rdmad wrote (changed) the setting at now. */

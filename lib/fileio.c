@@ -63,3 +63,27 @@ char *root_path(const char *root, const char *path) {
 		return NULL;
 	return s;
 }
+
+DIR *fdopendir_consume(int fd) {
+	DIR *d = fdopendir(fd);
+
+	if (!d) {
+		int e = errno;
+
+		safe_close(fd);
+		errno = e;
+	}
+	return d;
+}
+
+FILE *fdopen_consume(int fd, const char *mode) {
+	FILE *f = fdopen(fd, mode);
+
+	if (!f) {
+		int e = errno;
+
+		safe_close(fd);
+		errno = e;
+	}
+	return f;
+}

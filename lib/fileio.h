@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <dirent.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* Read a small (sysfs-like) file relative to dirfd into buf, NUL-terminated, trailing newline
@@ -13,3 +15,7 @@ int read_line_at(int dirfd, const char *path, char **ret);
 int readlink_basename_at(int dirfd, const char *path, char **ret);
 /* Join root and an absolute path ("/" root: the path itself). */
 char *root_path(const char *root, const char *path);
+/* fdopendir() and fdopen() that own fd either way: it is closed when they fail (errno kept), so
+ * that fdopendir_consume(TAKE_FD(fd)) never leaks it. */
+DIR *fdopendir_consume(int fd);
+FILE *fdopen_consume(int fd, const char *mode);

@@ -44,7 +44,7 @@ static int builtin_modules_read(HostState *h, int rootfd) {
 	fd = openat(rootfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	f = fdopen(TAKE_FD(fd), "re");
+	f = fdopen_consume(TAKE_FD(fd), "re");
 	if (!f)
 		return -errno;
 	while (r >= 0 && getline(&line, &size, f) > 0) {
@@ -73,7 +73,7 @@ int host_modules_observe(HostState *h, int rootfd) {
 		return -ENOMEM;
 	fd = openat(rootfd, "sys/module", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
-		dir = fdopendir(TAKE_FD(fd));
+		dir = fdopendir_consume(TAKE_FD(fd));
 		if (!dir)
 			return -errno;
 		for (struct dirent *de; r >= 0 && (de = readdir(dir));)

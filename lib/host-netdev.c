@@ -122,7 +122,7 @@ int host_netdevs_observe(HostState *h, int rootfd) {
 					r = host_add_netdev(h, netfd, name, &n_alloc);
 			}
 	} else {
-		dir = fdopendir(dup(netfd));
+		dir = fdopendir_consume(dup(netfd));
 		if (!dir)
 			return -errno;
 		for (struct dirent *de; r >= 0 && (de = readdir(dir));)
@@ -142,13 +142,20 @@ const HostNetdev *host_netdev_find(const HostState *h, const char *name) {
 	return bsearch(&key, h->netdevs, h->n_netdevs, sizeof(HostNetdev), netdev_compare);
 }
 
+/* A netdev name from an event, as a path component: any the kernel gives, but none that
+ * leaves /sys/class/net. */
+static bool netdev_path_ok(const char *nd) {
+	return nd && *nd && strlen(nd) < IF_NAMESIZE && !strchr(nd, '/') && !streq(nd, ".") &&
+	       !streq(nd, "..");
+}
+
 int host_netdev_lowers(const char *root, const char *nd, char ***ret) {
 	_cleanup_free_ char *path = NULL;
 	struct dirent *de;
 	DIR *dir;
 	int r = 0;
 
-	if (!netdev_name_valid(nd))
+	if (!netdev_path_ok(nd))
 		return 0;
 	if (asprintf(&path, "%s/sys/class/net/%s", streq(root, "/") ? "" : root, nd) < 0)
 		return -ENOMEM;
@@ -165,7 +172,7 @@ int host_netdev_lowers(const char *root, const char *nd, char ***ret) {
 bool host_netdev_has_rdma(const char *root, const char *nd) {
 	_cleanup_free_ char *path = NULL;
 
-	if (!netdev_name_valid(nd))
+	if (!netdev_path_ok(nd))
 		return false;
 	if (asprintf(&path, "%s/sys/class/net/%s/device/infiniband", streq(root, "/") ? "" : root,
 		     nd) < 0)

@@ -26,6 +26,7 @@ static HostNetdev *netdev_by_ifindex(HostState *h, const int *live, int ifindex)
  * observation asks for its few netdevs by name; a full one dumps every link once. */
 static int links_observe(struct nl_sock *sk, HostState *h, int *live) {
 	_cleanup_(nl_cache_freep) struct nl_cache *cache = NULL;
+	bool stop = false;
 	int r;
 
 	if (!h->partial) {
@@ -36,10 +37,28 @@ static int links_observe(struct nl_sock *sk, HostState *h, int *live) {
 	for (size_t i = 0; i < h->n_netdevs; i++) {
 		struct rtnl_link *l = NULL;
 
+		if (stop) {
+			h->netdevs[i].addresses_known = false;
+			live[i] = 0;
+			continue;
+		}
 		if (cache)
 			l = rtnl_link_get_by_name(cache, h->netdevs[i].name);
-		else if (rtnl_link_get_kernel(sk, 0, h->netdevs[i].name, &l) < 0)
+		else {
+			r = rtnl_link_get_kernel(sk, 0, h->netdevs[i].name, &l);
+			/* Not there is an answer; anything else (a timeout) leaves the socket
+			 * out of step with libnl's sequence numbers: ask it nothing more. */
+			if (r < 0 && r != -NLE_OBJ_NOTFOUND && r != -NLE_NODEV)
+				stop = true;
+			if (r < 0)
+				l = NULL;
+		}
+		/* The answer must be about the netdev asked for. */
+		if (l && !streq_ptr(rtnl_link_get_name(l), h->netdevs[i].name)) {
+			rtnl_link_put(l);
 			l = NULL;
+			stop = true;
+		}
 		h->netdevs[i].addresses_known = l != NULL;
 		live[i] = 0;
 		if (!l)
@@ -50,7 +69,12 @@ static int links_observe(struct nl_sock *sk, HostState *h, int *live) {
 		h->netdevs[i].up = rtnl_link_get_flags(l) & IFF_UP;
 		rtnl_link_put(l);
 	}
-	return 0;
+	if (!stop)
+		return 0;
+	/* Without the address dump that would follow, no netdev's addresses are known. */
+	for (size_t i = 0; i < h->n_netdevs; i++)
+		h->netdevs[i].addresses_known = false;
+	return -ETIMEDOUT;
 }
 
 int host_addresses_observe(HostState *h) {

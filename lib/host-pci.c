@@ -33,7 +33,7 @@ static int function_netdevs(int fnfd, char ***ret) {
 	fd = openat(fnfd, "net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	dir = fdopendir(TAKE_FD(fd));
+	dir = fdopendir_consume(TAKE_FD(fd));
 	if (!dir)
 		return -errno;
 	for (struct dirent *de; r >= 0 && (de = readdir(dir));)
@@ -89,7 +89,7 @@ int host_pci_observe(HostState *h, int rootfd) {
 	fd = openat(rootfd, "sys/bus/pci/devices", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno; /* no PCI bus (a fixture, an s390) */
-	dir = fdopendir(TAKE_FD(fd));
+	dir = fdopendir_consume(TAKE_FD(fd));
 	if (!dir)
 		return -errno;
 	for (struct dirent *de; (de = readdir(dir));) {

@@ -153,7 +153,7 @@ static int port_read_gids(int portfd, HostPort *p) {
 	fd = openat(portfd, "gids", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : errors_add(&p->errors, "gids: %s", strerror(errno));
-	d = fdopendir(TAKE_FD(fd));
+	d = fdopendir_consume(TAKE_FD(fd));
 	if (!d)
 		return -ENOMEM;
 	for (struct dirent *de; (de = readdir(d));) {
@@ -224,7 +224,7 @@ static char *port_find_netdev(int devfd, const HostDevice *d, const HostPort *p)
 	fd = openat(devfd, "device/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	dir = fdopendir(TAKE_FD(fd));
+	dir = fdopendir_consume(TAKE_FD(fd));
 	if (!dir)
 		return NULL;
 	for (struct dirent *de; (de = readdir(dir));) {
@@ -339,7 +339,7 @@ static int device_observe(int classfd, int cmfd, const char *name, HostObserveFl
 	}
 
 	portsfd = openat(devfd, "ports", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	dir = portsfd >= 0 ? fdopendir(TAKE_FD(portsfd)) : NULL;
+	dir = portsfd >= 0 ? fdopendir_consume(TAKE_FD(portsfd)) : NULL;
 	if (!dir)
 		errors_add(&d.errors, "ports: %s", strerror(errno));
 	for (struct dirent *de; dir && (de = readdir(dir));) {
@@ -403,7 +403,7 @@ int host_devices_observe(HostState *h, int rootfd, HostObserveFlags flags, char 
 		return errno == ENOENT ? 0 : -errno;
 	cmfd = openat(rootfd, "sys/kernel/config/rdma_cm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	h->configfs_mounted = cmfd >= 0;
-	dir = fdopendir(dup(classfd));
+	dir = fdopendir_consume(dup(classfd));
 	if (!dir)
 		return -errno;
 	for (struct dirent *de; (de = readdir(dir));) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #define _cleanup_(f)	     __attribute__((cleanup(f)))
+#define _const_		     __attribute__((const))
 #define _pure_		     __attribute__((pure))
 #define _unused_	     __attribute__((unused))
 #define _printf_(a, b)	     __attribute__((format(printf, a, b)))

@@ -116,11 +116,14 @@ static const char *device_type_name(const HostDevice *d) {
  * only drops the record). */
 static int plan_soft_device_remove(Plan *p, const HostState *h, const SoftDeviceRecord *rec,
 				   const char *current, const char *profile) {
+	char desired[128];
+
+	snprintf(desired, sizeof(desired), "%s: absent", rec->name);
 	return plan_add(p, &(ActionSpec){
 				   .phase = PHASE_LINKS,
 				   .key = KEY_LINKS,
 				   .current = current,
-				   .desired = "absent",
+				   .desired = desired,
 				   .profile = profile,
 				   .unsupported = kernel_global_unsupported(h),
 				   .device_name = rec->name,

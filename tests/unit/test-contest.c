@@ -53,6 +53,30 @@ TEST(fight_then_hold) {
 	CHECK_INTEQ(contest_recent_writes(&h, t + CONTEST_WINDOW_USEC), 0);
 }
 
+/* Contested, then a probe write that stood, on a port nothing looked at again: weeks later
+ * two ordinary writes within a minute are not a contest (the history started over). */
+TEST(settles_unobserved) {
+	ContestHistory h = { 0 };
+	uint64_t t = 1000 * SEC;
+
+	for (unsigned i = 0; i < CONTEST_REVERTS; i++) {
+		contest_written(&h, t);
+		t += SEC;
+	}
+	CHECK_INTEQ(contest_check(&h, t), CONTEST_CONTESTED);
+	t = h.hold_until;
+	CHECK_INTEQ(contest_check(&h, t), CONTEST_WRITE); /* the probe */
+	contest_written(&h, t);
+	t += 14 * 24 * 3600 * SEC;
+	CHECK_INTEQ(contest_check(&h, t), CONTEST_WRITE);
+	CHECK_INTEQ(h.level, 0);
+	contest_written(&h, t);
+	CHECK_INTEQ(contest_check(&h, t + SEC), CONTEST_WRITE);
+	CHECK_INTEQ(contest_hold_usec(1), CONTEST_HOLD_USEC);
+	CHECK_INTEQ(contest_hold_usec(2), 2 * CONTEST_HOLD_USEC);
+	CHECK_INTEQ(contest_hold_usec(70), CONTEST_HOLD_MAX_USEC); /* no shift out of range */
+}
+
 /* Writes spread wider than the window (a driver reload now and then) never contest. */
 TEST(occasional_rewrites) {
 	ContestHistory h = { 0 };
@@ -68,4 +92,5 @@ TEST(occasional_rewrites) {
 	CHECK(!contest_settled(&h, t + CONTEST_WINDOW_USEC)); /* never contested */
 }
 
-TESTS_MAIN(TEST_ENTRY(fight_then_hold), TEST_ENTRY(occasional_rewrites))
+TESTS_MAIN(TEST_ENTRY(fight_then_hold), TEST_ENTRY(occasional_rewrites),
+	   TEST_ENTRY(settles_unobserved))

@@ -266,11 +266,12 @@ TEST(soft_devices_rdmad_created) {
 	host_add_record(h, "rxe0", "veth0");
 	host_add_record(h, "rxe7", "veth1"); /* undeclared now */
 	host_add_record(h, "rxe9", "veth5"); /* undeclared, gone */
+	strv_free(h->modules);
 	h->modules = strv_copy((char *[]){ "ib_core", "rdma_rxe", NULL });
 	s = plan_text(texts, h);
-	CHECK_STREQ(s, "host links rxe7: rxe on veth1->absent (null)\n"
-		       "host links -->absent (null)\n"
-		       "host links rxe0: rxe on veth0->absent 00-test.yaml\n"
+	CHECK_STREQ(s, "host links rxe7: rxe on veth1->rxe7: absent (null)\n"
+		       "host links -->rxe9: absent (null)\n"
+		       "host links rxe0: rxe on veth0->rxe0: absent 00-test.yaml\n"
 		       "host links -->rxe0: rxe on veth1 00-test.yaml\n");
 	free(s);
 

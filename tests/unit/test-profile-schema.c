@@ -435,6 +435,11 @@ TEST(links_check_equals_apply) {
 			e = load(yaml, NULL, NULL);
 			r = rdmanl_newlink_new(as_netdev ? "rxe0" : names[i], "rxe",
 					       as_netdev ? names[i] : "eth0", &m);
+			CHECK(e != NULL);
+			if (!e) {
+				nlmsg_free(m);
+				return;
+			}
 			if ((r >= 0) != streq(e, ""))
 				printf("# %s '%s': check says '%s', NEWLINK %d\n",
 				       as_netdev ? "netdev" : "name", names[i], e, r);

@@ -190,7 +190,7 @@ sed -i 's/- {name: rxe0, type: rxe, netdev: veth0}/- {name: rxe0, type: rxe, net
 	"$CONF/50-rxe.yaml"
 rdmactl plan --no-pager > "$VM_LOGDIR/plan-move.txt" 2>&1
 check "rdmactl plan: rxe0 on veth0 deleted, then created on veth1" \
-	sh -c "grep -Eq '^host +links +rxe0: rxe on veth0 +absent ' $VM_LOGDIR/plan-move.txt &&
+	sh -c "grep -Eq '^host +links +rxe0: rxe on veth0 +rxe0: absent ' $VM_LOGDIR/plan-move.txt &&
 		grep -Eq '^host +links +- +rxe0: rxe on veth1 ' $VM_LOGDIR/plan-move.txt"
 diag "$(cat "$VM_LOGDIR/plan-move.txt")"
 kill -HUP "$RDMAD"
