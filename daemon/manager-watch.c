@@ -108,10 +108,16 @@ static int on_udev(sd_device_monitor *mon, sd_device *dev, void *userdata) {
 	    sd_device_get_sysname(dev, &sysname) < 0)
 		return 0;
 	log_debug("udev: %s %s", subsystem, sysname);
-	if (streq(subsystem, "infiniband"))
+	if (streq(subsystem, "infiniband")) {
+		sd_device_action_t action;
+
+		/* A device added (a driver reload, rdma link add) starts with the kernel's
+		 * defaults: that is not another agent reverting rdmad, never a contest. */
+		if (sd_device_get_action(dev, &action) >= 0 && action == SD_DEVICE_ADD)
+			manager_forget_contests(m, sysname);
 		manager_mark_device(m, sysname);
-	else if (streq(subsystem, "infiniband_verbs") &&
-		 sd_device_get_sysattr_value(dev, "ibdev", &ibdev) >= 0)
+	} else if (streq(subsystem, "infiniband_verbs") &&
+		   sd_device_get_sysattr_value(dev, "ibdev", &ibdev) >= 0)
 		manager_mark_device(m, ibdev);
 	else if (streq(subsystem, "net"))
 		manager_mark_netdev(m, sysname);

@@ -120,6 +120,15 @@ int manager_load_config(Manager *m) {
 	return 0;
 }
 
+void manager_forget_contests(Manager *m, const char *device) {
+	for (size_t i = 0; i < m->n_ports; i++) {
+		if (device && !streq(m->ports[i].device, device))
+			continue;
+		for (size_t k = 0; k < m->ports[i].n_history; k++)
+			m->ports[i].history[k].contest = (ContestHistory){ 0 };
+	}
+}
+
 void manager_mark_dirty_all(Manager *m) {
 	m->dirty_all = true;
 	manager_schedule_reconcile(m, 100 * 1000);
@@ -195,11 +204,9 @@ int manager_reload(Manager *m) {
 	if (r >= 0) {
 		/* New profiles: what failed before is worth trying at once, and what was
 		 * contested is written again (the administrator may have settled it). */
-		for (size_t i = 0; i < m->n_ports; i++) {
+		for (size_t i = 0; i < m->n_ports; i++)
 			m->ports[i].retry_usec = 0;
-			for (size_t k = 0; k < m->ports[i].n_history; k++)
-				m->ports[i].history[k].contest = (ContestHistory){ 0 };
-		}
+		manager_forget_contests(m, NULL);
 		m->host.retry_usec = 0;
 		manager_mark_dirty_all(m);
 	}

@@ -113,6 +113,9 @@ int manager_plan(const Manager *m, Plan **ret);
 /* The whole status as JSON (manager-describe.c): Describe(), rdmactl status --json. */
 int manager_describe(Manager *m, char **ret);
 
+/* What rdmad wrote to device's ports starts over (a new device instance, a reload). */
+void manager_forget_contests(Manager *m, const char *device);
+
 /* Mark and schedule (coalesced, short debounce). */
 void manager_mark_dirty_all(Manager *m);
 void manager_mark_device(Manager *m, const char *device);

@@ -116,6 +116,16 @@ if wait_until 5 sh -c "[ \"\$(cat $TOS 2> /dev/null)\" = 106 ]"; then
 else
 	fail "ToS re-applied after rdma link del/add by hand" "tos: $(cat $TOS 2>&1)"
 fi
+# A device added again starts with the kernel's defaults: that is not another agent reverting
+# rdmad, so however often it happens, the ToS is put back and never called contested.
+back=0
+for _ in 1 2 3 4; do
+	rdma link del rxe0
+	rdma link add rxe0 type rxe netdev veth0
+	wait_until 5 sh -c "[ \"\$(cat $TOS 2> /dev/null)\" = 106 ]" && back=$((back + 1))
+done
+is "four more del/add within a minute: the ToS put back each time" "$back" 4
+check "... and never called contested" sh -c "! grep -q contested $LOG"
 
 # GIDs follow addresses. With the address no longer declared (a reload), removing it leaves
 # no IPv4 GID: the link is pending; adding it back by hand makes it converged again.
