@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@ typedef enum VerbOption {
 	VERB_GID_FILTER = 1 << 4,
 	VERB_PAGER = 1 << 5,
 	VERB_PID = 1 << 6,
+	VERB_SELFTEST = 1 << 7,
 } VerbOption;
 
 static const struct Verb {
@@ -41,6 +43,10 @@ static const struct Verb {
 	  verb_gids },
 	{ "gid", "LINK", "Print the GID index RoCE jobs should use (ib_write_bw -x, NCCL)",
 	  VERB_ROOT | VERB_JSON | VERB_GID_FILTER, 1, verb_gid },
+	{ "preflight", "[LINK...]", "Check that RDMA is ready here: what fails and the fix",
+	  VERB_ROOT | VERB_CONFIG_DIR | VERB_JSON, -1, verb_preflight },
+	{ "selftest", "LINK [PEER]", "A real RDMA exchange on LINK: latency and bandwidth",
+	  VERB_JSON | VERB_SELFTEST, 2, verb_selftest },
 };
 
 static void help(FILE *f) {
@@ -61,6 +67,12 @@ static void help(FILE *f) {
 		   "  --no-pager        status, plan: do not pipe into a pager\n"
 		   "  --pid PID         reload: rdmad's PID; when rdmad is not on the bus (early\n"
 		   "                    boot), check the profiles and send it SIGHUP instead\n"
+		   "  --listen          selftest: serve a remote `rdmactl selftest LINK HOST`\n"
+		   "  --port N          selftest: rdma_cm port (default 7472)\n"
+		   "  --size BYTES      selftest: message size (default 65536)\n"
+		   "  --iters N         selftest: round trips measured (default 1000)\n"
+		   "  --timeout S       selftest: give up after S seconds (default 10)\n"
+		   "  --gid-index N     selftest: use this GID index, not the one rdmad publishes\n"
 		   "  -h --help         Show this help\n  --version         Show the version\n");
 }
 
@@ -74,6 +86,12 @@ int main(int argc, char **argv) {
 		ARG_ROCE,
 		ARG_NO_PAGER,
 		ARG_PID,
+		ARG_LISTEN,
+		ARG_PORT,
+		ARG_SIZE,
+		ARG_ITERS,
+		ARG_TIMEOUT,
+		ARG_GID_INDEX,
 		ARG_VERSION
 	};
 	static const struct option options[] = {
@@ -85,12 +103,19 @@ int main(int argc, char **argv) {
 		{ "roce", required_argument, NULL, ARG_ROCE },
 		{ "no-pager", no_argument, NULL, ARG_NO_PAGER },
 		{ "pid", required_argument, NULL, ARG_PID },
+		{ "listen", no_argument, NULL, ARG_LISTEN },
+		{ "port", required_argument, NULL, ARG_PORT },
+		{ "size", required_argument, NULL, ARG_SIZE },
+		{ "iters", required_argument, NULL, ARG_ITERS },
+		{ "timeout", required_argument, NULL, ARG_TIMEOUT },
+		{ "gid-index", required_argument, NULL, ARG_GID_INDEX },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, ARG_VERSION },
 		{ 0 },
 	};
 	_cleanup_strv_free_ char **config_dirs = NULL;
-	Options o = { .root = "/" };
+	Options o = { .root = "/", .port = 7472, .size = 65536, .iters = 1000, .timeout = 10,
+		      .gid_index = -1 };
 	unsigned given = 0;
 	const struct Verb *verb = NULL;
 	int c, r;
@@ -136,6 +161,44 @@ int main(int argc, char **argv) {
 			}
 			o.pid = (pid_t) pid;
 			given |= VERB_PID;
+			break;
+		}
+		case ARG_LISTEN:
+			o.listen = true;
+			given |= VERB_SELFTEST;
+			break;
+		case ARG_PORT:
+		case ARG_SIZE:
+		case ARG_ITERS:
+		case ARG_TIMEOUT:
+		case ARG_GID_INDEX: {
+			static const struct {
+				const char *name;
+				unsigned long min, max;
+			} limits[] = {
+				[ARG_PORT - ARG_PORT] = { "--port", 1, 65535 },
+				[ARG_SIZE - ARG_PORT] = { "--size", 1, 1UL << 30 },
+				[ARG_ITERS - ARG_PORT] = { "--iters", 1, 10000000 },
+				[ARG_TIMEOUT - ARG_PORT] = { "--timeout", 1, 3600 },
+				[ARG_GID_INDEX - ARG_PORT] = { "--gid-index", 0, 65535 },
+			};
+			unsigned long v, *dest[] = { &o.port, &o.size, &o.iters, &o.timeout, NULL };
+			char *end;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' ||
+			    v < limits[c - ARG_PORT].min || v > limits[c - ARG_PORT].max) {
+				fprintf(stderr, "rdmactl: %s wants a number from %lu to %lu, got '%s'\n",
+					limits[c - ARG_PORT].name, limits[c - ARG_PORT].min,
+					limits[c - ARG_PORT].max, optarg);
+				return EXIT_FAILURE;
+			}
+			if (c == ARG_GID_INDEX)
+				o.gid_index = (int) v;
+			else
+				*dest[c - ARG_PORT] = v;
+			given |= VERB_SELFTEST;
 			break;
 		}
 		case ARG_NO_PAGER:

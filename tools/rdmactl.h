@@ -13,6 +13,13 @@ typedef struct Options {
 	const char *roce;   /* gid: --roce v1|v2 */
 	bool no_pager;
 	pid_t pid; /* reload: rdmad's PID, for a SIGHUP when it is not on the bus */
+	/* selftest */
+	bool listen;	   /* --listen: the passive side for a remote client */
+	unsigned long port;	   /* rdma_cm port */
+	unsigned long size;	   /* bytes per message */
+	unsigned long iters;   /* round trips measured */
+	unsigned long timeout; /* seconds for the whole test */
+	int gid_index;	   /* --gid-index, -1: the one rdmad publishes */
 } Options;
 
 /* Exit codes: 0 fine, 1 error (bad arguments, invalid profiles), 2 changes pending (--exit-code).
@@ -31,6 +38,8 @@ int verb_plan(const Options *o, int argc, char **argv);
 int verb_links(const Options *o, int argc, char **argv);
 int verb_gids(const Options *o, int argc, char **argv);
 int verb_gid(const Options *o, int argc, char **argv);
+int verb_preflight(const Options *o, int argc, char **argv);
+int verb_selftest(const Options *o, int argc, char **argv);
 int offline_plan(const Options *o);
 int offline_gid(const Options *o, int argc, char **argv);
 

@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "preflight.h"
+
+int preflight_hardware(Preflight *p, const PreflightInput *in) {
+	return 0; /* TODO(helper): the hardware checks */
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Preflight: is RDMA ready on this host, and if not, why and what fixes it. A list of rows,
+ * one per check and subject, each ok/warn/fail with what was seen and the fix. The checks only
+ * read (sysfs, configfs, /proc, rtnetlink, dcbnl, nftables); they never change the host.
+ *
+ * Each family of checks has its file: preflight-hardware.c (PCI functions, drivers, PCIe link,
+ * firmware), preflight-kernel.c (modules, configfs, lockdown), preflight-userspace.c
+ * (libibverbs providers, device nodes, memlock), preflight-network.c (port and netdev state,
+ * MTU, GIDs, multi-rail routing, RoCE mode), preflight-qos.c (PFC, trust, DCB owners),
+ * preflight-security.c (the Soft-RoCE firewall, offloaded RoCE). What libibverbs itself sees
+ * comes from the caller (verbs/verbs-facts.c: librdmad does not link libibverbs). */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "host.h"
+#include "macro.h"
+#include "profile.h"
+#include "string-table.h"
+
+typedef enum PreflightStatus {
+	PREFLIGHT_OK,
+	PREFLIGHT_WARN,
+	PREFLIGHT_FAIL,
+	_PREFLIGHT_STATUS_MAX,
+	_PREFLIGHT_STATUS_INVALID = -EINVAL,
+} PreflightStatus;
+/* "ok", "warn", "fail" */
+DECLARE_STRING_TABLE_LOOKUP(preflight_status, PreflightStatus)
+
+typedef struct PreflightRow {
+	char *check;   /* stable id: "kernel.module", "userspace.provider" */
+	char *subject; /* "host", a PCI address, a link "rxe0/1", a netdev */
+	PreflightStatus status;
+	char *seen; /* what was found, one sentence */
+	char *fix;  /* a command or the profile key that fixes it; NULL when ok */
+} PreflightRow;
+
+typedef struct Preflight {
+	PreflightRow *rows;
+	size_t n_rows;
+} Preflight;
+
+void preflight_done(Preflight *p);
+/* Add a row; fix may be NULL. -ENOMEM only. */
+int preflight_add(Preflight *p, const char *check, const char *subject, PreflightStatus status,
+		  const char *fix, const char *seen_format, ...) _printf_(6, 7);
+/* The worst status of all rows (PREFLIGHT_OK for none). */
+PreflightStatus preflight_worst(const Preflight *p);
+/* Rows sorted by check id, then subject, so output is stable. */
+void preflight_sort(Preflight *p);
+
+/* What libibverbs sees (filled by verbs/verbs-facts.c, outside librdmad). */
+typedef struct VerbsPort {
+	uint32_t port;
+	int state;	     /* enum ibv_port_state */
+	unsigned active_mtu; /* bytes: 256..4096 */
+	unsigned max_mtu;
+} VerbsPort;
+
+typedef struct VerbsDevice {
+	char *name;
+	VerbsPort *ports;
+	size_t n_ports;
+	int error; /* -errno when ibv_open_device or ibv_query_port failed */
+} VerbsDevice;
+
+typedef struct VerbsFacts {
+	int error; /* ibv_get_device_list() failed: -errno */
+	VerbsDevice *devices;
+	size_t n_devices;
+} VerbsFacts;
+
+void verbs_facts_done(VerbsFacts *v);
+const VerbsDevice *verbs_facts_find(const VerbsFacts *v, const char *device);
+
+/* RLIMIT_MEMLOCK below this is a warning: RDMA pins every buffer it registers (a job's
+ * buffers, NCCL's, a GPU's memory with GPUDirect). Debian's default since Linux 5.16 is
+ * 8 MiB; rdma-core's documentation and every MPI/NCCL guide ask for unlimited. */
+#define PREFLIGHT_MEMLOCK_MIN (UINT64_C(1) << 30)
+
+typedef struct PreflightInput {
+	const char *root;      /* "/" for this host; a fixture tree in tests */
+	const HostState *host; /* host_observe(HOST_OBSERVE_ALL) */
+	const Config *config;  /* the profiles; NULL when none could be loaded */
+	char *const *links;    /* the links asked about (dev/port, dev or netdev); NULL: all */
+	/* What libibverbs sees; NULL when not known (another --root): the checks that need it
+	 * say so in their row. */
+	const VerbsFacts *verbs;
+	/* The memlock limit systemd gives services (DefaultLimitMEMLOCK, from the manager over
+	 * D-Bus: what it runs with, not only what its files say); UINT64_MAX for infinity. */
+	bool has_service_memlock;
+	uint64_t service_memlock;
+	/* Who is asking: device node permissions are judged for this user. */
+	uid_t uid;
+	gid_t gid;
+} PreflightInput;
+
+/* Whether link (device d, port p) is one the input asks about. */
+bool preflight_wants_port(const PreflightInput *in, const HostDevice *d, const HostPort *p);
+/* "rxe0/1" */
+char *preflight_port_subject(const HostDevice *d, const HostPort *p);
+
+int preflight_hardware(Preflight *p, const PreflightInput *in);
+int preflight_kernel(Preflight *p, const PreflightInput *in);
+int preflight_userspace(Preflight *p, const PreflightInput *in);
+int preflight_network(Preflight *p, const PreflightInput *in);
+int preflight_qos(Preflight *p, const PreflightInput *in);
+int preflight_security(Preflight *p, const PreflightInput *in);
+
+/* All of the above, in that order, sorted. -ENOMEM only: a check that cannot read what it
+ * needs says so in its row. */
+int preflight_run(const PreflightInput *in, Preflight *ret);
+
+/* The JSON array of row objects {check, subject, status, seen, fix} (rdmactl --json, D-Bus). */
+typedef struct json_object json_object;
+int preflight_to_json(const Preflight *p, json_object **ret);

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "rdmactl.h"
+
+int verb_preflight(const Options *o, int argc, char **argv) {
+	fprintf(stderr, "rdmactl preflight: TODO\n");
+	return EXIT_FAILURE;
+}
