@@ -30,7 +30,7 @@
  * between the call and the check (a caller that execs a setuid or file-capability binary
  * right after sending). So over dbus-daemon this is UID 0; a non-root CAP_NET_ADMIN caller is
  * accepted only where the bus passes capabilities itself. */
-static int bus_verify_privileged(sd_bus_message *msg, sd_bus_error *error) {
+int bus_verify_privileged(sd_bus_message *msg, sd_bus_error *error) {
 	int r;
 
 	r = sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN);
@@ -44,8 +44,7 @@ static int bus_verify_privileged(sd_bus_message *msg, sd_bus_error *error) {
 /* A caller's string as an error message may quote it: at most ARG_QUOTE_MAX bytes, printable
  * ASCII only. Echoed whole, an argument near the bus's message size limit made the error reply
  * larger than the limit, and dbus-daemon disconnected rdmad for sending it. */
-#define ARG_QUOTE_MAX 64
-static const char *arg_quote(const char *s, char buf[static ARG_QUOTE_MAX + 4]) {
+const char *arg_quote(const char *s, char buf[static ARG_QUOTE_MAX + 4]) {
 	size_t i;
 
 	for (i = 0; s[i] && i < ARG_QUOTE_MAX; i++)
@@ -54,7 +53,7 @@ static const char *arg_quote(const char *s, char buf[static ARG_QUOTE_MAX + 4]) 
 	return buf;
 }
 
-static int bus_link_error(sd_bus_error *error, const char *name, int r) {
+int bus_link_error(sd_bus_error *error, const char *name, int r) {
 	char q[ARG_QUOTE_MAX + 4];
 
 	switch (r) {
@@ -282,6 +281,8 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS("Plan", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", json), method_plan, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Describe", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", json), method_describe, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("ResolveGid", SD_BUS_ARGS("s", link, "s", family, "s", roce_version), SD_BUS_RESULT("u", index, "s", gid), method_resolve_gid, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Preflight", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", json), method_preflight, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("SelfTest", SD_BUS_ARGS("s", link, "s", peer, "u", size, "u", iterations, "u", timeout_sec), SD_BUS_RESULT("s", json), method_self_test, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_VTABLE_END,
 };
 /* clang-format on */

@@ -9,6 +9,7 @@
 #include "manager-bus.h"
 #include "manager-watch.h"
 #include "manager.h"
+#include "manager-checks.h"
 #include "strv.h"
 
 int manager_new(const char *root, char **config_dirs, const char *state_dir, bool test_mode,
@@ -40,6 +41,7 @@ int manager_new(const char *root, char **config_dirs, const char *state_dir, boo
 Manager *manager_free(Manager *m) {
 	if (!m)
 		return NULL;
+	manager_checks_done(m);
 	sd_event_source_unref(m->reconcile_timer);
 	sd_event_source_unref(m->rtnl_source);
 	if (m->rtnl_watch)
@@ -249,6 +251,7 @@ int manager_start(Manager *m) {
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGCHLD); /* sd-event's child sources: manager-helper.c */
 	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
 		return -errno;
 	r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m);

@@ -65,6 +65,14 @@ typedef struct Manager {
 	uint64_t last_reconcile_usec;	/* CLOCK_REALTIME at the end of the last reconcile */
 	const char *state_emitted;	/* the State last announced with PropertiesChanged */
 
+	/* Preflight() and SelfTest() at work (manager-checks.c): one run each at a time;
+	 * Preflight() callers that come meanwhile get the same answer. */
+	struct Helper *preflight;
+	sd_bus_message **preflight_callers;
+	size_t n_preflight_callers;
+	struct Helper *self_test;
+	sd_bus_message *self_test_caller;
+
 	sd_event_source *reconcile_timer;
 	sd_device_monitor *udev;
 	struct nl_sock *rtnl_watch;

@@ -21,6 +21,8 @@
 #include "profile.h"
 #include "string-table.h"
 
+typedef struct json_object json_object;
+
 typedef enum PreflightStatus {
 	PREFLIGHT_OK,
 	PREFLIGHT_WARN,
@@ -111,10 +113,15 @@ int preflight_network(Preflight *p, const PreflightInput *in);
 int preflight_qos(Preflight *p, const PreflightInput *in);
 int preflight_security(Preflight *p, const PreflightInput *in);
 
+/* The rdmad checks (preflight-rdmad.c), from the daemon's Describe() JSON; describe NULL:
+ * rdmad is not running, why_not says how that was found (may be NULL). Not part of
+ * preflight_run(): the caller asks the daemon. */
+int preflight_rdmad(Preflight *p, const PreflightInput *in, json_object *describe,
+		    const char *why_not);
+
 /* All of the above, in that order, sorted. -ENOMEM only: a check that cannot read what it
  * needs says so in its row. */
 int preflight_run(const PreflightInput *in, Preflight *ret);
 
 /* The JSON array of row objects {check, subject, status, seen, fix} (rdmactl --json, D-Bus). */
-typedef struct json_object json_object;
 int preflight_to_json(const Preflight *p, json_object **ret);

@@ -76,6 +76,8 @@ nobody_netadmin() {
 }
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
+# Preflight() and SelfTest() run rdmactl: this build's.
+export RDMAD_RDMACTL=$rdmactl
 "$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" --bus \
         2> "$work/rdmad.log" &
 pid=$!
@@ -231,6 +233,46 @@ is "nobody with CAP_NET_ADMIN is refused too (dbus-daemon does not vouch for cap
         "$(nobody_netadmin bash -c "call_error Reconcile" | cut -d: -f1)" \
         org.freedesktop.DBus.Error.AccessDenied
 check "root may Reconcile" "\"$rdmactl\" reconcile"
+
+# Preflight(): rdmactl preflight --json, run by rdmad for the host it manages (--root here),
+# open to every local user.
+jcall() { busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --json=short call org.rdmad1 /org/rdmad1 \
+        org.rdmad1.Manager "$@" | json 'd["data"][0]'; }
+export -f jcall json
+pf=$(nobody bash -c "jcall Preflight")
+offline=$("$rdmactl" preflight --json --root "$root" --config-dir "$work/conf" | \
+        json 'json.dumps(sorted((r["check"], r["subject"], r["status"]) for r in d))')
+check "nobody may call Preflight(): rdmactl preflight --json of the managed host" \
+        "[[ \$(echo '$pf' | json 'json.dumps(sorted((r[\"check\"], r[\"subject\"], r[\"status\"]) for r in d))') == '$offline' ]]" ||
+        echo "# Preflight(): ${pf:0:300}"
+check "... with rows of the mlx5 fixture's PCI functions" \
+        "echo '$pf' | json 'any(r[\"subject\"].startswith(\"0000:\") for r in d)' | grep -qx True"
+pids=()
+for i in 1 2 3; do jcall Preflight > "$work/preflight.$i" & pids+=($!); done
+wait "${pids[@]}"
+check "three Preflight() calls at once: three answers, the same" \
+        "[[ -s $work/preflight.1 ]] && cmp -s $work/preflight.1 $work/preflight.2 && \
+         cmp -s $work/preflight.1 $work/preflight.3"
+
+# SelfTest(): root only; the peer is checked before anything runs.
+is "nobody may not SelfTest: AccessDenied" \
+        "$(nobody bash -c "call_error SelfTest string:mlx5_0/1 string: uint32:0 uint32:0 uint32:0" | cut -d: -f1)" \
+        org.freedesktop.DBus.Error.AccessDenied
+is "SelfTest of an unknown link: NoSuchLink" \
+        "$(call_error SelfTest string:nope0 string: uint32:0 uint32:0 uint32:0 | cut -d: -f1)" \
+        org.rdmad1.Error.NoSuchLink
+is "SelfTest with a peer that is no link or HOST:PORT: InvalidArgs" \
+        "$(call_error SelfTest string:mlx5_0/1 'string:x;reboot' uint32:0 uint32:0 uint32:0)" \
+        "org.freedesktop.DBus.Error.InvalidArgs: Peer 'x;reboot' is not a link or HOST[:PORT]"
+is "SelfTest with an option out of range: InvalidArgs" \
+        "$(call_error SelfTest string:mlx5_0/1 string: uint32:0 uint32:0 uint32:100000 | cut -d: -f1)" \
+        org.freedesktop.DBus.Error.InvalidArgs
+# The fixture's mlx5_0 is no device of this machine: rdmactl selftest runs and reports the
+# failed step, which SelfTest() passes on as its result (not as a D-Bus error).
+st=$(jcall SelfTest ssuuu mlx5_0/1 "" 4096 10 5 2>&1 || true)
+check "root's SelfTest() returns rdmactl selftest's JSON: fail, with the step" \
+        "[[ \$(echo '$st' | json 'd[\"result\"] + \" \" + str(bool(d[\"step\"]))') == 'fail True' ]]" ||
+        echo "# SelfTest(): ${st:0:300}"
 
 # PropertiesChanged: a client sees a fixture value change once rdmad reconciles
 setpriv --reuid=nobody --regid=nogroup --clear-groups \

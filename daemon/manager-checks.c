@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Preflight() and SelfTest(): rdmactl run as a helper (manager-helper.h says why), its JSON
+ * passed through. Preflight() is a read open to every local user: one run at a time, callers
+ * meanwhile share it, so that no one can make rdmad start many. SelfTest() needs root: it sends
+ * traffic and takes the link's time. */
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "manager-bus.h"
+#include "manager-checks.h"
+#include "manager-helper.h"
+#include "strv.h"
+
+#define ERROR_HELPER "org.rdmad1.Error.HelperFailed"
+#define ERROR_BUSY   "org.rdmad1.Error.Busy"
+
+#define PREFLIGHT_TIMEOUT_USEC (60 * 1000000ULL)
+#define SELF_TEST_SIZE_MAX     (64U << 20)
+#define SELF_TEST_ITERS_MAX    1000000U
+#define SELF_TEST_TIMEOUT_MAX  300U
+#define PEER_MAX	       255
+
+/* The helper's stdout when it is a JSON document of the given type, else -EBADMSG. */
+static int helper_output_check(const char *output, json_type type) {
+	json_object *o = json_tokener_parse(output);
+	bool ok = o && json_object_is_type(o, type);
+
+	json_object_put(o);
+	return ok ? 0 : -EBADMSG;
+}
+
+static int helper_reply(sd_bus_message *caller, const char *what, int status,
+			const char *output, json_type type) {
+	if (status < 0)
+		return sd_bus_reply_method_errorf(caller, ERROR_HELPER, "%s could not run: %s", what,
+						  strerror(-status));
+	/* Exit 1 is an answer (a check failed, the test failed) as long as it says so. */
+	if (helper_output_check(output, type) < 0)
+		return sd_bus_reply_method_errorf(
+			caller, ERROR_HELPER, "%s exited with status %d and no result; see the journal",
+			what, status);
+	return sd_bus_reply_method_return(caller, "s", output);
+}
+
+static void preflight_done(Helper *h, int status, const char *output, void *userdata) {
+	Manager *m = userdata;
+
+	if (status < 0 || helper_output_check(output, json_type_array) < 0)
+		log_warning("rdmactl preflight for Preflight() failed (status %d)", status);
+	for (size_t i = 0; i < m->n_preflight_callers; i++) {
+		(void) helper_reply(m->preflight_callers[i], "rdmactl preflight", status, output,
+				    json_type_array);
+		sd_bus_message_unref(m->preflight_callers[i]);
+	}
+	free(m->preflight_callers);
+	m->preflight_callers = NULL;
+	m->n_preflight_callers = 0;
+	m->preflight = helper_free(m->preflight);
+}
+
+/* rdmactl preflight --json, for the host rdmad manages: a daemon run under --root (tests)
+ * passes it and its --config-dir on. */
+static int preflight_args(Manager *m, char ***ret) {
+	_cleanup_strv_free_ char **args = NULL;
+	int r;
+
+	r = strv_extend(&args, "preflight");
+	if (r >= 0)
+		r = strv_extend(&args, "--json");
+	if (r >= 0 && !streq(m->root, "/")) {
+		r = strv_extend(&args, "--root");
+		if (r >= 0)
+			r = strv_extend(&args, m->root);
+	}
+	STRV_FOREACH(d, m->config_dirs) {
+		if (r >= 0)
+			r = strv_extend(&args, "--config-dir");
+		if (r >= 0)
+			r = strv_extend(&args, *d);
+	}
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(args);
+	return 0;
+}
+
+int method_preflight(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+	Manager *m = userdata;
+	sd_bus_message **callers;
+	int r;
+
+	callers = reallocarray(m->preflight_callers, m->n_preflight_callers + 1,
+			       sizeof(*callers));
+	if (!callers)
+		return -ENOMEM;
+	m->preflight_callers = callers;
+	if (!m->preflight) {
+		_cleanup_strv_free_ char **args = NULL;
+
+		r = preflight_args(m, &args);
+		if (r < 0)
+			return r;
+		log_info("Preflight(): running rdmactl preflight");
+		r = helper_run_rdmactl(m->event, args, PREFLIGHT_TIMEOUT_USEC, "rdmad Preflight()",
+				       preflight_done, m, &m->preflight);
+		if (r < 0)
+			return sd_bus_error_setf(error, ERROR_HELPER,
+						 "rdmactl preflight could not be started: %s",
+						 strerror(-r));
+	}
+	m->preflight_callers[m->n_preflight_callers++] = sd_bus_message_ref(msg);
+	return 1;
+}
+
+static void self_test_done(Helper *h, int status, const char *output, void *userdata) {
+	Manager *m = userdata;
+
+	(void) helper_reply(m->self_test_caller, "rdmactl selftest", status, output,
+			    json_type_object);
+	m->self_test_caller = sd_bus_message_unref(m->self_test_caller);
+	m->self_test = helper_free(m->self_test);
+}
+
+/* A peer is empty (loopback), a link, or HOST[:PORT]: short, and of the characters those
+ * use, since it goes on a command line. */
+static bool peer_valid(const char *peer) {
+	size_t n = strlen(peer);
+
+	return n <= PEER_MAX &&
+	       strspn(peer, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    ".:-_/[]") == n &&
+	       peer[0] != '-';
+}
+
+int method_self_test(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+	char size_s[16], iters_s[16], timeout_s[16], q[ARG_QUOTE_MAX + 4];
+	const char *link, *peer;
+	uint32_t size, iters, timeout;
+	Manager *m = userdata;
+	PortStatus *s;
+	int r;
+
+	r = bus_verify_privileged(msg, error);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_read(msg, "ssuuu", &link, &peer, &size, &iters, &timeout);
+	if (r < 0)
+		return r;
+	r = manager_port_find(m, link, &s);
+	if (r < 0)
+		return bus_link_error(error, link, r);
+	if (!peer_valid(peer))
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "Peer '%s' is not a link or HOST[:PORT]",
+					 arg_quote(peer, q));
+	if (size > SELF_TEST_SIZE_MAX || iters > SELF_TEST_ITERS_MAX ||
+	    timeout > SELF_TEST_TIMEOUT_MAX)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "At most %u bytes, %u iterations, %u seconds (0: the "
+					 "default)",
+					 SELF_TEST_SIZE_MAX, SELF_TEST_ITERS_MAX,
+					 SELF_TEST_TIMEOUT_MAX);
+	if (m->self_test)
+		return sd_bus_error_set(error, ERROR_BUSY, "A self-test is running; try later");
+
+	snprintf(size_s, sizeof(size_s), "%" PRIu32, size ? size : 65536);
+	snprintf(iters_s, sizeof(iters_s), "%" PRIu32, iters ? iters : 1000);
+	snprintf(timeout_s, sizeof(timeout_s), "%" PRIu32, timeout ? timeout : 10);
+	char *const args[] = { "selftest", "--json", "--size", size_s, "--iters", iters_s,
+			       "--timeout", timeout_s, "--", s->name,
+			       peer[0] ? (char *) peer : NULL, NULL };
+
+	log_info("SelfTest() of %s%s%s", s->name, peer[0] ? " with " : "", peer);
+	r = helper_run_rdmactl(m->event, args, (uint64_t) (timeout ? timeout : 10) * 1000000 +
+						       30 * 1000000ULL,
+			       "rdmad SelfTest()", self_test_done, m, &m->self_test);
+	if (r < 0)
+		return sd_bus_error_setf(error, ERROR_HELPER,
+					 "rdmactl selftest could not be started: %s", strerror(-r));
+	m->self_test_caller = sd_bus_message_ref(msg);
+	return 1;
+}
+
+void manager_checks_done(Manager *m) {
+	for (size_t i = 0; i < m->n_preflight_callers; i++)
+		sd_bus_message_unref(m->preflight_callers[i]);
+	free(m->preflight_callers);
+	m->preflight_callers = NULL;
+	m->n_preflight_callers = 0;
+	m->preflight = helper_free(m->preflight);
+	m->self_test_caller = sd_bus_message_unref(m->self_test_caller);
+	m->self_test = helper_free(m->self_test);
+}
