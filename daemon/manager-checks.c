@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Preflight() and SelfTest(): rdmactl run as a helper (manager-helper.h says why), its JSON
  * passed through. Preflight() is a read open to every local user: one run at a time, callers
- * meanwhile share it, so that no one can make rdmad start many. SelfTest() needs root: it sends
+ * meanwhile share it, and its answer is reused for 5 s, so that no one can make rdmad start
+ * many. SelfTest() needs root: it sends
  * traffic and takes the link's time. */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +22,7 @@
 #define ERROR_BUSY   "org.rdmad1.Error.Busy"
 
 #define PREFLIGHT_TIMEOUT_USEC (60 * 1000000ULL)
+#define PREFLIGHT_REUSE_USEC   (5 * 1000000ULL)
 #define SELF_TEST_SIZE_MAX     (64U << 20)
 #define SELF_TEST_ITERS_MAX    1000000U
 #define SELF_TEST_TIMEOUT_MAX  300U
@@ -53,6 +55,12 @@ static void preflight_done(Helper *h, int status, const char *output, void *user
 
 	if (status < 0 || helper_output_check(output, json_type_array) < 0)
 		log_warning("rdmactl preflight for Preflight() failed (status %d)", status);
+	else {
+		free(m->preflight_last);
+		m->preflight_last = strdup(output);
+		if (m->preflight_last)
+			(void) sd_event_now(m->event, CLOCK_MONOTONIC, &m->preflight_last_usec);
+	}
 	for (size_t i = 0; i < m->n_preflight_callers; i++) {
 		(void) helper_reply(m->preflight_callers[i], "rdmactl preflight", status, output,
 				    json_type_array);
@@ -93,7 +101,14 @@ static int preflight_args(Manager *m, char ***ret) {
 int method_preflight(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 	Manager *m = userdata;
 	sd_bus_message **callers;
+	uint64_t now;
 	int r;
+
+	/* A fresh answer is given again rather than running rdmactl once more: a caller in a
+	 * loop costs rdmad one run per PREFLIGHT_REUSE_USEC at most. */
+	if (m->preflight_last && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0 &&
+	    now < m->preflight_last_usec + PREFLIGHT_REUSE_USEC)
+		return sd_bus_reply_method_return(msg, "s", m->preflight_last);
 
 	callers = reallocarray(m->preflight_callers, m->n_preflight_callers + 1,
 			       sizeof(*callers));
@@ -198,6 +213,8 @@ void manager_checks_done(Manager *m) {
 	m->preflight_callers = NULL;
 	m->n_preflight_callers = 0;
 	m->preflight = helper_free(m->preflight);
+	free(m->preflight_last);
+	m->preflight_last = NULL;
 	m->self_test_caller = sd_bus_message_unref(m->self_test_caller);
 	m->self_test = helper_free(m->self_test);
 }

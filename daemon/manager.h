@@ -70,6 +70,8 @@ typedef struct Manager {
 	struct Helper *preflight;
 	sd_bus_message **preflight_callers;
 	size_t n_preflight_callers;
+	char *preflight_last; /* the last answer, and when it came (CLOCK_MONOTONIC) */
+	uint64_t preflight_last_usec;
 	struct Helper *self_test;
 	sd_bus_message *self_test_caller;
 

@@ -253,6 +253,10 @@ wait "${pids[@]}"
 check "three Preflight() calls at once: three answers, the same" \
         "[[ -s $work/preflight.1 ]] && cmp -s $work/preflight.1 $work/preflight.2 && \
          cmp -s $work/preflight.1 $work/preflight.3"
+runs=$(grep -c 'running rdmactl preflight' "$work/rdmad.log")
+jcall Preflight > /dev/null
+is "a Preflight() right after another reuses its answer: no new rdmactl run" \
+        "$(grep -c 'running rdmactl preflight' "$work/rdmad.log")" "$runs"
 
 # SelfTest(): root only; the peer is checked before anything runs.
 is "nobody may not SelfTest: AccessDenied" \
