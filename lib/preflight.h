@@ -113,6 +113,46 @@ int preflight_network(Preflight *p, const PreflightInput *in);
 int preflight_qos(Preflight *p, const PreflightInput *in);
 int preflight_security(Preflight *p, const PreflightInput *in);
 
+/* The judgements of preflight-network.c and preflight-security.c on facts given rather than
+ * read from the kernel: preflight_network() and preflight_security() call them with what they
+ * read, unit tests with what they build. */
+
+/* One `ip rule` (RTM_GETRULE): traffic from src/src_len is looked up in table. */
+typedef struct PreflightRule {
+	int family;
+	uint8_t src[16];
+	uint8_t src_len;
+	uint32_t table;
+} PreflightRule;
+
+/* One route (RTM_GETROUTE) of a table, by the netdev it leaves by. */
+typedef struct PreflightRoute {
+	int family;
+	uint32_t table;
+	int oif;
+} PreflightRoute;
+
+/* The source routing rules and routes; error -errno when they could not be read
+ * (-EOPNOTSUPP: another root, whose rules the running kernel does not have). */
+typedef struct PreflightRouting {
+	int error;
+	PreflightRule *rules;
+	size_t n_rules;
+	PreflightRoute *routes;
+	size_t n_routes;
+} PreflightRouting;
+
+/* The network.multi-rail rows: RDMA netdevs with addresses in one subnet, judged on routing
+ * and on the arp and rp_filter sysctls under in->root. */
+int preflight_multi_rail(Preflight *p, const PreflightInput *in, const PreflightRouting *routing);
+
+/* Whether an nftables ruleset (libnftables' JSON of "list ruleset") lets UDP 4791 (RoCE v2)
+ * reach this host on netdev from every source: PREFLIGHT_OK when something restricts it,
+ * PREFLIGHT_WARN when nothing does or when it cannot be told; *ret_seen says which and
+ * where. -EBADMSG when json is not such a ruleset, -ENOMEM. */
+int preflight_firewall_judge(const char *json, const char *netdev, PreflightStatus *ret_status,
+			     char **ret_seen);
+
 /* The rdmad checks (preflight-rdmad.c), from the daemon's Describe() JSON; describe NULL:
  * rdmad is not running, why_not says how that was found (may be NULL). Not part of
  * preflight_run(): the caller asks the daemon. */
