@@ -7,9 +7,10 @@
  *
  * Each family of checks has its file: preflight-hardware.c (PCI functions, drivers, PCIe link,
  * firmware), preflight-kernel.c (modules, configfs, lockdown), preflight-userspace.c
- * (libibverbs providers, device nodes, memlock), preflight-network.c (port and netdev state,
- * MTU, GIDs, multi-rail routing, RoCE mode), preflight-qos.c (PFC, trust, DCB owners),
- * preflight-security.c (the Soft-RoCE firewall, offloaded RoCE). What libibverbs itself sees
+ * (libibverbs providers, device nodes), preflight-memlock.c (services, logins),
+ * preflight-network.c (port and netdev state, MTU, GIDs, RoCE mode), preflight-multirail.c
+ * (netdevs sharing a subnet), preflight-qos.c (PFC, trust, DCB owners), preflight-security.c
+ * (the Soft-RoCE firewall, offloaded RoCE), preflight-rdmad.c (the daemon's view). What libibverbs itself sees
  * comes from the caller (verbs/verbs-facts.c: librdmad does not link libibverbs). */
 
 #include <stdbool.h>
@@ -109,6 +110,7 @@ char *preflight_port_subject(const HostDevice *d, const HostPort *p);
 int preflight_hardware(Preflight *p, const PreflightInput *in);
 int preflight_kernel(Preflight *p, const PreflightInput *in);
 int preflight_userspace(Preflight *p, const PreflightInput *in);
+int preflight_memlock(Preflight *p, const PreflightInput *in);
 int preflight_network(Preflight *p, const PreflightInput *in);
 int preflight_qos(Preflight *p, const PreflightInput *in);
 int preflight_security(Preflight *p, const PreflightInput *in);

@@ -91,7 +91,10 @@ static int str_compare(const void *a, const void *b) {
 }
 
 void strv_sort(char **l) {
-	qsort(l, strv_length(l), sizeof(char *), str_compare);
+	size_t n = strv_length(l);
+
+	if (n > 1) /* qsort() wants a non-NULL base even for 0 elements (UBSan) */
+		qsort(l, n, sizeof(char *), str_compare);
 }
 
 char *strv_join(char *const *l, const char *sep) {

@@ -87,7 +87,7 @@ is "... libibverbs sees rxe0, through its provider" \
 is "... the memlock limits are unlimited" \
 	"$(status userspace.memlock services) $(status userspace.memlock login-sessions)" "ok ok"
 check "... the GID row names the index rdmactl gid gives" \
-	sh -c "jq -r '.[] | select(.check == \"network.gid\" and .subject == \"rxe0/1\" and .status == \"ok\") | .seen' $VM_LOGDIR/preflight.json | grep -q 'index $(rdmactl gid rxe0/1)'"
+	sh -c "jq -r '.[] | select(.check == \"network.gid-index\" and .subject == \"rxe0/1\" and .status == \"ok\") | .seen' $VM_LOGDIR/preflight.json | grep -q 'GID index $(rdmactl gid rxe0/1) '"
 rdmactl preflight > "$VM_LOGDIR/preflight.txt" 2>&1
 check "the text says READY" grep -q '^READY' "$VM_LOGDIR/preflight.txt"
 check "as nobody too (no fail: the device nodes are for everyone)" \
@@ -131,8 +131,9 @@ ip addr del 198.51.100.2/24 dev veth1
 ip addr add 192.0.2.2/24 dev veth1
 rdma link add rxe1 type rxe netdev veth1 || fail "rdma link add rxe1"
 wait_until 10 has_gid rxe1 1 "$(gid_of_ipv4 192.0.2.2)"
-broken "two links in 192.0.2.0/24" network.multi-rail 192.0.2.0/24 warn
-check "... naming both netdevs" sh -c "jq -r '.[] | select(.check == \"network.multi-rail\") | .seen' $VM_LOGDIR/preflight.json | grep veth0 | grep -q veth1"
+broken "two links in 192.0.2.0/24" network.multi-rail veth0 warn
+is "... and for veth1" "$(status network.multi-rail veth1)" warn
+check "... naming both netdevs and the subnet" sh -c "jq -r '.[] | select(.check == \"network.multi-rail\" and .subject == \"veth0\") | .seen' $VM_LOGDIR/preflight.json | grep veth1 | grep -q 192.0.2.0/24"
 # The fix it names: a table per interface, a rule from each address, the ARP sysctls.
 for i in 0 1; do
 	ip route add 192.0.2.0/24 dev veth$i src 192.0.2.$((i + 1)) table $((101 + i))
@@ -140,7 +141,8 @@ for i in 0 1; do
 	sysctl -qw net.ipv4.conf.veth$i.arp_ignore=1 net.ipv4.conf.veth$i.arp_announce=2 \
 		net.ipv4.conf.veth$i.rp_filter=2
 done
-repaired "per-interface routing" network.multi-rail 192.0.2.0/24
+repaired "per-interface routing" network.multi-rail veth0
+is "... and for veth1" "$(status network.multi-rail veth1)" ok
 
 ip link set veth0 down
 broken "veth0 down" network.netdev rxe0/1 fail
