@@ -369,9 +369,8 @@ int verb_gids(const Options *o, int argc, char **argv) {
 	return EXIT_SUCCESS;
 }
 
-/* LINK: "dev/port", "dev" (a one-port device) or the link's netdev. */
-static int link_find(const HostState *h, const char *name, const HostDevice **ret_dev,
-		     const HostPort **ret_port) {
+int link_find(const HostState *h, const char *name, const HostDevice **ret_dev,
+	      const HostPort **ret_port) {
 	GidFilter f;
 
 	for (size_t i = 0; i < h->n_devices; i++)
@@ -400,8 +399,25 @@ static int link_find(const HostState *h, const char *name, const HostDevice **re
 	return -ENODEV;
 }
 
+int offline_gid_find(const HostDevice *d, const HostPort *p, GidType type, GidFamily family,
+		     const Gid **ret, char **ret_why) {
+	int r;
+
+	r = gid_preferred(p, type, family, ret);
+	if (r >= 0)
+		return 0;
+	if (asprintf(ret_why, "%s/%u has no %s %s GID%s%s%s", d->name, p->port,
+		     type < 0 ? "RoCE v2" : gid_type_to_string(type),
+		     family < 0 ? "IPv4 or global IPv6" : gid_family_to_string(family),
+		     p->netdev ? " (is an address configured on " : "", p->netdev ? p->netdev : "",
+		     p->netdev ? "?)" : "") < 0)
+		return -ENOMEM;
+	return r;
+}
+
 int offline_gid(const Options *o, int argc, char **argv) {
 	_cleanup_(host_state_freep) HostState *h = NULL;
+	_cleanup_free_ char *why = NULL;
 	GidFamily family = _GID_FAMILY_INVALID;
 	GidType type = _GID_TYPE_INVALID;
 	const HostDevice *d = NULL;
@@ -443,13 +459,11 @@ int offline_gid(const Options *o, int argc, char **argv) {
 					    : "no such link");
 		return EXIT_FAILURE;
 	}
-	r = gid_preferred(p, type, family, &g);
+	r = offline_gid_find(d, p, type, family, &g, &why);
+	if (r == -ENOMEM)
+		return fail(r, "gid");
 	if (r < 0) {
-		fprintf(stderr, "rdmactl gid: %s/%u has no %s %s GID%s%s%s\n", d->name, p->port,
-			type < 0 ? "RoCE v2" : gid_type_to_string(type),
-			family < 0 ? "IPv4 or global IPv6" : gid_family_to_string(family),
-			p->netdev ? " (is an address configured on " : "",
-			p->netdev ? p->netdev : "", p->netdev ? "?)" : "");
+		fprintf(stderr, "rdmactl gid: %s\n", why);
 		return EXIT_FAILURE;
 	}
 	if (!o->json) {

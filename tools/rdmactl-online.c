@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "bus-client.h"
+#include "gid.h"
 #include "output.h"
 #include "rdmactl.h"
 #include "terminal.h"
@@ -113,6 +114,50 @@ static int gid_print_json(sd_bus *bus, const char *link, uint32_t index) {
 	}
 	fprintf(stderr, "rdmactl gid: GID %u of %s changed meanwhile; try again\n", index, link);
 	return EXIT_FAILURE;
+}
+
+int link_gid_index(const Options *o, const HostState *h, const char *link, const char *family,
+		   uint32_t *ret_index, char **ret_why) {
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	GidFamily f = _GID_FAMILY_INVALID;
+	const HostDevice *d;
+	const HostPort *p;
+	const Gid *g;
+	int r;
+
+	if (!want_offline(o) && rdmad_bus_open(&bus) > 0) {
+		_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+		_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+		const char *gid;
+		uint32_t index;
+
+		r = sd_bus_call_method(bus, RDMAD_BUS_NAME, RDMAD_MANAGER_PATH, RDMAD_MANAGER_IFACE,
+				       "ResolveGid", &error, &reply, "sss", link, strempty(family),
+				       "");
+		if (r >= 0)
+			r = sd_bus_message_read(reply, "us", &index, &gid);
+		if (r < 0) {
+			*ret_why = strdup(error.message ? error.message : strerror(-r));
+			return *ret_why ? r : -ENOMEM;
+		}
+		*ret_index = index;
+		return 0;
+	}
+	if (family) {
+		f = gid_family_from_string(family);
+		if (f < 0)
+			return -EINVAL;
+	}
+	r = link_find(h, link, &d, &p);
+	if (r < 0) {
+		*ret_why = strdup("no such link");
+		return *ret_why ? r : -ENOMEM;
+	}
+	r = offline_gid_find(d, p, _GID_TYPE_INVALID, f, &g, ret_why);
+	if (r < 0)
+		return r;
+	*ret_index = g->index;
+	return 0;
 }
 
 int verb_gid(const Options *o, int argc, char **argv) {

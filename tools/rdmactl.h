@@ -2,7 +2,10 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+#include "host.h"
 
 typedef struct Options {
 	const char *root;   /* --root, "/" by default */
@@ -42,6 +45,20 @@ int verb_preflight(const Options *o, int argc, char **argv);
 int verb_selftest(const Options *o, int argc, char **argv);
 int offline_plan(const Options *o);
 int offline_gid(const Options *o, int argc, char **argv);
+
+/* LINK: "dev/port", "dev" (a one-port device) or the link's netdev. -EINVAL when it is none
+ * of these, -EADDRNOTAVAIL for a device with several ports, -ENODEV when there is none. */
+int link_find(const HostState *h, const char *name, const HostDevice **ret_dev,
+	      const HostPort **ret_port);
+/* The GID `rdmactl gid` answers from the host (gid_preferred(); type and family
+ * _INVALID for the defaults), or -ENODATA and in *ret_why what it says instead. */
+int offline_gid_find(const HostDevice *d, const HostPort *p, GidType type, GidFamily family,
+		     const Gid **ret, char **ret_why);
+/* The GID index jobs should use on LINK, as `rdmactl gid LINK [--family F]` finds it: rdmad's
+ * (ResolveGid) when it runs and o names this host, else the host's (h). Returns 0 and the
+ * index, or -errno and in *ret_why what `rdmactl gid` would say. family may be NULL. */
+int link_gid_index(const Options *o, const HostState *h, const char *link, const char *family,
+		   uint32_t *ret_index, char **ret_why);
 
 /* plan-print.c: a plan's JSON array as text (or JSON); the exit code for --exit-code. */
 typedef struct json_object json_object;
