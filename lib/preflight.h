@@ -11,7 +11,7 @@
  * preflight-network.c (port and netdev state, MTU, GIDs, RoCE mode), preflight-multirail.c
  * (netdevs sharing a subnet), preflight-qos.c (PFC, trust, DCB owners), preflight-security.c
  * (the Soft-RoCE firewall, offloaded RoCE), preflight-rdmad.c (the daemon's view). What libibverbs itself sees
- * comes from the caller (verbs/verbs-facts.c: librdmad does not link libibverbs). */
+ * comes from the caller (lib/verbs/verbs-facts.c: librdmad does not link libibverbs). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -56,7 +56,7 @@ PreflightStatus preflight_worst(const Preflight *p);
 /* Rows sorted by check id, then subject, so output is stable. */
 void preflight_sort(Preflight *p);
 
-/* What libibverbs sees (filled by verbs/verbs-facts.c, outside librdmad). */
+/* What libibverbs sees (filled by lib/verbs/verbs-facts.c, outside librdmad). */
 typedef struct VerbsPort {
 	uint32_t port;
 	int state;	     /* enum ibv_port_state */

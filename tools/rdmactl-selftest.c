@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rdmactl selftest LINK [PEER]: finds the links and their GIDs on this host (the GID rdmad
- * publishes, as `rdmactl gid` answers), runs the exchange (verbs/selftest.h) and reports it. */
+ * publishes, as `rdmactl gid` answers), runs the exchange (lib/verbs/selftest.h) and reports it. */
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <signal.h>
