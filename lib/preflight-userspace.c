@@ -98,7 +98,7 @@ static int provider_config_read(int rootfd, ProviderConfig *ret) {
 	DIR *dir;
 	int r = 0;
 
-	fd = openat(rootfd, IBV_CONFIG_DIR + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(rootfd, &IBV_CONFIG_DIR[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	dir = fdopendir_consume(TAKE_FD(fd));
@@ -461,7 +461,7 @@ static void mode_string(mode_t m, char ret[11]) {
 /* A node's mode and owners, who may open it, and whether the asker may. */
 static int check_node_access(Preflight *p, const Context *c, const PreflightInput *in,
 			     const char *subject, const char *node, const char *kernel_name) {
-	_cleanup_free_ char *path = NULL, *fix = NULL, *who = NULL;
+	_cleanup_free_ char *fix = NULL, *who = NULL;
 	bool this_host = streq(in->root, "/");
 	char mode[11], owner[64], group[64], asker[96];
 	mode_t rw_g = S_IRGRP | S_IWGRP, rw_o = S_IROTH | S_IWOTH, rw_u = S_IRUSR | S_IWUSR;
