@@ -234,6 +234,14 @@ is "nobody with CAP_NET_ADMIN is refused too (dbus-daemon does not vouch for cap
         org.freedesktop.DBus.Error.AccessDenied
 check "root may Reconcile" "\"$rdmactl\" reconcile"
 
+# rdmad does the verbs and nftables work of Preflight() and SelfTest() through rdmactl: it
+# links neither libibverbs, librdmacm nor libnftables itself (rdmactl links all three).
+is "rdmad links no libibverbs, librdmacm or libnftables" \
+        "$(ldd "$rdmad" | grep -oE 'lib(ibverbs|rdmacm|nftables)\.so' | sort -u | tr '\n' ' ')" ""
+is "... rdmactl links them" \
+        "$(ldd "$rdmactl" | grep -oE 'lib(ibverbs|rdmacm|nftables)\.so' | sort -u | tr '\n' ' ')" \
+        "libibverbs.so libnftables.so librdmacm.so "
+
 # Preflight(): rdmactl preflight --json, run by rdmad for the host it manages (--root here),
 # open to every local user.
 jcall() { busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --json=short call org.rdmad1 /org/rdmad1 \
@@ -254,10 +262,15 @@ wait "${pids[@]}"
 check "three Preflight() calls at once: three answers, the same" \
         "[[ -s $work/preflight.1 ]] && cmp -s $work/preflight.1 $work/preflight.2 && \
          cmp -s $work/preflight.1 $work/preflight.3"
+# An answer is reused for 5 s: past them a call runs rdmactl, a call right after does not.
+sleep 5.2
 runs=$(grep -c 'running rdmactl preflight' "$work/rdmad.log")
 jcall Preflight > /dev/null
-is "a Preflight() right after another reuses its answer: no new rdmactl run" \
-        "$(grep -c 'running rdmactl preflight' "$work/rdmad.log")" "$runs"
+is "a Preflight() 5 s after the last answer runs rdmactl again" \
+        "$(grep -c 'running rdmactl preflight' "$work/rdmad.log")" "$((runs + 1))"
+jcall Preflight > /dev/null
+is "... a Preflight() right after it reuses its answer: no new run" \
+        "$(grep -c 'running rdmactl preflight' "$work/rdmad.log")" "$((runs + 1))"
 
 # SelfTest(): root only; the peer is checked before anything runs.
 is "nobody may not SelfTest: AccessDenied" \

@@ -28,6 +28,12 @@ static int fail(int r, const char *what) {
 	return EXIT_FAILURE;
 }
 
+int options_profile_files(const Options *o, char ***ret) {
+	if (o->config_dirs)
+		return profile_dropins_find("/", (const char *const *) o->config_dirs, ret);
+	return profile_dropins_find(o->root, NULL, ret);
+}
+
 /* Profiles as the daemon would see them; prints the problems and returns NULL if any. */
 static Config *config_open(const Options *o) {
 	_cleanup_(diagnostics_done) Diagnostics diags = { 0 };
@@ -35,10 +41,7 @@ static Config *config_open(const Options *o) {
 	Config *c = NULL;
 	int r;
 
-	if (o->config_dirs)
-		r = profile_dropins_find("/", (const char *const *) o->config_dirs, &files);
-	else
-		r = profile_dropins_find(o->root, NULL, &files);
+	r = options_profile_files(o, &files);
 	if (r < 0) {
 		fail(r, "failed to list profiles");
 		return NULL;

@@ -67,10 +67,7 @@ static Config *profiles_load(const Options *o) {
 	Config *c = NULL;
 	int r;
 
-	if (o->config_dirs)
-		r = profile_dropins_find("/", (const char *const *) o->config_dirs, &files);
-	else
-		r = profile_dropins_find(o->root, NULL, &files);
+	r = options_profile_files(o, &files);
 	/* Invalid profiles are rdmad.config's business (when rdmad runs) and rdmactl check's:
 	 * the checks that use profiles go on without them. */
 	if (r < 0 || config_load_files(files, &diags, &c) < 0)
