@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Preflight() and SelfTest(): rdmactl run as a helper (manager-helper.h says why), its JSON
- * passed through. Preflight() is a read open to every local user: one run at a time, callers
- * meanwhile share it, and its answer is reused for 5 s, so that no one can make rdmad start
- * many. SelfTest() needs root: it sends
+ * passed through. Preflight() is a read open to every local user, judged for the caller (whose
+ * are the device nodes): one run at a time, callers of the same user meanwhile share it and
+ * get its answer again for 5 s, so that no one can make rdmad start many. SelfTest() needs root: it sends
  * traffic and takes the link's time. */
 #include <errno.h>
 #include <inttypes.h>
@@ -58,6 +58,7 @@ static void preflight_done(Helper *h, int status, const char *output, void *user
 	else {
 		free(m->preflight_last);
 		m->preflight_last = strdup(output);
+		m->preflight_last_uid = m->preflight_uid;
 		if (m->preflight_last)
 			(void) sd_event_now(m->event, CLOCK_MONOTONIC, &m->preflight_last_usec);
 	}
@@ -72,15 +73,22 @@ static void preflight_done(Helper *h, int status, const char *output, void *user
 	m->preflight = helper_free(m->preflight);
 }
 
-/* rdmactl preflight --json, for the host rdmad manages: a daemon run under --root (tests)
- * passes it and its --config-dir on. */
-static int preflight_args(Manager *m, char ***ret) {
+/* rdmactl preflight --json --user UID, for the host rdmad manages (a daemon run under --root,
+ * in tests, passes it and its --config-dir on), judged for the caller: whether the device
+ * nodes are theirs to open. */
+static int preflight_args(Manager *m, uid_t uid, char ***ret) {
 	_cleanup_strv_free_ char **args = NULL;
+	char user[16];
 	int r;
 
+	snprintf(user, sizeof(user), "%u", (unsigned) uid);
 	r = strv_extend(&args, "preflight");
 	if (r >= 0)
 		r = strv_extend(&args, "--json");
+	if (r >= 0)
+		r = strv_extend(&args, "--user");
+	if (r >= 0)
+		r = strv_extend(&args, user);
 	if (r >= 0 && !streq(m->root, "/")) {
 		r = strv_extend(&args, "--root");
 		if (r >= 0)
@@ -98,17 +106,42 @@ static int preflight_args(Manager *m, char ***ret) {
 	return 0;
 }
 
+static int sender_uid(sd_bus_message *msg, uid_t *ret) {
+	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+	int r;
+
+	r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID | SD_BUS_CREDS_UID, &creds);
+	if (r < 0)
+		return r;
+	r = sd_bus_creds_get_euid(creds, ret);
+	if (r < 0)
+		r = sd_bus_creds_get_uid(creds, ret);
+	return r;
+}
+
 int method_preflight(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 	Manager *m = userdata;
 	sd_bus_message **callers;
 	uint64_t now;
+	uid_t uid;
 	int r;
 
-	/* A fresh answer is given again rather than running rdmactl once more: a caller in a
-	 * loop costs rdmad one run per PREFLIGHT_REUSE_USEC at most. */
-	if (m->preflight_last && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0 &&
+	r = sender_uid(msg, &uid);
+	if (r < 0)
+		return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
+					"Preflight() needs the caller's UID, which the bus does "
+					"not give");
+	/* A fresh answer for this user is given again rather than running rdmactl once more: a
+	 * caller in a loop costs rdmad one run per PREFLIGHT_REUSE_USEC at most. */
+	if (m->preflight_last && m->preflight_last_uid == uid &&
+	    sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0 &&
 	    now < m->preflight_last_usec + PREFLIGHT_REUSE_USEC)
 		return sd_bus_reply_method_return(msg, "s", m->preflight_last);
+	/* One run at a time: callers of the same user share it, others come back. */
+	if (m->preflight && m->preflight_uid != uid)
+		return sd_bus_error_set(error, ERROR_BUSY,
+					"A Preflight() for another user is running; try again in "
+					"a few seconds");
 
 	callers = reallocarray(m->preflight_callers, m->n_preflight_callers + 1,
 			       sizeof(*callers));
@@ -118,16 +151,17 @@ int method_preflight(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 	if (!m->preflight) {
 		_cleanup_strv_free_ char **args = NULL;
 
-		r = preflight_args(m, &args);
+		r = preflight_args(m, uid, &args);
 		if (r < 0)
 			return r;
-		log_info("Preflight(): running rdmactl preflight");
-		r = helper_run_rdmactl(m->event, args, PREFLIGHT_TIMEOUT_USEC, "rdmad Preflight()",
+		log_info("Preflight(): running rdmactl preflight for UID %u", (unsigned) uid);
+		r = helper_run_rdmactl(m->event, m->bus, args, PREFLIGHT_TIMEOUT_USEC, "preflight",
 				       preflight_done, m, &m->preflight);
 		if (r < 0)
 			return sd_bus_error_setf(error, ERROR_HELPER,
 						 "rdmactl preflight could not be started: %s",
 						 strerror(-r));
+		m->preflight_uid = uid;
 	}
 	m->preflight_callers[m->n_preflight_callers++] = sd_bus_message_ref(msg);
 	return 1;
@@ -196,9 +230,9 @@ int method_self_test(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 			       peer[0] ? (char *) peer : NULL, NULL };
 
 	log_info("SelfTest() of %s%s%s", s->name, peer[0] ? " with " : "", peer);
-	r = helper_run_rdmactl(m->event, args, (uint64_t) (timeout ? timeout : 10) * 1000000 +
-						       30 * 1000000ULL,
-			       "rdmad SelfTest()", self_test_done, m, &m->self_test);
+	r = helper_run_rdmactl(m->event, m->bus, args,
+			       (uint64_t) (timeout ? timeout : 10) * 1000000 + 30 * 1000000ULL,
+			       "selftest", self_test_done, m, &m->self_test);
 	if (r < 0)
 		return sd_bus_error_setf(error, ERROR_HELPER,
 					 "rdmactl selftest could not be started: %s", strerror(-r));
@@ -207,14 +241,20 @@ int method_self_test(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 }
 
 void manager_checks_done(Manager *m) {
-	for (size_t i = 0; i < m->n_preflight_callers; i++)
+	for (size_t i = 0; i < m->n_preflight_callers; i++) {
+		(void) sd_bus_reply_method_errorf(m->preflight_callers[i], ERROR_HELPER,
+						  "rdmad is stopping");
 		sd_bus_message_unref(m->preflight_callers[i]);
+	}
 	free(m->preflight_callers);
 	m->preflight_callers = NULL;
 	m->n_preflight_callers = 0;
 	m->preflight = helper_free(m->preflight);
 	free(m->preflight_last);
 	m->preflight_last = NULL;
+	if (m->self_test_caller)
+		(void) sd_bus_reply_method_errorf(m->self_test_caller, ERROR_HELPER,
+						  "rdmad is stopping");
 	m->self_test_caller = sd_bus_message_unref(m->self_test_caller);
 	m->self_test = helper_free(m->self_test);
 }

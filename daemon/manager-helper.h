@@ -8,6 +8,7 @@
  * (systemd-run --wait --pipe), so it gets no part of the daemon's sandbox; elsewhere (tests, a
  * daemon started by hand) it is a plain child. Asynchronous: the main loop keeps serving. */
 
+#include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
 #include "macro.h"
@@ -19,11 +20,12 @@ typedef struct Helper Helper;
  * empty), borrowed until the callback returns. */
 typedef void (*helper_done_t)(Helper *h, int status, const char *output, void *userdata);
 
-/* Run rdmactl with args (NULL-terminated, without argv[0]). $RDMAD_RDMACTL names another
- * rdmactl (the build tree's, in tests). Output beyond 4 MiB and runs longer than timeout_usec
- * fail with -EFBIG and -ETIME. */
-int helper_run_rdmactl(sd_event *e, char *const *args, uint64_t timeout_usec,
-		       const char *description, helper_done_t done, void *userdata,
-		       Helper **ret);
+/* Run rdmactl with args (NULL-terminated, without argv[0]); name ("preflight") names the
+ * transient service (rdmad-NAME-PID-N.service). $RDMAD_RDMACTL names another rdmactl (the
+ * build tree's, in tests). Output beyond 4 MiB and runs longer than timeout_usec fail with
+ * -EFBIG and -ETIME, and stop the run: the child, and the service through bus (systemd's
+ * StopUnit), which may be NULL. So does helper_free() of a run not finished. */
+int helper_run_rdmactl(sd_event *e, sd_bus *bus, char *const *args, uint64_t timeout_usec,
+		       const char *name, helper_done_t done, void *userdata, Helper **ret);
 Helper *helper_free(Helper *h);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Helper *, helper_free)

@@ -70,7 +70,9 @@ typedef struct Manager {
 	struct Helper *preflight;
 	sd_bus_message **preflight_callers;
 	size_t n_preflight_callers;
-	char *preflight_last; /* the last answer, and when it came (CLOCK_MONOTONIC) */
+	uid_t preflight_uid;  /* whom the run at work judges for */
+	char *preflight_last; /* the last answer, for whom, and when (CLOCK_MONOTONIC) */
+	uid_t preflight_last_uid;
 	uint64_t preflight_last_usec;
 	struct Helper *self_test;
 	sd_bus_message *self_test_caller;

@@ -36,19 +36,22 @@ static void bytes_format(uint64_t v, char *ret, size_t size) {
 }
 
 static int check_memlock_services(Preflight *p, const PreflightInput *in) {
-	char value[32], min[32];
+	char value[32], hard[32], min[32];
 
 	bytes_format(PREFLIGHT_MEMLOCK_MIN, min, sizeof(min));
 	if (in->has_service_memlock) {
 		bytes_format(in->service_memlock, value, sizeof(value));
+		bytes_format(in->service_memlock_hard, hard, sizeof(hard));
+		/* The soft limit is what a job gets; few raise it to the hard one themselves. */
 		if (in->service_memlock < PREFLIGHT_MEMLOCK_MIN)
-			return preflight_add(
-				p, "userspace.memlock", "services", PREFLIGHT_WARN,
-				MEMLOCK_SERVICES_FIX,
-				"systemd gives services %s (DefaultLimitMEMLOCK), below %s", value,
-				min);
+			return preflight_add(p, "userspace.memlock", "services", PREFLIGHT_WARN,
+					     MEMLOCK_SERVICES_FIX,
+					     "systemd gives services %s (DefaultLimitMEMLOCK soft, "
+					     "hard %s), below %s",
+					     value, hard, min);
 		return preflight_add(p, "userspace.memlock", "services", PREFLIGHT_OK, NULL,
-				     "systemd gives services %s (DefaultLimitMEMLOCK)", value);
+				     "systemd gives services %s (DefaultLimitMEMLOCK soft, hard %s)",
+				     value, hard);
 	}
 	return preflight_add(p, "userspace.memlock", "services", PREFLIGHT_WARN, NULL,
 			     "not checked: systemd was not asked (--root names another host, or "
@@ -190,34 +193,47 @@ static uint64_t kernel_memlock_default(int rootfd) {
 	return major > 5 || (major == 5 && minor >= 16) ? UINT64_C(8) << 20 : UINT64_C(64) << 10;
 }
 
-static int check_memlock_login(Preflight *p, int rootfd) {
+/* What a login session gets: its login service's limits (systemd's defaults for services, or
+ * the kernel's without systemd), then what pam_limits sets for "*"; soft capped at hard. */
+static int check_memlock_login(Preflight *p, const PreflightInput *in, int rootfd) {
 	_cleanup_(login_memlock_done) LoginMemlock l = { 0 };
 	_cleanup_free_ char *soft = NULL, *hard = NULL, *others = NULL, *note = NULL;
 	char value[32], min[32];
-	uint64_t effective;
+	uint64_t base_soft, base_hard, effective;
+	const char *base;
 	int r;
 
 	r = login_memlock_read(rootfd, &l);
 	if (r < 0)
 		return r;
+	if (in->has_service_memlock) {
+		base_soft = in->service_memlock;
+		base_hard = in->service_memlock_hard;
+		base = "systemd's DefaultLimitMEMLOCK, the login service's";
+	} else {
+		base_soft = base_hard = kernel_memlock_default(rootfd);
+		base = "the kernel default";
+	}
 	bytes_format(PREFLIGHT_MEMLOCK_MIN, min, sizeof(min));
-	effective = l.has_soft ? l.soft : kernel_memlock_default(rootfd);
-	if (l.has_hard && l.hard < effective)
-		effective = l.hard; /* pam_limits lowers soft to hard */
+	effective = l.has_soft ? l.soft : base_soft;
+	if ((l.has_hard ? l.hard : base_hard) < effective)
+		effective = l.has_hard ? l.hard : base_hard; /* soft never above hard */
 	if (l.has_soft) {
 		bytes_format(l.soft, value, sizeof(value));
 		r = asprintf(&soft, "soft %s (%s)", value, l.soft_file);
 	} else {
-		bytes_format(kernel_memlock_default(rootfd), value, sizeof(value));
-		r = asprintf(&soft, "soft not set (the kernel default, %s)", value);
+		bytes_format(base_soft, value, sizeof(value));
+		r = asprintf(&soft, "soft not set (%s, %s)", base, value);
 	}
 	if (r < 0)
 		return -ENOMEM;
 	if (l.has_hard) {
 		bytes_format(l.hard, value, sizeof(value));
 		r = asprintf(&hard, "hard %s (%s)", value, l.hard_file);
-	} else
-		r = asprintf(&hard, "hard not set");
+	} else {
+		bytes_format(base_hard, value, sizeof(value));
+		r = asprintf(&hard, "hard not set (%s, %s)", base, value);
+	}
 	if (r < 0)
 		return -ENOMEM;
 	if (l.others) {
@@ -243,7 +259,7 @@ int preflight_memlock(Preflight *p, const PreflightInput *in) {
 		return r;
 	/* A root that cannot be opened reads as empty: the row says what it missed. */
 	rootfd = open(in->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	r = check_memlock_login(p, rootfd);
+	r = check_memlock_login(p, in, rootfd);
 	if (rootfd >= 0)
 		close(rootfd);
 	return r;

@@ -93,10 +93,13 @@ typedef struct PreflightInput {
 	/* What libibverbs sees; NULL when not known (another --root): the checks that need it
 	 * say so in their row. */
 	const VerbsFacts *verbs;
-	/* The memlock limit systemd gives services (DefaultLimitMEMLOCK, from the manager over
-	 * D-Bus: what it runs with, not only what its files say); UINT64_MAX for infinity. */
+	/* The memlock limit systemd gives services (DefaultLimitMEMLOCKSoft and
+	 * DefaultLimitMEMLOCK, from the manager over D-Bus: what it runs with, not only what its
+	 * files say); UINT64_MAX for infinity. Login sessions start from it too (their login
+	 * service's), before pam_limits. */
 	bool has_service_memlock;
-	uint64_t service_memlock;
+	uint64_t service_memlock;      /* soft: RLIMIT_MEMLOCK as a service starts */
+	uint64_t service_memlock_hard; /* what it may raise it to */
 	/* Who is asking: device node permissions are judged for this user. */
 	uid_t uid;
 	gid_t gid;

@@ -4,6 +4,7 @@
  * or libibverbs (systemd's memlock default, rdmad's Describe(), ibv_get_device_list()) and
  * prints the rows. Exit 0 when no check fails (warnings do not), 1 when one does. */
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -18,12 +19,12 @@
 #include "terminal.h"
 #include "verbs-facts.h"
 
-/* What systemd gives services that set no LimitMEMLOCK= (its DefaultLimitMEMLOCK, as the
- * running manager has it: its files may have changed since). */
-static int service_memlock_read(uint64_t *ret) {
+/* What systemd gives services that set no LimitMEMLOCK= (DefaultLimitMEMLOCKSoft and
+ * DefaultLimitMEMLOCK, as the running manager has them: its files may have changed since). */
+static int service_memlock_read(uint64_t *ret_soft, uint64_t *ret_hard) {
 	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-	uint64_t v;
+	uint64_t soft, hard;
 	int r;
 
 	r = sd_bus_open_system(&bus);
@@ -31,11 +32,17 @@ static int service_memlock_read(uint64_t *ret) {
 		return r;
 	r = sd_bus_get_property_trivial(bus, "org.freedesktop.systemd1",
 					"/org/freedesktop/systemd1",
-					"org.freedesktop.systemd1.Manager", "DefaultLimitMEMLOCK",
-					&error, 't', &v);
+					"org.freedesktop.systemd1.Manager",
+					"DefaultLimitMEMLOCKSoft", &error, 't', &soft);
+	if (r >= 0)
+		r = sd_bus_get_property_trivial(bus, "org.freedesktop.systemd1",
+						"/org/freedesktop/systemd1",
+						"org.freedesktop.systemd1.Manager",
+						"DefaultLimitMEMLOCK", &error, 't', &hard);
 	if (r < 0)
 		return r;
-	*ret = v;
+	*ret_soft = soft;
+	*ret_hard = hard;
 	return 0;
 }
 
@@ -73,6 +80,28 @@ static Config *profiles_load(const Options *o) {
 	if (r < 0 || config_load_files(files, &diags, &c) < 0)
 		return NULL;
 	return c;
+}
+
+/* USER as a name or a UID, with its primary group. */
+static int user_resolve(const char *user, uid_t *ret_uid, gid_t *ret_gid) {
+	struct passwd pw, *res = NULL;
+	char buf[4096], *end;
+	unsigned long id;
+	int r;
+
+	errno = 0;
+	id = strtoul(user, &end, 10);
+	if (*user && !*end && errno == 0 && id < UINT32_MAX)
+		r = getpwuid_r((uid_t) id, &pw, buf, sizeof(buf), &res);
+	else
+		r = getpwnam_r(user, &pw, buf, sizeof(buf), &res);
+	if (r != 0)
+		return -r;
+	if (!res)
+		return -ESRCH;
+	*ret_uid = pw.pw_uid;
+	*ret_gid = pw.pw_gid;
+	return 0;
 }
 
 static void rows_print(const Preflight *p) {
@@ -115,6 +144,15 @@ int verb_preflight(const Options *o, int argc, char **argv) {
 	};
 	int r;
 
+	if (o->user) {
+		r = user_resolve(o->user, &in.uid, &in.gid);
+		if (r < 0) {
+			fprintf(stderr, "rdmactl preflight: --user %s: %s\n", o->user,
+				r == -ESRCH ? "no such user" : strerror(-r));
+			return EXIT_FAILURE;
+		}
+	}
+
 	r = host_observe(o->root, HOST_OBSERVE_ALL, &h);
 	if (r < 0) {
 		fprintf(stderr, "rdmactl preflight: cannot read the host: %s\n", strerror(-r));
@@ -128,7 +166,8 @@ int verb_preflight(const Options *o, int argc, char **argv) {
 		if (r < 0)
 			goto oom;
 		in.verbs = &verbs;
-		in.has_service_memlock = service_memlock_read(&in.service_memlock) >= 0;
+		in.has_service_memlock = service_memlock_read(&in.service_memlock,
+							      &in.service_memlock_hard) >= 0;
 	}
 
 	r = preflight_run(&in, &p);

@@ -17,6 +17,7 @@ typedef enum VerbOption {
 	VERB_PAGER = 1 << 5,
 	VERB_PID = 1 << 6,
 	VERB_SELFTEST = 1 << 7,
+	VERB_USER = 1 << 8,
 } VerbOption;
 
 static const struct Verb {
@@ -44,7 +45,7 @@ static const struct Verb {
 	{ "gid", "LINK", "Print the GID index RoCE jobs should use (ib_write_bw -x, NCCL)",
 	  VERB_ROOT | VERB_JSON | VERB_GID_FILTER, 1, verb_gid },
 	{ "preflight", "[LINK...]", "Check that RDMA is ready here: what fails and the fix",
-	  VERB_ROOT | VERB_CONFIG_DIR | VERB_JSON, -1, verb_preflight },
+	  VERB_ROOT | VERB_CONFIG_DIR | VERB_JSON | VERB_USER, -1, verb_preflight },
 	{ "selftest", "LINK [PEER]", "A real RDMA exchange on LINK: latency and bandwidth",
 	  VERB_JSON | VERB_SELFTEST, 2, verb_selftest },
 };
@@ -67,6 +68,8 @@ static void help(FILE *f) {
 		   "  --no-pager        status, plan: do not pipe into a pager\n"
 		   "  --pid PID         reload: rdmad's PID; when rdmad is not on the bus (early\n"
 		   "                    boot), check the profiles and send it SIGHUP instead\n"
+		   "  --user USER       preflight: judge device node access for USER (name or\n"
+		   "                    UID), not for the caller\n"
 		   "  --listen          selftest: serve a remote `rdmactl selftest LINK HOST`\n"
 		   "  --port N          selftest: rdma_cm port (default 7472)\n"
 		   "  --size BYTES      selftest: message size (default 65536)\n"
@@ -86,6 +89,7 @@ int main(int argc, char **argv) {
 		ARG_ROCE,
 		ARG_NO_PAGER,
 		ARG_PID,
+		ARG_USER,
 		ARG_LISTEN,
 		ARG_PORT,
 		ARG_SIZE,
@@ -103,6 +107,7 @@ int main(int argc, char **argv) {
 		{ "roce", required_argument, NULL, ARG_ROCE },
 		{ "no-pager", no_argument, NULL, ARG_NO_PAGER },
 		{ "pid", required_argument, NULL, ARG_PID },
+		{ "user", required_argument, NULL, ARG_USER },
 		{ "listen", no_argument, NULL, ARG_LISTEN },
 		{ "port", required_argument, NULL, ARG_PORT },
 		{ "size", required_argument, NULL, ARG_SIZE },
@@ -163,6 +168,10 @@ int main(int argc, char **argv) {
 			given |= VERB_PID;
 			break;
 		}
+		case ARG_USER:
+			o.user = optarg;
+			given |= VERB_USER;
+			break;
 		case ARG_LISTEN:
 			o.listen = true;
 			given |= VERB_SELFTEST;

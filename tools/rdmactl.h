@@ -16,6 +16,7 @@ typedef struct Options {
 	const char *roce;   /* gid: --roce v1|v2 */
 	bool no_pager;
 	pid_t pid; /* reload: rdmad's PID, for a SIGHUP when it is not on the bus */
+	const char *user; /* preflight: --user, whose access to the device nodes is judged */
 	/* selftest */
 	bool listen;	   /* --listen: the passive side for a remote client */
 	unsigned long port;	   /* rdma_cm port */

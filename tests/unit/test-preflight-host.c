@@ -630,19 +630,53 @@ TEST(memlock_services) {
 			      .uid = ASKER_UID,
 			      .gid = ASKER_GID,
 			      .has_service_memlock = true,
-			      .service_memlock = UINT64_C(8) << 20 };
+			      .service_memlock = UINT64_C(8) << 20,
+			      .service_memlock_hard = UINT64_C(8) << 20 };
+	_cleanup_(preflight_done) Preflight t = { 0 };
 
 	userspace_tree(root);
 	CHECK_INTEQ(preflight_memlock(&p, &in), 0);
 	CHECK(row_is(&p, "userspace.memlock", "services", PREFLIGHT_WARN,
-		     "systemd gives services 8 MiB (DefaultLimitMEMLOCK), below 1 GiB",
+		     "systemd gives services 8 MiB (DefaultLimitMEMLOCK soft, hard 8 MiB), below 1 GiB",
 		     "DefaultLimitMEMLOCK=infinity"));
-	in.service_memlock = UINT64_MAX;
+	in.service_memlock = in.service_memlock_hard = UINT64_MAX;
 	CHECK_INTEQ(preflight_memlock(&q, &in), 0);
 	CHECK(row_is(&q, "userspace.memlock", "services", PREFLIGHT_OK, "unlimited", NULL));
+	/* DefaultLimitMEMLOCK=8M:infinity: a job starts with 8 MiB, whatever it could raise it to */
+	in.service_memlock = UINT64_C(8) << 20;
+	CHECK_INTEQ(preflight_memlock(&t, &in), 0);
+	CHECK(row_is(&t, "userspace.memlock", "services", PREFLIGHT_WARN,
+		     "8 MiB (DefaultLimitMEMLOCK soft, hard unlimited)", NULL));
 	in.has_service_memlock = false;
 	CHECK_INTEQ(preflight_memlock(&s, &in), 0);
 	CHECK(row_is(&s, "userspace.memlock", "services", PREFLIGHT_WARN, "not checked", NULL));
+	tree_free(root);
+}
+
+/* A login session starts from its login service's limits (systemd's defaults): a "* soft
+ * memlock unlimited" alone cannot lift soft above that hard limit. */
+TEST(memlock_login_inherits) {
+	_cleanup_(preflight_done) Preflight p = { 0 }, q = { 0 };
+	char *root = tree_new();
+	PreflightInput in = { .root = root,
+			      .host = &userspace_host,
+			      .uid = ASKER_UID,
+			      .gid = ASKER_GID,
+			      .has_service_memlock = true,
+			      .service_memlock = UINT64_C(8) << 20,
+			      .service_memlock_hard = UINT64_C(8) << 20 };
+
+	userspace_tree(root);
+	put_file(root, "etc/security/limits.d/90-rdma.conf", "* soft memlock unlimited\n");
+	CHECK_INTEQ(preflight_memlock(&p, &in), 0);
+	CHECK(row_is(&p, "userspace.memlock", "login-sessions", PREFLIGHT_WARN,
+		     "8 MiB, below 1 GiB: * soft unlimited", "* hard memlock unlimited"));
+	CHECK(row_is(&p, "userspace.memlock", "login-sessions", PREFLIGHT_WARN,
+		     "hard not set (systemd's DefaultLimitMEMLOCK, the login service's, 8 MiB)",
+		     NULL));
+	in.service_memlock_hard = UINT64_MAX; /* DefaultLimitMEMLOCK=8M:infinity */
+	CHECK_INTEQ(preflight_memlock(&q, &in), 0);
+	CHECK(row_is(&q, "userspace.memlock", "login-sessions", PREFLIGHT_OK, "unlimited", NULL));
 	tree_free(root);
 }
 
@@ -734,4 +768,5 @@ TESTS_MAIN(TEST_ENTRY(hardware_no_rdma_device), TEST_ENTRY(hardware_links_filter
 	   TEST_ENTRY(kernel_configfs_absent), TEST_ENTRY(kernel_lockdown),
 	   TEST_ENTRY(userspace_provider), TEST_ENTRY(userspace_ibverbs),
 	   TEST_ENTRY(userspace_device_nodes), TEST_ENTRY(memlock_services),
-	   TEST_ENTRY(memlock_login))
+	   TEST_ENTRY(memlock_login),
+	   TEST_ENTRY(memlock_login_inherits))

@@ -161,7 +161,7 @@ is "Preflight() as nobody: rdmad.running ok" "$(status rdmad.running host)" ok
 is "... run outside the sandbox: it sees /dev/infiniband and libibverbs sees rxe0" \
 	"$(status userspace.ibverbs rxe0)" ok
 check "... as a transient service of its own" \
-	sh -c "journalctl -q -o cat | grep -q 'rdmad Preflight()'"
+	sh -c "journalctl -q -o cat | grep -Eq 'rdmad-preflight-[0-9]+-[0-9]+.service'"
 is "... no check fails" "$(failing)" ""
 
 busctl --system --json=short call org.rdmad1 /org/rdmad1 org.rdmad1.Manager SelfTest ssuuu \
@@ -174,7 +174,7 @@ check "... with a latency distribution (0 < p50 <= p99 <= max)" \
 check "... and a bandwidth" jq -e '.bandwidth_bps > 0' "$VM_LOGDIR/selftest.json"
 diag "SelfTest: $(jq -c '{setup_usec, latency_usec, bandwidth_bps}' "$VM_LOGDIR/selftest.json")"
 check "... run as a transient service too" \
-	sh -c "journalctl -q -o cat | grep -q 'rdmad SelfTest()'"
+	sh -c "journalctl -q -o cat | grep -Eq 'rdmad-selftest-[0-9]+-[0-9]+.service'"
 # (dbus-send: busctl prints any AccessDenied as "Access denied", without rdmad's message)
 is "SelfTest() as nobody: AccessDenied, saying why" \
 	"$("${as_nobody[@]}" dbus-send --system --print-reply --dest=org.rdmad1 /org/rdmad1 \
