@@ -10,6 +10,7 @@
 #include "link-bus.h"
 #include "log.h"
 #include "manager-bus.h"
+#include "manager-publish.h"
 #include "manager.h"
 #include "strv.h"
 
@@ -541,6 +542,8 @@ finish:
 		manager_bus_emit_changed(m, "LastReconcileUSec", NULL);
 	}
 	manager_state_update(m);
+	if (r >= 0 && h)
+		manager_publish(m);
 	if (r >= 0) {
 		m->backoff_exp = 0;
 		retries_schedule(m);

@@ -4,6 +4,7 @@
 #include <time.h>
 #include <systemd/sd-daemon.h>
 
+#include "config.h"
 #include "gid.h"
 #include "log.h"
 #include "manager-bus.h"
@@ -22,8 +23,11 @@ int manager_new(const char *root, char **config_dirs, const char *state_dir, boo
 		return -ENOMEM;
 	m->root = strdup(root);
 	m->state_dir = strdup(state_dir);
+	/* Under a fixture root, what rdmad publishes goes there too. */
+	if (asprintf(&m->env_dir, "%s%s", streq(root, "/") ? "" : root, RDMAD_ENV_DIR) < 0)
+		m->env_dir = NULL;
 	m->config_dirs = config_dirs ? strv_copy(config_dirs) : NULL;
-	if (!m->root || !m->state_dir || (config_dirs && !m->config_dirs))
+	if (!m->root || !m->state_dir || !m->env_dir || (config_dirs && !m->config_dirs))
 		return -ENOMEM;
 	m->test_mode = test_mode;
 	m->dirty_all = true; /* the first reconcile looks at everything */
@@ -64,6 +68,7 @@ Manager *manager_free(Manager *m) {
 	strv_free(m->config_dirs);
 	free(m->root);
 	free(m->state_dir);
+	free(m->env_dir);
 	sd_event_unref(m->event);
 	free(m);
 	return NULL;

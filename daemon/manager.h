@@ -39,6 +39,7 @@ typedef struct Manager {
 	char *root;
 	char **config_dirs; /* NULL: the drop-in dirs under root */
 	char *state_dir;
+	char *env_dir; /* the per-link environment files (manager-publish.c) */
 	bool test_mode; /* no udev monitor (fixture roots have no uevents) */
 	bool use_bus;	/* own org.rdmad1 (always on the real root, --bus under --root) */
 

@@ -45,7 +45,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 
-echo "1..22"
+echo "1..25"
 
 rc=0
 run --once 2> "$work/once.log" || rc=$?
@@ -53,6 +53,12 @@ check "--once converges the link (exit 0)" "[[ $rc -eq 0 ]]" || sed 's/^/# /' "$
 check "configfs ToS written" "[[ \$(cat $tos) == 106 ]]"
 check "MTU set over rtnetlink" "ip link show veth0 | grep -q 'mtu 4000'"
 check "declared address added" "ip -4 addr show veth0 | grep -q 192.0.2.1/24"
+
+# The environment file jobs read: the index rdmactl gid gives, readable by all, sourceable.
+env=$root/run/rdmad/env/rxe0-1.env
+check "the env file rxe0-1.env is published, 0644" "[[ \$(stat -c %a $env 2> /dev/null) == 644 ]]"
+check "... RDMA_GID_INDEX and NCCL_IB_GID_INDEX are what rdmactl gid prints" \
+        "[[ \$(. $env && echo \$RDMA_GID_INDEX \$NCCL_IB_GID_INDEX \$NCCL_IB_HCA \$RDMA_NETDEV) == \"\$(\"$rdmactl\" gid --root $root rxe0/1) \$(\"$rdmactl\" gid --root $root rxe0/1) rxe0:1 veth0\" ]]"
 
 # A converged host costs reads only: no write(2) to files, no netlink request that changes
 # anything (RTM_NEW*/RTM_SET*). Count writes to anything but stderr, and sendmsg/sendto.
@@ -165,6 +171,17 @@ while ((SECONDS < end)); do
 done
 check "an address deleted again and again: contested, naming the process (ip)" \
         "grep -Eq 'rxe0/1: netdev.addresses reverted 3 times within 60 s by another agent \((ip, pid [0-9]+|pid [0-9]+, exited)\)' $work/daemon.log"
+
+kill "$pid"
+wait "$pid" 2> /dev/null || true
+pid=
+# A link no profile manages any more: its env file goes.
+mkdir -p "$work/conf-none"
+printf 'match: {device: nothing0}\nroce: {tos: 0}\n' > "$work/conf-none/50-none.yaml"
+"$rdmad" --root "$root" --config-dir "$work/conf-none" --state-dir "$work/state" --once \
+        2> "$work/none.log" || true
+check "a link no longer managed: its env file removed" "[[ ! -e $env ]]" ||
+        sed 's/^/# /' "$work/none.log"
 
 [[ $failed -eq 0 ]] || sed 's/^/# /' "$work/daemon.log"
 exit $failed

@@ -113,6 +113,8 @@ is "rdmactl gid rxe0/1 answers, equal to the GID index read from sysfs" \
 is "... the RoCE v2 GID of 192.0.2.1" \
 	"$(attr /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/"$gid") $(attr /sys/class/infiniband/rxe0/ports/1/gids/"$gid")" \
 	"RoCE v2 $(gid_of_ipv4 192.0.2.1)"
+is "the package's rdmad publishes it in /run/rdmad/env/rxe0-1.env" \
+	"$(. /run/rdmad/env/rxe0-1.env 2> /dev/null && echo "$RDMA_GID_INDEX")" "$gid"
 
 # ---- upgrade: the same package again takes the maintainer scripts' upgrade path ---------------
 pid=$(systemctl show -p MainPID --value rdmad)
@@ -158,6 +160,7 @@ check "deb-systemd-helper forgot rdmad.service" \
 	sh -c '! grep -rqs rdmad /var/lib/systemd/deb-systemd-helper-enabled'
 check "no /etc/rdmad" absent /etc/rdmad
 check "no state dir /run/rdmad/state" absent /run/rdmad/state
+check "no published environment files /run/rdmad/env" absent /run/rdmad/env
 check "no /run/rdmad (nothing else was in it)" absent /run/rdmad
 check "org.rdmad1 is no longer activatable" wait_until 5 not_activatable org.rdmad1
 

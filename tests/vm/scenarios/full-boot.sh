@@ -118,18 +118,30 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 		is "rdmactl gid rxe0/1 as $who equals the GID index read from sysfs" \
 			"$("${as[@]}" rdmactl gid rxe0/1)" "$(rdmactl gid --root / rxe0/1)"
 	done
-	gid=$(rdmactl gid rxe0/1)
+	ENV=/run/rdmad/env/rxe0-1.env
+	check "rdmad published $ENV (0644, under its RuntimeDirectory)" \
+		sh -c "[ \"\$(stat -c %a $ENV)\" = 644 ]"
+	is "... its RDMA_GID_INDEX is what rdmactl gid prints" \
+		"$(. $ENV && echo "$RDMA_GID_INDEX")" "$(rdmactl gid rxe0/1)"
+	gid=$(. $ENV && echo "$RDMA_GID_INDEX")
 	is "... and it is the RoCE v2 GID of 192.0.2.1" \
 		"$(attr /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/"$gid") $(attr /sys/class/infiniband/rxe0/ports/1/gids/"$gid")" \
 		"RoCE v2 0000:0000:0000:0000:0000:ffff:c000:0201"
 	timeout 60 ib_write_bw -d rxe0 -x "$gid" -n 100 -p 18520 > "$VM_LOGDIR/bw-server.log" 2>&1 &
 	bw=$!
 	sleep 1
-	check "ib_write_bw -x \$(rdmactl gid rxe0/1) passes (loopback on rxe0)" \
+	check "ib_write_bw -x \$RDMA_GID_INDEX (the env file's) passes (loopback on rxe0)" \
 		logged "$VM_LOGDIR/bw-client.log" timeout 60 ib_write_bw -d rxe0 -x "$gid" -n 100 \
 		-p 18520 192.0.2.1
 	wait "$bw"
 	check "ib_write_bw server side completed" test $? -eq 0
+	# The published index follows the addresses: without its IPv4 address the link has no GID
+	# to publish (the file goes), with one again it comes back.
+	ip addr del 192.0.2.1/24 dev veth0
+	check "the IPv4 address removed: $ENV removed" wait_until 10 sh -c "[ ! -e $ENV ]"
+	ip addr add 192.0.2.1/24 dev veth0
+	check "added again: $ENV published again, with the index rdmactl gid prints" \
+		wait_until 10 sh -c "[ \"\$(. $ENV 2> /dev/null && echo \$RDMA_GID_INDEX)\" = \"\$(rdmactl gid rxe0/1 2> /dev/null)\" ]"
 	check "nobody may not reload" \
 		sh -c 'setpriv --reuid=nobody --regid=nogroup --clear-groups rdmactl reload 2>&1 |
 			grep -q "needs root"'

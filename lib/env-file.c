@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "env-file.h"
+#include "gid.h"
+#include "strv.h"
+
+int env_file_name(const EnvLink *l, char **ret) {
+	char *s;
+
+	if (asprintf(&s, "%s-%" PRIu32 ".env", l->device, l->port) < 0)
+		return -ENOMEM;
+	*ret = s;
+	return 0;
+}
+
+int env_file_format(const EnvLink *l, char **ret) {
+	char gid[GID_STRING_MAX], *s;
+
+	gid_format(l->gid, gid);
+	if (asprintf(&s,
+		     "# rdmad: the GID jobs use on %s/%" PRIu32 ". Rewritten when it changes; "
+		     "do not edit.\n"
+		     "RDMA_DEVICE=%s\n"
+		     "RDMA_PORT=%" PRIu32 "\n"
+		     "RDMA_NETDEV=%s\n"
+		     "RDMA_GID_INDEX=%" PRIu32 "\n"
+		     "RDMA_GID=%s\n"
+		     "NCCL_IB_HCA=%s:%" PRIu32 "\n"
+		     "NCCL_IB_GID_INDEX=%" PRIu32 "\n"
+		     "UCX_NET_DEVICES=%s:%" PRIu32 "\n"
+		     "UCX_IB_GID_INDEX=%" PRIu32 "\n",
+		     l->device, l->port, l->device, l->port, strempty(l->netdev), l->gid_index, gid,
+		     l->device, l->port, l->gid_index, l->device, l->port, l->gid_index) < 0)
+		return -ENOMEM;
+	*ret = s;
+	return 0;
+}
+
+/* Whether dir/name holds exactly text. */
+static bool file_holds(int dirfd, const char *name, const char *text) {
+	size_t n = strlen(text);
+	char buf[4096];
+	ssize_t k;
+	int fd;
+	bool same;
+
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return false;
+	k = n < sizeof(buf) ? read(fd, buf, sizeof(buf)) : -1;
+	same = k >= 0 && (size_t) k == n && memcmp(buf, text, n) == 0;
+	close(fd);
+	return same;
+}
+
+int env_file_write(const char *dir, const char *name, const char *text) {
+	_cleanup_free_ char *tmp = NULL;
+	size_t n = strlen(text);
+	int dirfd, fd, r = 0;
+
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -errno;
+	if (file_holds(dirfd, name, text)) {
+		close(dirfd);
+		return 0;
+	}
+	if (asprintf(&tmp, ".%s.tmp", name) < 0) {
+		close(dirfd);
+		return -ENOMEM;
+	}
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		r = -errno;
+	else {
+		/* 0644 whatever the umask (the unit's is 0077): jobs of every user read it. */
+		errno = 0;
+		if (fchmod(fd, 0644) < 0 || write(fd, text, n) != (ssize_t) n)
+			r = errno ? -errno : -EIO;
+		if (close(fd) < 0 && r >= 0)
+			r = -errno;
+		if (r >= 0 && renameat(dirfd, tmp, dirfd, name) < 0)
+			r = -errno;
+		if (r < 0)
+			(void) unlinkat(dirfd, tmp, 0);
+	}
+	close(dirfd);
+	return r < 0 ? r : 1;
+}
+
+int env_dir_prune(const char *dir, char *const *keep) {
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0, r = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' || len < 5 || !streq(de->d_name + len - 4, ".env") ||
+		    strv_contains(keep, de->d_name))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) < 0) {
+			if (errno != ENOENT)
+				r = -errno;
+		} else
+			n++;
+	}
+	closedir(d);
+	return r < 0 ? r : n;
+}
