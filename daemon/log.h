@@ -15,6 +15,9 @@
 #define MESSAGE_ID_ACTION_FAILED  "c4f1e2a9b8d74c6e8a5f3b2d1e0c9a74"
 /* A setting another agent keeps reverting: rdmad holds off (contest.h). */
 #define MESSAGE_ID_SETTING_CONTESTED "02c831ddaed5422d8652b03042156eb2"
+/* The GID index rdmad publishes for a link changed (manager-publish.c): jobs that pinned the
+ * old one must move. */
+#define MESSAGE_ID_PUBLISHED_GID_CHANGED "fbcab208ef60401685f0445a50234ef4"
 
 typedef struct LogFields {
 	const char *device;

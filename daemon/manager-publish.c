@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What rdmad publishes for the jobs that run on RDMA, after each reconcile: a per-link
  * environment file (env-file.h) for every managed link that has a GID to use, rewritten only
- * when its content changes, removed when the link goes away or stops being managed. */
+ * when its content changes, removed when the link goes away or stops being managed; a
+ * host-wide nccl.conf when every such link agrees on one index; and, when a link's published
+ * index changes, the PublishedGidChanged signal and a journal entry with its MESSAGE_ID, so
+ * that schedulers can drain or restart the jobs that pinned the old one. */
 #include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "env-file.h"
+#include "gid.h"
 #include "log.h"
+#include "manager-bus.h"
 #include "manager-publish.h"
 #include "strv.h"
 
@@ -34,7 +41,21 @@ static int env_dir_make(const char *dir) {
 	return 0;
 }
 
-static int port_publish(Manager *m, const PortStatus *s, char ***names) {
+void published_free(Published *l, size_t n) {
+	for (size_t i = 0; i < n; i++)
+		free(l[i].link);
+	free(l);
+}
+
+static const Published *published_find(const Published *l, size_t n, const char *link) {
+	for (size_t i = 0; i < n; i++)
+		if (streq(l[i].link, link))
+			return &l[i];
+	return NULL;
+}
+
+/* The env file of one port; *ret_published is set when the port publishes a GID. */
+static int port_publish(Manager *m, const PortStatus *s, char ***names, Published *ret) {
 	_cleanup_free_ char *name = NULL, *text = NULL;
 	LogFields f = { .device = s->device, .port = s->port, .netdev = s->netdev };
 	const Gid *g;
@@ -47,25 +68,165 @@ static int port_publish(Manager *m, const PortStatus *s, char ***names) {
 	l = (EnvLink) { .device = s->device, .port = s->port, .netdev = s->netdev,
 			.gid_index = g->index };
 	memcpy(l.gid, g->raw, sizeof(l.gid));
+	*ret = (Published) { .link = strdup(s->name), .index = g->index };
+	memcpy(ret->gid, g->raw, sizeof(ret->gid));
 	r = env_file_name(&l, &name);
 	if (r >= 0)
 		r = env_file_format(&l, &text);
 	if (r >= 0)
 		r = strv_extend(names, name);
-	if (r < 0)
-		return r;
+	if (r < 0 || !ret->link)
+		return -ENOMEM;
 	r = env_file_write(m->env_dir, name, text);
 	if (r < 0)
-		return log_full_errno(LOG_WARNING, r, &f, "Failed to write %s/%s", m->env_dir,
-				      name);
-	if (r > 0)
+		log_full_errno(LOG_WARNING, r, &f, "Failed to write %s/%s", m->env_dir, name);
+	else if (r > 0)
 		log_full(LOG_INFO, 0, &f, "%s: published GID index %u in %s/%s", s->name,
 			 g->index, m->env_dir, name);
-	return 0;
+	return 1;
+}
+
+/* Why a link's published GID changed, in words. */
+static void change_reason(Manager *m, const char *link, const Published *old, const Published *now,
+			  char *buf, size_t size) {
+	char a[GID_STRING_MAX], b[GID_STRING_MAX];
+	PortStatus *s;
+
+	if (old)
+		gid_format(old->gid, a);
+	if (now)
+		gid_format(now->gid, b);
+	if (!old)
+		snprintf(buf, size, "published: GID index %u (%s)", now->index, b);
+	else if (!now && manager_port_find(m, link, &s) < 0)
+		snprintf(buf, size, "withdrawn: the link went away");
+	else if (!now && s->state == CONFIG_STATE_UNMANAGED)
+		snprintf(buf, size, "withdrawn: no profile manages the link any more");
+	else if (!now)
+		snprintf(buf, size,
+			 "withdrawn: %s is gone, and no RoCE v2 GID of an IPv4 or global IPv6 "
+			 "address is left",
+			 a);
+	else if (memcmp(old->gid, now->gid, sizeof(old->gid)) == 0)
+		snprintf(buf, size, "%s moved from index %u to %u", a, old->index, now->index);
+	else
+		snprintf(buf, size, "%s at index %u replaced by %s at index %u (addresses changed)",
+			 a, old->index, b, now->index);
+}
+
+static void change_announce(Manager *m, const char *link, const Published *old,
+			    const Published *now) {
+	char reason[256], a[GID_STRING_MAX] = "", b[GID_STRING_MAX] = "";
+	LogFields f = { .message_id = MESSAGE_ID_PUBLISHED_GID_CHANGED };
+	_cleanup_free_ char *device = strdup(link);
+	char *slash;
+	int r;
+
+	if (device && (slash = strchr(device, '/'))) {
+		*slash = 0;
+		f.device = device;
+		f.port = (uint32_t) strtoul(slash + 1, NULL, 10);
+	}
+	change_reason(m, link, old, now, reason, sizeof(reason));
+	if (old)
+		gid_format(old->gid, a);
+	if (now)
+		gid_format(now->gid, b);
+	log_full(old ? LOG_NOTICE : LOG_INFO, 0, &f, "%s: published GID index %d -> %d: %s", link,
+		 old ? (int) old->index : -1, now ? (int) now->index : -1, reason);
+	if (!manager_bus_ready(m))
+		return;
+	r = sd_bus_emit_signal(m->bus, "/org/rdmad1", "org.rdmad1.Manager", "PublishedGidChanged",
+			       "siisss", link, old ? (int32_t) old->index : -1,
+			       now ? (int32_t) now->index : -1, a, b, reason);
+	if (r < 0)
+		log_warning_errno(r, "Failed to emit PublishedGidChanged for %s", link);
+}
+
+static void nccl_verdict_set(Manager *m, const char *verdict, int32_t index) {
+	bool changed = m->nccl_gid_index != index;
+	char *v = strdup(verdict);
+
+	if (v) {
+		free(m->nccl_verdict);
+		m->nccl_verdict = v;
+	}
+	m->nccl_gid_index = index;
+	if (changed)
+		manager_bus_emit_changed(m, "NcclGidIndex", NULL);
+}
+
+/* <rundir>/rdmad/nccl.conf: NCCL's own file format (NAME=value), for NCCL_CONF_FILE= or a
+ * symlink from /etc/nccl.conf (rdmad never writes /etc). Only while every published link
+ * agrees on one index: NCCL takes one NCCL_IB_GID_INDEX for all its HCAs, and a wrong global
+ * value is worse than none. */
+static void nccl_conf_publish(Manager *m, const Published *l, size_t n) {
+	_cleanup_free_ char *dir = strdup(m->env_dir), *text = NULL, *path = NULL;
+	const char *verdict;
+	char *slash;
+	size_t size = 0;
+	FILE *f;
+	bool agree = n > 0;
+	int r;
+
+	if (!dir || !(slash = strrchr(dir, '/')))
+		return;
+	*slash = 0;
+	for (size_t i = 1; i < n; i++)
+		if (l[i].index != l[0].index)
+			agree = false;
+	if (asprintf(&path, "%s/nccl.conf", dir) < 0)
+		return;
+	if (!agree) {
+		verdict = n == 0 ? "none" : "disagree";
+		if (unlink(path) < 0 && errno != ENOENT)
+			log_warning_errno(-errno, "Failed to remove %s", path);
+		if (n > 0 && !streq_ptr(m->nccl_verdict, verdict)) {
+			_cleanup_free_ char *list = NULL;
+			size_t lsize = 0;
+			FILE *g = open_memstream(&list, &lsize);
+
+			for (size_t i = 0; g && i < n; i++)
+				fprintf(g, "%s%s %u", i ? ", " : "", l[i].link, l[i].index);
+			if (g && fclose(g) == 0)
+				log_warning("The links publish different GID indexes (%s): no %s, "
+					    "since NCCL takes one NCCL_IB_GID_INDEX for all; use "
+					    "each link's env file",
+					    list, path);
+		}
+		nccl_verdict_set(m, verdict, -1);
+		return;
+	}
+	f = open_memstream(&text, &size);
+	if (!f)
+		return;
+	fprintf(f,
+		/* no "=" in the comments: NCCL's reader takes any line with one for a variable */
+		"# rdmad: every link it manages publishes GID index %u. Point NCCL here with\n"
+		"# NCCL_CONF_FILE set to this path, or ln -s %s /etc/nccl.conf. Do not edit.\n"
+		"NCCL_IB_GID_INDEX=%u\nNCCL_IB_HCA==",
+		l[0].index, path, l[0].index);
+	for (size_t i = 0; i < n; i++) { /* "=": exact names, mlx5_1 is no prefix of mlx5_10 */
+		const char *p = strchr(l[i].link, '/');
+
+		fprintf(f, "%s%.*s:%s", i ? "," : "", (int) (p ? p - l[i].link : 0), l[i].link,
+			p ? p + 1 : "");
+	}
+	fputc('\n', f);
+	if (fclose(f) != 0)
+		return;
+	r = env_file_write(dir, "nccl.conf", text);
+	if (r < 0)
+		log_warning_errno(r, "Failed to write %s", path);
+	else if (r > 0)
+		log_info("Published %s: NCCL_IB_GID_INDEX=%u for %zu link(s)", path, l[0].index, n);
+	nccl_verdict_set(m, "agree", (int32_t) l[0].index);
 }
 
 void manager_publish(Manager *m) {
 	_cleanup_strv_free_ char **names = NULL;
+	Published *now = NULL;
+	size_t n_now = 0;
 	int r;
 
 	r = env_dir_make(m->env_dir);
@@ -73,11 +234,20 @@ void manager_publish(Manager *m) {
 		log_warning_errno(r, "Failed to make %s", m->env_dir);
 		return;
 	}
+	now = calloc(m->n_ports ? m->n_ports : 1, sizeof(*now));
+	if (!now) {
+		log_error("Out of memory publishing the environment files");
+		return;
+	}
 	for (size_t i = 0; i < m->n_ports; i++) {
-		r = port_publish(m, &m->ports[i], &names);
-		if (r == -ENOMEM) {
+		r = port_publish(m, &m->ports[i], &names, &now[n_now]);
+		if (r > 0)
+			n_now++;
+		if (r < 0) {
+			/* prune nothing and announce nothing on a partial list */
 			log_error_errno(r, "Failed to publish the environment files");
-			return; /* prune nothing on a partial list */
+			published_free(now, n_now + 1);
+			return;
 		}
 	}
 	r = env_dir_prune(m->env_dir, names);
@@ -85,4 +255,18 @@ void manager_publish(Manager *m) {
 		log_warning_errno(r, "Failed to remove stale files of %s", m->env_dir);
 	else if (r > 0)
 		log_info("Removed %d environment file(s) of links gone or no longer managed", r);
+	nccl_conf_publish(m, now, n_now);
+
+	for (size_t i = 0; i < n_now; i++) {
+		const Published *old = published_find(m->published, m->n_published, now[i].link);
+
+		if (!old || old->index != now[i].index)
+			change_announce(m, now[i].link, old, &now[i]);
+	}
+	for (size_t i = 0; i < m->n_published; i++)
+		if (!published_find(now, n_now, m->published[i].link))
+			change_announce(m, m->published[i].link, &m->published[i], NULL);
+	published_free(m->published, m->n_published);
+	m->published = now;
+	m->n_published = n_now;
 }

@@ -11,6 +11,7 @@
 #include "manager-watch.h"
 #include "manager.h"
 #include "manager-checks.h"
+#include "manager-publish.h"
 #include "strv.h"
 
 int manager_new(const char *root, char **config_dirs, const char *state_dir, bool test_mode,
@@ -31,6 +32,7 @@ int manager_new(const char *root, char **config_dirs, const char *state_dir, boo
 		return -ENOMEM;
 	m->test_mode = test_mode;
 	m->dirty_all = true; /* the first reconcile looks at everything */
+	m->nccl_gid_index = -1;
 
 	r = sd_event_default(&m->event);
 	if (r < 0)
@@ -69,6 +71,8 @@ Manager *manager_free(Manager *m) {
 	free(m->root);
 	free(m->state_dir);
 	free(m->env_dir);
+	published_free(m->published, m->n_published);
+	free(m->nccl_verdict);
 	sd_event_unref(m->event);
 	free(m);
 	return NULL;

@@ -34,12 +34,23 @@ typedef struct Contender {
 	uint64_t usec;
 } Contender;
 
+/* A GID index rdmad publishes for a link (manager-publish.c). */
+typedef struct Published {
+	char *link; /* "mlx5_0/1" */
+	uint32_t index;
+	uint8_t gid[16];
+} Published;
+
 typedef struct Manager {
 	sd_event *event;
 	char *root;
 	char **config_dirs; /* NULL: the drop-in dirs under root */
 	char *state_dir;
 	char *env_dir; /* the per-link environment files (manager-publish.c) */
+	Published *published; /* what the last reconcile published, by link */
+	size_t n_published;
+	char *nccl_verdict; /* "agree", "disagree", "none" (NULL before the first publish) */
+	int32_t nccl_gid_index; /* the index all published links agree on, -1 */
 	bool test_mode; /* no udev monitor (fixture roots have no uevents) */
 	bool use_bus;	/* own org.rdmad1 (always on the real root, --bus under --root) */
 

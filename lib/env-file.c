@@ -34,7 +34,8 @@ int env_file_format(const EnvLink *l, char **ret) {
 		     "RDMA_NETDEV=%s\n"
 		     "RDMA_GID_INDEX=%" PRIu32 "\n"
 		     "RDMA_GID=%s\n"
-		     "NCCL_IB_HCA=%s:%" PRIu32 "\n"
+		     /* "=": NCCL matches the name exactly, not mlx5_1 as a prefix of mlx5_10 */
+		     "NCCL_IB_HCA==%s:%" PRIu32 "\n"
 		     "NCCL_IB_GID_INDEX=%" PRIu32 "\n"
 		     "UCX_NET_DEVICES=%s:%" PRIu32 "\n"
 		     "UCX_IB_GID_INDEX=%" PRIu32 "\n",

@@ -45,7 +45,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 
-echo "1..25"
+echo "1..26"
 
 rc=0
 run --once 2> "$work/once.log" || rc=$?
@@ -58,7 +58,10 @@ check "declared address added" "ip -4 addr show veth0 | grep -q 192.0.2.1/24"
 env=$root/run/rdmad/env/rxe0-1.env
 check "the env file rxe0-1.env is published, 0644" "[[ \$(stat -c %a $env 2> /dev/null) == 644 ]]"
 check "... RDMA_GID_INDEX and NCCL_IB_GID_INDEX are what rdmactl gid prints" \
-        "[[ \$(. $env && echo \$RDMA_GID_INDEX \$NCCL_IB_GID_INDEX \$NCCL_IB_HCA \$RDMA_NETDEV) == \"\$(\"$rdmactl\" gid --root $root rxe0/1) \$(\"$rdmactl\" gid --root $root rxe0/1) rxe0:1 veth0\" ]]"
+        "[[ \$(. $env && echo \$RDMA_GID_INDEX \$NCCL_IB_GID_INDEX \$NCCL_IB_HCA \$RDMA_NETDEV) == \"\$(\"$rdmactl\" gid --root $root rxe0/1) \$(\"$rdmactl\" gid --root $root rxe0/1) =rxe0:1 veth0\" ]]"
+
+check "... and nccl.conf, the one link agreeing with itself, says the same" \
+        "grep -qx \"NCCL_IB_GID_INDEX=\$(\"$rdmactl\" gid --root $root rxe0/1)\" $root/run/rdmad/nccl.conf && grep -qx 'NCCL_IB_HCA==rxe0:1' $root/run/rdmad/nccl.conf"
 
 # A converged host costs reads only: no write(2) to files, no netlink request that changes
 # anything (RTM_NEW*/RTM_SET*). Count writes to anything but stderr, and sendmsg/sendto.

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "bus-client.h"
+#include "config.h"
 #include "output.h"
 #include "rdmactl.h"
 #include "terminal.h"
@@ -104,6 +105,13 @@ static int status_overview(json_object *d) {
 		       json_get_string(host, "last_error") ? json_get_string(host, "last_error")
 							   : "");
 	}
+	if (streq_ptr(json_get_string(d, "nccl"), "agree") && jint(d, "nccl_gid_index", &usec))
+		printf("%13s: GID index %" PRIi64 " on every link (" RDMAD_NCCL_CONF ")\n",
+		       "NCCL", usec);
+	else if (streq_ptr(json_get_string(d, "nccl"), "disagree"))
+		printf("%13s: the links publish different GID indexes: no nccl.conf, use each "
+		       "link's env file\n",
+		       "NCCL");
 	if (jlen(errors) > 0) {
 		printf("\nThe profiles are invalid; the previous ones stay in force:\n");
 		for (size_t i = 0; i < jlen(errors); i++)

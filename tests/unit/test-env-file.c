@@ -35,7 +35,7 @@ TEST(format) {
 			  "RDMA_NETDEV=ens1f0np0\n"
 			  "RDMA_GID_INDEX=3\n"
 			  "RDMA_GID=0000:0000:0000:0000:0000:ffff:c000:020a\n"
-			  "NCCL_IB_HCA=mlx5_0:1\n"
+			  "NCCL_IB_HCA==mlx5_0:1\n"
 			  "NCCL_IB_GID_INDEX=3\n"
 			  "UCX_NET_DEVICES=mlx5_0:1\n"
 			  "UCX_IB_GID_INDEX=3\n");

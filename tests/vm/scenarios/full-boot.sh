@@ -135,13 +135,38 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 		-p 18520 192.0.2.1
 	wait "$bw"
 	check "ib_write_bw server side completed" test $? -eq 0
+	NCCL=/run/rdmad/nccl.conf
+	is "$NCCL: the one link's index, for NCCL_CONF_FILE" \
+		"$(grep -v '^#' $NCCL)" "$(printf 'NCCL_IB_GID_INDEX=%s\nNCCL_IB_HCA==rxe0:1' "$gid")"
+	is "Manager.NcclGidIndex" \
+		"$(busctl --system get-property org.rdmad1 /org/rdmad1 org.rdmad1.Manager NcclGidIndex)" \
+		"i $gid"
 	# The published index follows the addresses: without its IPv4 address the link has no GID
-	# to publish (the file goes), with one again it comes back.
+	# to publish (the file goes), with a global IPv6 one it publishes that, and an IPv4 address
+	# added later wins again. Each change is a PublishedGidChanged signal and a journal entry.
+	dbus-monitor --system "type='signal',interface='org.rdmad1.Manager',member='PublishedGidChanged'" \
+		> "$VM_LOGDIR/gid-signals.txt" 2>&1 &
+	monitor=$!
+	sleep 0.5
 	ip addr del 192.0.2.1/24 dev veth0
-	check "the IPv4 address removed: $ENV removed" wait_until 10 sh -c "[ ! -e $ENV ]"
+	check "the IPv4 address removed: $ENV and $NCCL removed" \
+		wait_until 10 sh -c "[ ! -e $ENV ] && [ ! -e $NCCL ]"
+	ip addr add 2001:db8::1/64 dev veth0 nodad
+	check "a global IPv6 address added: $ENV published with its RoCE v2 GID" \
+		wait_until 10 sh -c "[ \"\$(. $ENV 2> /dev/null && echo \$RDMA_GID)\" = 2001:0db8:0000:0000:0000:0000:0000:0001 ]"
+	gid6=$(. $ENV && echo "$RDMA_GID_INDEX")
 	ip addr add 192.0.2.1/24 dev veth0
-	check "added again: $ENV published again, with the index rdmactl gid prints" \
-		wait_until 10 sh -c "[ \"\$(. $ENV 2> /dev/null && echo \$RDMA_GID_INDEX)\" = \"\$(rdmactl gid rxe0/1 2> /dev/null)\" ]"
+	check "an IPv4 address added later: $ENV rewritten with the index rdmactl gid prints" \
+		wait_until 10 sh -c "[ \"\$(. $ENV 2> /dev/null && echo \$RDMA_GID_INDEX)\" = \"\$(rdmactl gid rxe0/1 2> /dev/null)\" ] && grep -q ffff:c000:0201 $ENV"
+	gid4=$(. $ENV && echo "$RDMA_GID_INDEX")
+	check "... and $NCCL is back with it" grep -qx "NCCL_IB_GID_INDEX=$gid4" $NCCL
+	check "PublishedGidChanged: withdrawn, then -1 -> $gid6 (IPv6), then $gid6 -> $gid4" \
+		wait_until 5 sh -c "tr -s ' \\n' ' ' < $VM_LOGDIR/gid-signals.txt | grep -Eq 'string \"rxe0/1\" int32 $gid int32 -1 .*string \"rxe0/1\" int32 -1 int32 $gid6 .*string \"rxe0/1\" int32 $gid6 int32 $gid4 string \"2001:0db8:0000:0000:0000:0000:0000:0001\" string \"0000:0000:0000:0000:0000:ffff:c000:0201\" string \"[^\"]*replaced'"
+	kill "$monitor" 2> /dev/null
+	wait "$monitor" 2> /dev/null
+	check "... each logged with MESSAGE_ID=fbcab208ef60401685f0445a50234ef4" \
+		sh -c "[ \$(journalctl -q -o cat MESSAGE_ID=fbcab208ef60401685f0445a50234ef4 RDMA_DEVICE=rxe0 | grep -c 'published GID index') -ge 3 ]"
+	ip addr del 2001:db8::1/64 dev veth0
 	check "nobody may not reload" \
 		sh -c 'setpriv --reuid=nobody --regid=nogroup --clear-groups rdmactl reload 2>&1 |
 			grep -q "needs root"'
