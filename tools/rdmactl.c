@@ -18,6 +18,8 @@ typedef enum VerbOption {
 	VERB_PID = 1 << 6,
 	VERB_SELFTEST = 1 << 7,
 	VERB_USER = 1 << 8,
+	VERB_TIMEOUT = 1 << 9,
+	VERB_WAIT = 1 << 10,
 } VerbOption;
 
 static const struct Verb {
@@ -34,6 +36,8 @@ static const struct Verb {
 	  VERB_PID | VERB_ROOT | VERB_CONFIG_DIR, 0, verb_reload },
 	{ "reconcile", "", "Make rdmad look at every link now (daemon)", 0, 0, verb_reconcile },
 	{ "monitor", "", "Follow rdmad's changes until ^C (daemon)", VERB_JSON, 0, verb_monitor },
+	{ "wait-online", "", "Wait until the links are converged with a GID (daemon)",
+	  VERB_TIMEOUT | VERB_WAIT, 0, verb_wait_online },
 	{ "check", "[FILE...]", "Validate profiles (the given files, or every drop-in)",
 	  VERB_ROOT | VERB_CONFIG_DIR, -1, verb_check },
 	{ "plan", "", "Show what rdmad would change on this host",
@@ -47,7 +51,7 @@ static const struct Verb {
 	{ "preflight", "[LINK...]", "Check that RDMA is ready here: what fails and the fix",
 	  VERB_ROOT | VERB_CONFIG_DIR | VERB_JSON | VERB_USER, -1, verb_preflight },
 	{ "selftest", "LINK [PEER]", "A real RDMA exchange on LINK: latency and bandwidth",
-	  VERB_JSON | VERB_SELFTEST, 2, verb_selftest },
+	  VERB_JSON | VERB_SELFTEST | VERB_TIMEOUT, 2, verb_selftest },
 };
 
 static void help(FILE *f) {
@@ -74,8 +78,13 @@ static void help(FILE *f) {
 		   "  --port N          selftest: rdma_cm port (default 7472)\n"
 		   "  --size BYTES      selftest: message size (default 65536)\n"
 		   "  --iters N         selftest: round trips measured (default 1000)\n"
-		   "  --timeout S       selftest: give up after S seconds (default 10)\n"
+		   "  --timeout S       selftest: give up after S seconds (default 10);\n"
+		   "                    wait-online: (default 120)\n"
 		   "  --gid-index N     selftest: use this GID index, not the one rdmad publishes\n"
+		   "  --link LINK       wait-online: wait for LINK (repeatable; default: every\n"
+		   "                    managed link)\n"
+		   "  --any             wait-online: one ready link is enough\n"
+		   "  --gid F           wait-online: the link must have an ipv4 (or ipv6) GID\n"
 		   "  -h --help         Show this help\n  --version         Show the version\n");
 }
 
@@ -96,6 +105,9 @@ int main(int argc, char **argv) {
 		ARG_ITERS,
 		ARG_TIMEOUT,
 		ARG_GID_INDEX,
+		ARG_LINK,
+		ARG_ANY,
+		ARG_GID,
 		ARG_VERSION
 	};
 	static const struct option options[] = {
@@ -114,11 +126,14 @@ int main(int argc, char **argv) {
 		{ "iters", required_argument, NULL, ARG_ITERS },
 		{ "timeout", required_argument, NULL, ARG_TIMEOUT },
 		{ "gid-index", required_argument, NULL, ARG_GID_INDEX },
+		{ "link", required_argument, NULL, ARG_LINK },
+		{ "any", no_argument, NULL, ARG_ANY },
+		{ "gid", required_argument, NULL, ARG_GID },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, ARG_VERSION },
 		{ 0 },
 	};
-	_cleanup_strv_free_ char **config_dirs = NULL;
+	_cleanup_strv_free_ char **config_dirs = NULL, **links = NULL;
 	Options o = { .root = "/", .port = 7472, .size = 65536, .iters = 1000, .timeout = 10,
 		      .gid_index = -1 };
 	unsigned given = 0;
@@ -168,6 +183,21 @@ int main(int argc, char **argv) {
 			given |= VERB_PID;
 			break;
 		}
+		case ARG_LINK:
+			if (strv_extend(&links, optarg) < 0) {
+				fprintf(stderr, "rdmactl: out of memory\n");
+				return EXIT_FAILURE;
+			}
+			given |= VERB_WAIT;
+			break;
+		case ARG_ANY:
+			o.any = true;
+			given |= VERB_WAIT;
+			break;
+		case ARG_GID:
+			o.family = optarg; /* the family, as gid's --family */
+			given |= VERB_WAIT;
+			break;
 		case ARG_USER:
 			o.user = optarg;
 			given |= VERB_USER;
@@ -207,7 +237,8 @@ int main(int argc, char **argv) {
 				o.gid_index = (int) v;
 			else
 				*dest[c - ARG_PORT] = v;
-			given |= VERB_SELFTEST;
+			o.timeout_given |= c == ARG_TIMEOUT;
+			given |= c == ARG_TIMEOUT ? VERB_TIMEOUT : VERB_SELFTEST;
 			break;
 		}
 		case ARG_NO_PAGER:
@@ -225,6 +256,7 @@ int main(int argc, char **argv) {
 			return EXIT_FAILURE;
 		}
 	o.config_dirs = config_dirs;
+	o.links = links;
 
 	if (optind >= argc) {
 		help(stderr);

@@ -24,6 +24,10 @@ typedef struct Options {
 	unsigned long iters;   /* round trips measured */
 	unsigned long timeout; /* seconds for the whole test */
 	int gid_index;	   /* --gid-index, -1: the one rdmad publishes */
+	bool timeout_given;    /* --timeout (selftest, wait-online) */
+	/* wait-online */
+	char **links; /* --link, NULL: every managed link */
+	bool any;     /* --any: one ready link is enough */
 } Options;
 
 /* Exit codes: 0 fine, 1 error (bad arguments, invalid profiles), 2 changes pending (--exit-code).
@@ -36,6 +40,7 @@ int verb_status(const Options *o, int argc, char **argv);
 int verb_reload(const Options *o, int argc, char **argv);
 int verb_reconcile(const Options *o, int argc, char **argv);
 int verb_monitor(const Options *o, int argc, char **argv);
+int verb_wait_online(const Options *o, int argc, char **argv);
 
 int verb_check(const Options *o, int argc, char **argv);
 int verb_plan(const Options *o, int argc, char **argv);

@@ -76,6 +76,12 @@ check "systemd-analyze verify rdmad.service, the man pages of Documentation= inc
 is "rdmad.service is active when dpkg returns (started by the postinst)" \
 	"$(systemctl is-active rdmad 2>&1)" active
 diag "StatusText: $(systemctl show -p StatusText --value rdmad)"
+is "rdmad-wait-online.service was not started by dpkg (only units that want rdma-online.target pull it)" \
+	"$(systemctl is-active rdmad-wait-online.service rdma-online.target | tr '\n' ' ')" \
+	"inactive inactive "
+check "systemd-analyze verify rdmad-wait-online.service rdma-online.target" \
+	logged "$VM_LOGDIR/verify-online.log" systemd-analyze verify \
+	/lib/systemd/system/rdmad-wait-online.service /lib/systemd/system/rdma-online.target
 check "sys-kernel-config.mount mounted configfs (the unit wants it)" \
 	mountpoint -q /sys/kernel/config
 check "rdmad's state directory /run/rdmad/state exists (RuntimeDirectory=)" test -d /run/rdmad/state
@@ -115,6 +121,12 @@ is "... the RoCE v2 GID of 192.0.2.1" \
 	"RoCE v2 $(gid_of_ipv4 192.0.2.1)"
 is "the package's rdmad publishes it in /run/rdmad/env/rxe0-1.env" \
 	"$(. /run/rdmad/env/rxe0-1.env 2> /dev/null && echo "$RDMA_GID_INDEX")" "$gid"
+
+check "systemctl start rdma-online.target: the package's rdmad-wait-online.service returns" \
+	logged "$VM_LOGDIR/online.log" timeout 150 systemctl start rdma-online.target
+is "... and both are active" \
+	"$(systemctl is-active rdmad-wait-online.service rdma-online.target | tr '\n' ' ')" \
+	"active active "
 
 # ---- upgrade: the same package again takes the maintainer scripts' upgrade path ---------------
 pid=$(systemctl show -p MainPID --value rdmad)

@@ -129,7 +129,8 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 		"RoCE v2 0000:0000:0000:0000:0000:ffff:c000:0201"
 	timeout 60 ib_write_bw -d rxe0 -x "$gid" -n 100 -p 18520 > "$VM_LOGDIR/bw-server.log" 2>&1 &
 	bw=$!
-	sleep 1
+	# the client fails at once if the server is not listening yet (TCG: not within a fixed 1 s)
+	wait_until 20 sh -c "ss -ltn | grep -q ':18520 '" || diag "ib_write_bw's server does not listen"
 	check "ib_write_bw -x \$RDMA_GID_INDEX (the env file's) passes (loopback on rxe0)" \
 		logged "$VM_LOGDIR/bw-client.log" timeout 60 ib_write_bw -d rxe0 -x "$gid" -n 100 \
 		-p 18520 192.0.2.1
@@ -151,7 +152,44 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 	ip addr del 192.0.2.1/24 dev veth0
 	check "the IPv4 address removed: $ENV and $NCCL removed" \
 		wait_until 10 sh -c "[ ! -e $ENV ] && [ ! -e $NCCL ]"
+	# rdma-online.target: with no GID to publish the link is not online; wait-online says why
+	# when it times out, and a unit ordered after the target waits for the link (below).
+	rc=0
+	rdmactl wait-online --timeout 2 2> "$VM_LOGDIR/wait-timeout.txt" || rc=$?
+	check "rdmactl wait-online --timeout 2 with no GID: exit 1 naming rxe0/1 and why" \
+		sh -c "[ $rc -eq 1 ] && grep -q 'rxe0/1: converged, but has no RoCE v2 GID of an IPv4 or global IPv6 address (is an address configured on veth0?)' $VM_LOGDIR/wait-timeout.txt"
+	rc=0
+	rdmactl wait-online --link rxe9/1 --timeout 1 2> "$VM_LOGDIR/wait-nolink.txt" || rc=$?
+	check "... --link of a link that does not exist: exit 1, 'no such RDMA link'" \
+		sh -c "[ $rc -eq 1 ] && grep -q 'rxe9/1: no such RDMA link' $VM_LOGDIR/wait-nolink.txt"
+	cat > /etc/systemd/system/rdma-job.service << 'UNIT'
+[Unit]
+Wants=rdma-online.target
+After=rdma-online.target
+[Service]
+Type=oneshot
+EnvironmentFile=/run/rdmad/env/rxe0-1.env
+ExecStart=/bin/sh -c 'echo "$RDMA_GID_INDEX $RDMA_GID" > /run/rdma-job.out'
+UNIT
+	systemctl daemon-reload
+	check "systemctl start --no-block rdma-job.service (Wants/After rdma-online.target)" \
+		systemctl start --no-block rdma-job.service
+	rdmactl wait-online --gid ipv4 --timeout 120 2> "$VM_LOGDIR/wait-ipv4.txt" &
+	waiter4=$!
+	sleep 3
+	is "... 3 s on, with no GID, the job has not run (rdmad-wait-online is waiting)" \
+		"$(systemctl show -P ActiveState rdmad-wait-online.service) $(test -e /run/rdma-job.out && echo ran)" \
+		"activating "
 	ip addr add 2001:db8::1/64 dev veth0 nodad
+	check "the link converges late (a global IPv6 address): rdma-job.service runs" \
+		wait_until 60 test -e /run/rdma-job.out
+	is "... with the env file's GID, the new one" "$(cut -d' ' -f2 /run/rdma-job.out)" \
+		2001:0db8:0000:0000:0000:0000:0000:0001
+	is "... rdmad-wait-online.service and rdma-online.target are active" \
+		"$(systemctl is-active rdmad-wait-online.service rdma-online.target | tr '\n' ' ')" \
+		"active active "
+	check "rdmactl wait-online --gid ipv4 still waits (the link has only an IPv6 GID)" \
+		kill -0 "$waiter4"
 	check "a global IPv6 address added: $ENV published with its RoCE v2 GID" \
 		wait_until 10 sh -c "[ \"\$(. $ENV 2> /dev/null && echo \$RDMA_GID)\" = 2001:0db8:0000:0000:0000:0000:0000:0001 ]"
 	gid6=$(. $ENV && echo "$RDMA_GID_INDEX")
@@ -159,6 +197,9 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 	check "an IPv4 address added later: $ENV rewritten with the index rdmactl gid prints" \
 		wait_until 10 sh -c "[ \"\$(. $ENV 2> /dev/null && echo \$RDMA_GID_INDEX)\" = \"\$(rdmactl gid rxe0/1 2> /dev/null)\" ] && grep -q ffff:c000:0201 $ENV"
 	gid4=$(. $ENV && echo "$RDMA_GID_INDEX")
+	rc=0
+	wait "$waiter4" || rc=$?
+	is "... and returns 0 once an IPv4 GID is published" "$rc" 0
 	check "... and $NCCL is back with it" grep -qx "NCCL_IB_GID_INDEX=$gid4" $NCCL
 	check "PublishedGidChanged: withdrawn, then -1 -> $gid6 (IPv6), then $gid6 -> $gid4" \
 		wait_until 5 sh -c "tr -s ' \\n' ' ' < $VM_LOGDIR/gid-signals.txt | grep -Eq 'string \"rxe0/1\" int32 $gid int32 -1 .*string \"rxe0/1\" int32 -1 int32 $gid6 .*string \"rxe0/1\" int32 $gid6 int32 $gid4 string \"2001:0db8:0000:0000:0000:0000:0000:0001\" string \"0000:0000:0000:0000:0000:ffff:c000:0201\" string \"[^\"]*replaced'"
@@ -167,6 +208,31 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 	check "... each logged with MESSAGE_ID=fbcab208ef60401685f0445a50234ef4" \
 		sh -c "[ \$(journalctl -q -o cat MESSAGE_ID=fbcab208ef60401685f0445a50234ef4 RDMA_DEVICE=rxe0 | grep -c 'published GID index') -ge 3 ]"
 	ip addr del 2001:db8::1/64 dev veth0
+	# A waiter started before rdmad waits for it (and does not start it: no bus activation),
+	# and one across a restart waits for the new rdmad's first reconcile.
+	check "systemctl stop rdmad" timeout 60 systemctl stop rdmad
+	rdmactl wait-online --timeout 120 2> "$VM_LOGDIR/wait-before.txt" &
+	waiter=$!
+	sleep 2
+	is "rdmactl wait-online with rdmad stopped: waits, and rdmad stays stopped" \
+		"$(kill -0 $waiter && echo waiting) $(systemctl is-active rdmad)" "waiting inactive"
+	check "systemctl start rdmad" timeout 60 systemctl start rdmad
+	rc=0
+	wait "$waiter" || rc=$?
+	is "... and returns 0 once rdmad started and converged" "$rc" 0
+	rdmactl wait-online --gid ipv6 --timeout 120 2> "$VM_LOGDIR/wait-restart.txt" &
+	waiter=$!
+	check "systemctl restart rdmad, rdmactl wait-online --gid ipv6 waiting (no IPv6 GID)" \
+		timeout 60 systemctl restart rdmad
+	sleep 1
+	check "... still waiting after the restart" kill -0 "$waiter"
+	ip addr add 2001:db8::1/64 dev veth0 nodad
+	rc=0
+	wait "$waiter" || rc=$?
+	is "... returns 0 once the new rdmad publishes an IPv6 GID" "$rc" 0
+	ip addr del 2001:db8::1/64 dev veth0
+	rm /etc/systemd/system/rdma-job.service
+	systemctl daemon-reload
 	check "nobody may not reload" \
 		sh -c 'setpriv --reuid=nobody --regid=nogroup --clear-groups rdmactl reload 2>&1 |
 			grep -q "needs root"'
