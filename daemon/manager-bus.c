@@ -223,13 +223,17 @@ static int method_resolve_gid(sd_bus_message *msg, void *userdata, sd_bus_error 
 	r = manager_gid_resolve(m, s, type, family, &g);
 	if (r == -ENODEV)
 		return sd_bus_error_setf(error, ERROR_NO_SUCH_LINK, "%s went away", s->name);
-	if (r < 0)
-		return sd_bus_error_setf(error, ERROR_NO_GID, "%s has no %s %s GID%s%s%s", s->name,
-					 type < 0 ? "RoCE v2" : gid_type_to_string(type),
-					 family < 0 ? "IPv4 or global IPv6"
-						    : gid_family_to_string(family),
-					 s->netdev ? " (is an address configured on " : "",
+	if (r < 0) {
+		/* asked for nothing in particular: what it publishes (gids.publish) */
+		GidChoice c = type < 0 && family < 0 ? s->publish
+						     : (GidChoice) { .type = type, .family = family };
+		char what[GID_CHOICE_STRING_MAX];
+
+		gid_choice_describe(&c, what);
+		return sd_bus_error_setf(error, ERROR_NO_GID, "%s has no %s GID%s%s%s", s->name,
+					 what, s->netdev ? " (is an address configured on " : "",
 					 s->netdev ? s->netdev : "", s->netdev ? "?)" : "");
+	}
 	gid_format(g.raw, gid);
 	return sd_bus_reply_method_return(msg, "us", g.index, gid);
 }

@@ -210,6 +210,31 @@ static int setting_gids(SettingStatus *row, uint32_t unmet) {
 	return 0;
 }
 
+/* gids.publish: the GID it names, or pending until the kernel's table has one (an address not
+ * yet there, or the GID table behind the address). */
+static int setting_publish(SettingStatus *row, const PortStatus *s, bool *ret_unmet) {
+	char gid[GID_STRING_MAX];
+	const Gid *g;
+
+	*ret_unmet = false;
+	if (!row)
+		return 0;
+	free(row->current);
+	row->current = NULL;
+	if (port_status_gid_preferred(s, _GID_TYPE_INVALID, _GID_FAMILY_INVALID, &g) < 0) {
+		*ret_unmet = true;
+		row->result = SETTING_PENDING;
+		return strdup_to(&row->error, "waiting for a GID of that kind");
+	}
+	gid_format(g->raw, gid);
+	row->result = SETTING_CONVERGED;
+	if (asprintf(&row->current, "index %u (%s)", g->index, gid) < 0) {
+		row->current = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int contested_text(const SettingHistory *h, char **ret) {
 	uint64_t hold = contest_hold_usec(h->contest.level);
 
@@ -288,14 +313,15 @@ static bool plan_port_pending(const Plan *p, const char *name) {
 	return false;
 }
 
-static ConfigState state_compute(const PortStatus *s, bool failed, uint32_t unmet,
+static ConfigState state_compute(const PortStatus *s, bool failed, bool unmet,
 				 bool *ret_waiting_gids) {
 	bool pending = false, degraded = false;
 
 	for (size_t i = 0; i < s->n_settings; i++) {
 		const SettingStatus *x = &s->settings[i];
 
-		if (x->result == SETTING_PENDING && x->key != KEY_GIDS_REQUIRE)
+		if (x->result == SETTING_PENDING && x->key != KEY_GIDS_REQUIRE &&
+		    x->key != KEY_GIDS_PUBLISH)
 			pending = true;
 		else if (x->result == SETTING_UNSUPPORTED || x->result == SETTING_CONTESTED)
 			degraded = true;
@@ -342,7 +368,7 @@ int port_status_build(PortStatus *s, const HostDevice *d, const HostPort *p, con
 		      char ***profiles, const Plan *plan, const Outcomes *outcomes, PortStatus *old,
 		      uint64_t now) {
 	const Outcome *failed;
-	bool held, waiting = false;
+	bool held, waiting = false, publish_unmet;
 	uint32_t unmet;
 	size_t n = 0;
 	int r;
@@ -356,6 +382,8 @@ int port_status_build(PortStatus *s, const HostDevice *d, const HostPort *p, con
 		s->n_history = old->n_history;
 		old->n_history = 0;
 	}
+	s->publish = ls && (ls->set & KEY_BIT(KEY_GIDS_PUBLISH)) ? ls->gids_publish
+								 : GID_CHOICE_DEFAULT;
 	if (ls)
 		s->profiles = TAKE_PTR(*profiles);
 	if (!ls || !(ls->set & KEYS_PORT)) {
@@ -388,13 +416,17 @@ int port_status_build(PortStatus *s, const HostDevice *d, const HostPort *p, con
 		if (r < 0)
 			return r;
 	}
+	r = setting_publish(port_status_setting(s, KEY_GIDS_PUBLISH), s, &publish_unmet);
+	if (r < 0)
+		return r;
+	/* an unmet gids.publish waits for the GID table as gids.require does */
 	unmet = gids_unmet(p, ls->gids_require);
 	if (ls->set & KEY_BIT(KEY_GIDS_REQUIRE)) {
 		r = setting_gids(port_status_setting(s, KEY_GIDS_REQUIRE), unmet);
 		if (r < 0)
 			return r;
 	}
-	s->state = state_compute(s, failed || held, unmet, &waiting);
+	s->state = state_compute(s, failed || held, unmet || publish_unmet, &waiting);
 	s->waiting_gids = waiting;
 	if (failed)
 		return strdup_to(&s->last_error, failed->message);
@@ -414,6 +446,9 @@ int port_status_gid_preferred(const PortStatus *s, GidType type, GidFamily famil
 		.n_gids = s->n_gids,
 	};
 
+	/* asked for nothing in particular: what the link publishes */
+	if (type < 0 && family < 0)
+		return gid_chosen(&port, &s->publish, ret);
 	return gid_preferred(&port, type, family, ret);
 }
 

@@ -87,7 +87,8 @@ typedef struct PortStatus {
 	char *last_error;
 	unsigned n_failed;   /* consecutive failed attempts, for the backoff */
 	uint64_t retry_usec; /* CLOCK_MONOTONIC: a failed port is not tried again before this */
-	bool waiting_gids;   /* pending only because gids.require is unmet */
+	bool waiting_gids;   /* pending only because gids.require or gids.publish is unmet */
+	GidChoice publish;   /* which GID it publishes: gids.publish, or the default */
 
 	/* Observed facts. */
 	char *driver;

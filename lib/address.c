@@ -53,3 +53,12 @@ bool address_equal(const Address *a, const Address *b) {
 	return a->family == b->family && a->prefixlen == b->prefixlen &&
 	       memcmp(a->addr, b->addr, a->family == AF_INET ? 4 : 16) == 0;
 }
+
+bool address_is_prefix(const Address *a) {
+	unsigned len = a->family == AF_INET ? 4 : 16;
+
+	for (unsigned bit = a->prefixlen; bit < len * 8; bit++)
+		if (a->addr[bit / 8] & (0x80 >> (bit % 8)))
+			return false;
+	return true;
+}

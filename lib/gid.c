@@ -102,31 +102,70 @@ uint32_t gids_unmet(const HostPort *p, uint32_t required) {
 	return unmet;
 }
 
-static const Gid *gid_first(const HostPort *p, GidType type, GidFamily family) {
-	for (size_t i = 0; i < p->n_gids; i++) /* sorted by index */
-		if (p->gids[i].type == type && (family < 0 || gid_family(p->gids[i].raw) == family))
-			return &p->gids[i];
+bool gid_in_subnet(const uint8_t g[16], int family, const uint8_t subnet[16], uint8_t prefixlen) {
+	const uint8_t *a = g;
+	unsigned full, rest;
+
+	if (family == AF_INET) {
+		if (!gid_is_v4_mapped(g) || prefixlen > 32)
+			return false;
+		a = g + 12;
+	} else if (family != AF_INET6 || prefixlen > 128 || gid_is_v4_mapped(g))
+		return false;
+	full = prefixlen / 8;
+	rest = prefixlen % 8;
+	if (memcmp(a, subnet, full) != 0)
+		return false;
+	return rest == 0 || ((a[full] ^ subnet[full]) & (uint8_t) (0xff << (8 - rest))) == 0;
+}
+
+static const Gid *gid_first(const HostPort *p, GidType type, GidFamily family, const GidChoice *c) {
+	for (size_t i = 0; i < p->n_gids; i++) { /* sorted by index */
+		const Gid *g = &p->gids[i];
+
+		if (g->type == type && (family < 0 || gid_family(g->raw) == family) &&
+		    (!c || c->subnet_family == 0 ||
+		     gid_in_subnet(g->raw, c->subnet_family, c->subnet, c->subnet_prefixlen)))
+			return g;
+	}
 	return NULL;
 }
 
-int gid_preferred(const HostPort *p, GidType type, GidFamily family, const Gid **ret) {
+int gid_chosen(const HostPort *p, const GidChoice *c, const Gid **ret) {
+	GidType type = c->type < 0 ? GID_TYPE_ROCE_V2 : c->type;
 	const Gid *g;
 
 	if (p->link_layer == LINK_LAYER_INFINIBAND)
-		g = gid_first(p, GID_TYPE_IB, _GID_FAMILY_INVALID);
+		g = gid_first(p, GID_TYPE_IB, _GID_FAMILY_INVALID, NULL);
+	else if (c->family >= 0)
+		g = gid_first(p, type, c->family, c);
 	else {
-		if (type < 0)
-			type = GID_TYPE_ROCE_V2;
-		if (family >= 0)
-			g = gid_first(p, type, family);
-		else {
-			g = gid_first(p, type, GID_FAMILY_IPV4);
-			if (!g)
-				g = gid_first(p, type, GID_FAMILY_IPV6);
-		}
+		g = gid_first(p, type, GID_FAMILY_IPV4, c);
+		if (!g)
+			g = gid_first(p, type, GID_FAMILY_IPV6, c);
 	}
 	if (!g)
 		return -ENODATA;
 	*ret = g;
 	return 0;
+}
+
+void gid_choice_describe(const GidChoice *c, char buf[GID_CHOICE_STRING_MAX]) {
+	char net[INET6_ADDRSTRLEN], in[INET6_ADDRSTRLEN + 8] = "";
+
+	if (c->subnet_family && inet_ntop(c->subnet_family, c->subnet, net, sizeof(net)))
+		snprintf(in, sizeof(in), " in %s/%u", net, c->subnet_prefixlen);
+	snprintf(buf, GID_CHOICE_STRING_MAX, "%s %s%s",
+		 c->type < 0 ? "RoCE v2" : gid_type_to_string(c->type),
+		 c->family >= 0			? gid_family_to_string(c->family)
+		 : c->subnet_family == AF_INET	? "ipv4"
+		 : c->subnet_family == AF_INET6 ? "ipv6"
+						: "IPv4 or global IPv6",
+		 in);
+}
+
+int gid_preferred(const HostPort *p, GidType type, GidFamily family, const Gid **ret) {
+	GidChoice c = { .type = type, .family = family };
+
+	return gid_chosen(p, &c, ret);
 }

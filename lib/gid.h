@@ -25,3 +25,12 @@ uint32_t gids_unmet(const HostPort *p, uint32_t required) _pure_;
  * link-local unless asked: it does not route). On an InfiniBand port, the first IB GID.
  * -ENODATA when there is none. */
 int gid_preferred(const HostPort *p, GidType type, GidFamily family, const Gid **ret);
+/* The same for a declared choice (gids.publish): with a subnet, only a GID whose address is in
+ * it (the family is the subnet's). */
+int gid_chosen(const HostPort *p, const GidChoice *c, const Gid **ret);
+/* "RoCE v2 IPv4 or global IPv6", "RoCE v1 ipv6 in 2001:db8::/64": what c asks for, in words. */
+#define GID_CHOICE_STRING_MAX 96
+void gid_choice_describe(const GidChoice *c, char buf[GID_CHOICE_STRING_MAX]);
+/* Whether the GID's address is in the subnet (AF_INET: its IPv4-mapped address). */
+bool gid_in_subnet(const uint8_t gid[16], int family, const uint8_t subnet[16],
+		   uint8_t prefixlen) _pure_;

@@ -52,6 +52,8 @@ static int link_settings_overlay(PortSettings *dst, const PortSettings *src, con
 	}
 	if (set & KEY_BIT(KEY_GIDS_REQUIRE))
 		dst->gids_require = src->gids_require;
+	if (set & KEY_BIT(KEY_GIDS_PUBLISH))
+		dst->gids_publish = src->gids_publish; /* a later profile's choice as a whole */
 	if (set & KEY_BIT(KEY_QOS_OWNER))
 		dst->qos_owner = src->qos_owner;
 	if (set & KEY_BIT(KEY_QOS_TRUST))

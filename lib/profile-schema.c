@@ -374,6 +374,75 @@ static int parse_gid_requirements(SchemaContext *ctx, const SchemaKey *row, yaml
 	return 0;
 }
 
+/* gids.publish: {roce: v1|v2, family: ipv4|ipv6|link-local, subnet: PREFIX}, each optional. */
+static int parse_gid_publish(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
+			     void *dest) {
+	GidChoice c = GID_CHOICE_DEFAULT;
+	yaml_node_t *subnet = NULL;
+	int r, ret = 0;
+
+	if (node->type != YAML_MAPPING_NODE)
+		return schema_error(ctx, node,
+				    "'%s' expects a mapping of roce, family and subnet, got %s",
+				    row->path, yaml_node_kind(node));
+	for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(ctx->document, p->key);
+		yaml_node_t *v = yaml_document_get_node(ctx->document, p->value);
+		const char *name = k->type == YAML_SCALAR_NODE ? scalar(k) : "", *s = NULL;
+		Address a;
+
+		r = expect_string(ctx, row, v, &s);
+		if (r < 0)
+			;
+		else if (streq(name, "roce")) {
+			c.type = streq(s, "v1") ? GID_TYPE_ROCE_V1
+				 : streq(s, "v2") ? GID_TYPE_ROCE_V2
+						  : _GID_TYPE_INVALID;
+			if (c.type < 0)
+				r = schema_error(ctx, v, "'%s.roce': expects v1 or v2, got '%s'",
+						 row->path, s);
+		} else if (streq(name, "family")) {
+			c.family = gid_family_from_string(s);
+			if (c.family < 0)
+				r = schema_error(ctx, v,
+						 "'%s.family': expects ipv4, ipv6 or link-local, "
+						 "got '%s'",
+						 row->path, s);
+		} else if (streq(name, "subnet")) {
+			if (address_from_string(s, &a) < 0 || !strchr(s, '/'))
+				r = schema_error(ctx, v,
+						 "'%s.subnet': '%s' is not an IPv4 or IPv6 prefix "
+						 "(192.0.2.0/24, 2001:db8::/64)",
+						 row->path, s);
+			else if (!address_is_prefix(&a))
+				r = schema_error(ctx, v,
+						 "'%s.subnet': '%s' has host bits set: a subnet is "
+						 "its network address and length",
+						 row->path, s);
+			else {
+				c.subnet_family = a.family;
+				memcpy(c.subnet, a.addr, sizeof(c.subnet));
+				c.subnet_prefixlen = a.prefixlen;
+				subnet = v;
+			}
+		} else
+			r = schema_error(ctx, k, "'%s': unknown key '%s' (roce, family, subnet)",
+					 row->path, name);
+		if (r < 0)
+			ret = r;
+	}
+	if (ret < 0)
+		return ret;
+	if (subnet && c.family >= 0 &&
+	    (c.subnet_family == AF_INET) != (c.family == GID_FAMILY_IPV4))
+		return schema_error(ctx, subnet, "'%s.subnet': an %s subnet, but family is %s",
+				    row->path, c.subnet_family == AF_INET ? "IPv4" : "IPv6",
+				    gid_family_to_string(c.family));
+	*(GidChoice *) dest = c;
+	return 0;
+}
+
 static int priority_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
 			 void *userdata) {
 	uint8_t *mask = userdata;
@@ -745,6 +814,7 @@ static const SchemaKey schema_table[] = {
 	{ "netdev.addresses", KEY_NETDEV_ADDRESSES,    parse_addresses,        PROFILE_FIELD(settings),                 0, 0 },
 	{ "gids",             _KEY_INVALID,            NULL,                   0,                                       0, 0 },
 	{ "gids.require",     KEY_GIDS_REQUIRE,        parse_gid_requirements, PROFILE_FIELD(settings.gids_require),    0, 0 },
+	{ "gids.publish",     KEY_GIDS_PUBLISH,        parse_gid_publish,      PROFILE_FIELD(settings.gids_publish),    0, 0 },
 	{ "qos",              _KEY_INVALID,            NULL,                   0,                                       0, 0 },
 	{ "qos.owner",        KEY_QOS_OWNER,           parse_qos_owner,        PROFILE_FIELD(settings.qos_owner),       0, 0 },
 	{ "qos.trust",        KEY_QOS_TRUST,           parse_qos_trust,        PROFILE_FIELD(settings.qos_trust),       0, 0 },

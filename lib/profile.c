@@ -15,6 +15,7 @@ static const char *const key_table[_KEY_MAX] = {
 	[KEY_NETDEV_MTU] = "netdev.mtu",
 	[KEY_NETDEV_ADDRESSES] = "netdev.addresses",
 	[KEY_GIDS_REQUIRE] = "gids.require",
+	[KEY_GIDS_PUBLISH] = "gids.publish",
 	[KEY_QOS_OWNER] = "qos.owner",
 	[KEY_QOS_TRUST] = "qos.trust",
 	[KEY_QOS_PFC] = "qos.pfc",

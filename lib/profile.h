@@ -27,6 +27,7 @@ typedef enum Key {
 	KEY_NETDEV_MTU,
 	KEY_NETDEV_ADDRESSES,
 	KEY_GIDS_REQUIRE,
+	KEY_GIDS_PUBLISH,
 	KEY_QOS_OWNER,
 	KEY_QOS_TRUST,
 	KEY_QOS_PFC,
@@ -69,6 +70,8 @@ typedef struct Address {
 int address_from_string(const char *s, Address *ret);
 char *address_to_string(const Address *a);
 bool address_equal(const Address *a, const Address *b) _pure_;
+/* Whether a has no bits set past its prefix length (192.0.2.0/24, not 192.0.2.1/24). */
+bool address_is_prefix(const Address *a) _pure_;
 
 typedef struct SoftDevice {
 	char *name;
@@ -87,6 +90,7 @@ typedef struct PortSettings {
 	Address *addresses;
 	size_t n_addresses;
 	uint32_t gids_require; /* bit per GidRequirement */
+	GidChoice gids_publish; /* the GID jobs are told to use (env file, PreferredGidIndex) */
 	QosOwner qos_owner;    /* who may write DCB when an LLDP agent manages the port */
 	QosTrust qos_trust;
 	uint8_t qos_pfc;	     /* bit per priority */

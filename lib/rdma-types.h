@@ -41,6 +41,18 @@ typedef enum GidFamily {
 } GidFamily;
 DECLARE_STRING_TABLE_LOOKUP(gid_family, GidFamily)
 
+/* Which GID a link publishes for jobs (gids.publish; gid.h's gid_chosen()): a RoCE version, an
+ * address family, and optionally a subnet the GID's address must be in. */
+typedef struct GidChoice {
+	GidType type;	  /* _GID_TYPE_INVALID: RoCE v2 */
+	GidFamily family; /* _GID_FAMILY_INVALID: IPv4, else global IPv6 */
+	int subnet_family; /* AF_INET, AF_INET6, or 0: no subnet */
+	uint8_t subnet[16];
+	uint8_t subnet_prefixlen;
+} GidChoice;
+#define GID_CHOICE_DEFAULT \
+	((GidChoice) { .type = _GID_TYPE_INVALID, .family = _GID_FAMILY_INVALID })
+
 /* gids.require entries: roce-v1|roce-v2 x ipv4|ipv6|link-local|any. */
 typedef enum GidRequirement {
 	GID_REQUIREMENT_ROCE_V1_IPV4,

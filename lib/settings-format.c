@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
 #include <stdio.h>
 
 #include "dcbnl.h"
@@ -144,6 +145,17 @@ static int format_value(FILE *f, const PortSettings *s, Key key) {
 				first = false;
 			}
 		break;
+	case KEY_GIDS_PUBLISH: {
+		const GidChoice *c = &s->gids_publish;
+		char net[INET6_ADDRSTRLEN] = "";
+
+		/* the profile's own words: "roce v2, family ipv4, subnet 192.0.2.0/24" */
+		fprintf(f, "roce %s, family %s", c->type == GID_TYPE_ROCE_V1 ? "v1" : "v2",
+			c->family >= 0 ? gid_family_to_string(c->family) : "ipv4 else ipv6");
+		if (c->subnet_family && inet_ntop(c->subnet_family, c->subnet, net, sizeof(net)))
+			fprintf(f, ", subnet %s/%u", net, c->subnet_prefixlen);
+		break;
+	}
 	case KEY_QOS_TRUST:
 		fputs(setting_format_trust(s), f);
 		break;

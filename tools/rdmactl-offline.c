@@ -402,16 +402,39 @@ int link_find(const HostState *h, const char *name, const HostDevice **ret_dev,
 	return -ENODEV;
 }
 
-int offline_gid_find(const HostDevice *d, const HostPort *p, GidType type, GidFamily family,
-		     const Gid **ret, char **ret_why) {
+GidChoice offline_gid_choice(const Options *o, const HostDevice *d, const HostPort *p) {
+	_cleanup_(diagnostics_done) Diagnostics diags = { 0 };
+	_cleanup_(config_freep) Config *c = NULL;
+	_cleanup_strv_free_ char **files = NULL;
+	GidChoice choice = GID_CHOICE_DEFAULT;
+	PortSettings s = { 0 };
+	PortFacts f;
+
+	/* profiles that do not load declare nothing here: rdmactl check says why */
+	if (options_profile_files(o, &files) < 0 || config_load_files(files, &diags, &c) < 0)
+		return choice;
+	host_port_facts(d, p, &f);
+	if (config_settings_for_port(c, &f, &s, NULL) > 0 &&
+	    (s.set & KEY_BIT(KEY_GIDS_PUBLISH)))
+		choice = s.gids_publish;
+	port_settings_done(&s);
+	return choice;
+}
+
+int offline_gid_find(const Options *o, const HostDevice *d, const HostPort *p, GidType type,
+		     GidFamily family, const Gid **ret, char **ret_why) {
+	GidChoice c = { .type = type, .family = family };
+	char what[GID_CHOICE_STRING_MAX];
 	int r;
 
-	r = gid_preferred(p, type, family, ret);
+	/* nothing asked for in particular: what the profiles publish, as rdmad does */
+	if (type < 0 && family < 0)
+		c = offline_gid_choice(o, d, p);
+	r = gid_chosen(p, &c, ret);
 	if (r >= 0)
 		return 0;
-	if (asprintf(ret_why, "%s/%u has no %s %s GID%s%s%s", d->name, p->port,
-		     type < 0 ? "RoCE v2" : gid_type_to_string(type),
-		     family < 0 ? "IPv4 or global IPv6" : gid_family_to_string(family),
+	gid_choice_describe(&c, what);
+	if (asprintf(ret_why, "%s/%u has no %s GID%s%s%s", d->name, p->port, what,
 		     p->netdev ? " (is an address configured on " : "", p->netdev ? p->netdev : "",
 		     p->netdev ? "?)" : "") < 0)
 		return -ENOMEM;
@@ -462,7 +485,7 @@ int offline_gid(const Options *o, int argc, char **argv) {
 					    : "no such link");
 		return EXIT_FAILURE;
 	}
-	r = offline_gid_find(d, p, type, family, &g, &why);
+	r = offline_gid_find(o, d, p, type, family, &g, &why);
 	if (r == -ENOMEM)
 		return fail(r, "gid");
 	if (r < 0) {

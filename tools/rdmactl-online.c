@@ -153,7 +153,7 @@ int link_gid_index(const Options *o, const HostState *h, const char *link, const
 		*ret_why = strdup("no such link");
 		return *ret_why ? r : -ENOMEM;
 	}
-	r = offline_gid_find(d, p, _GID_TYPE_INVALID, f, &g, ret_why);
+	r = offline_gid_find(o, d, p, _GID_TYPE_INVALID, f, &g, ret_why);
 	if (r < 0)
 		return r;
 	*ret_index = g->index;

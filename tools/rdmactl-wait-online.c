@@ -89,20 +89,23 @@ static char *link_judge(Waiter *w, json_object *l) {
 
 	if (!streq_ptr(state, "converged")) {
 		_cleanup_free_ char *pending = NULL;
-		size_t size = 0;
+		size_t size = 0, n = 0;
 		FILE *f = open_memstream(&pending, &size);
 
 		/* the settings that hold it back, as rdmactl status shows them */
 		if (f && json_object_object_get_ex(l, "settings", &settings))
-			for (size_t i = 0, n = 0; i < json_object_array_length(settings); i++) {
+			for (size_t i = 0; i < json_object_array_length(settings); i++) {
 				json_object *s = json_object_array_get_idx(settings, i);
 				const char *result = json_get_string(s, "result");
+				const char *problem = json_get_string(s, "error");
 
-				if (result && !streq(result, "converged"))
-					fprintf(f, "%s%s %s", n++ ? ", " : " (", json_get_string(s, "setting"),
-						result);
+				if (!result || streq(result, "converged"))
+					continue;
+				fprintf(f, "%s%s %s%s%s", n++ ? "; " : " (",
+					json_get_string(s, "setting"), result, problem ? ": " : "",
+					strempty(problem));
 			}
-		if (f && size > 0)
+		if (f && n > 0)
 			fputc(')', f);
 		if (f)
 			fclose(f);

@@ -58,10 +58,13 @@ int offline_gid(const Options *o, int argc, char **argv);
  * of these, -EADDRNOTAVAIL for a device with several ports, -ENODEV when there is none. */
 int link_find(const HostState *h, const char *name, const HostDevice **ret_dev,
 	      const HostPort **ret_port);
-/* The GID `rdmactl gid` answers from the host (gid_preferred(); type and family
- * _INVALID for the defaults), or -ENODATA and in *ret_why what it says instead. */
-int offline_gid_find(const HostDevice *d, const HostPort *p, GidType type, GidFamily family,
-		     const Gid **ret, char **ret_why);
+/* The GID `rdmactl gid` answers from the host (type and family _INVALID: what the profiles
+ * of o publish, gids.publish), or -ENODATA and in *ret_why what it says instead. */
+int offline_gid_find(const Options *o, const HostDevice *d, const HostPort *p, GidType type,
+		     GidFamily family, const Gid **ret, char **ret_why);
+/* What the profiles of o (--root, --config-dir) declare in gids.publish for the port, or the
+ * default. */
+GidChoice offline_gid_choice(const Options *o, const HostDevice *d, const HostPort *p);
 /* The GID index jobs should use on LINK, as `rdmactl gid LINK [--family F]` finds it: rdmad's
  * (ResolveGid) when it runs and o names this host, else the host's (h). Returns 0 and the
  * index, or -errno and in *ret_why what `rdmactl gid` would say. family may be NULL. */

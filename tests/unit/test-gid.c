@@ -111,5 +111,60 @@ TEST(preferred) {
 	CHECK_INTEQ(g->index, 0);
 }
 
-TESTS_MAIN(TEST_ENTRY(preferred), TEST_ENTRY(parse_format), TEST_ENTRY(families),
+/* gids.publish: a declared family, version and subnet; the subnet's edges. */
+TEST(chosen) {
+	HostPort p = { .link_layer = LINK_LAYER_ETHERNET };
+	Gid gids[4] = { 0 };
+	GidChoice c = GID_CHOICE_DEFAULT;
+	const Gid *g = NULL;
+
+	/* 10.1.0.5 at 1 (v1) / 2 (v2), 10.2.0.5 at 3 (v2), 2001:db8:1::5 at 5 (v2) */
+	gid_parse("0000:0000:0000:0000:0000:ffff:0a01:0005", gids[0].raw);
+	gids[1] = gids[0];
+	gid_parse("0000:0000:0000:0000:0000:ffff:0a02:0005", gids[2].raw);
+	gid_parse("2001:0db8:0001:0000:0000:0000:0000:0005", gids[3].raw);
+	gids[0].type = GID_TYPE_ROCE_V1;
+	gids[1].type = gids[2].type = gids[3].type = GID_TYPE_ROCE_V2;
+	gids[0].index = 1, gids[1].index = 2, gids[2].index = 3, gids[3].index = 5;
+	p.gids = gids;
+	p.n_gids = 4;
+
+	CHECK(gid_chosen(&p, &c, &g) == 0);
+	CHECK_INTEQ(g->index, 2); /* the default: the first RoCE v2 IPv4 */
+	c.family = GID_FAMILY_IPV6;
+	CHECK(gid_chosen(&p, &c, &g) == 0);
+	CHECK_INTEQ(g->index, 5);
+	c = GID_CHOICE_DEFAULT;
+	c.subnet_family = AF_INET;
+	inet_pton(AF_INET, "10.2.0.0", c.subnet);
+	c.subnet_prefixlen = 16;
+	CHECK(gid_chosen(&p, &c, &g) == 0);
+	CHECK_INTEQ(g->index, 3); /* the rail's subnet, not the first IPv4 */
+	c.subnet_prefixlen = 15; /* 10.2.0.0/15 holds 10.2/16 and 10.3/16, not 10.1 */
+	CHECK(gid_chosen(&p, &c, &g) == 0);
+	CHECK_INTEQ(g->index, 3);
+	c.subnet_prefixlen = 14; /* 10.0.0.0/14 would, but 10.2.0.0 has host bits: still 10.2 */
+	inet_pton(AF_INET, "10.0.0.0", c.subnet);
+	CHECK(gid_chosen(&p, &c, &g) == 0);
+	CHECK_INTEQ(g->index, 2);
+	inet_pton(AF_INET, "10.9.0.0", c.subnet);
+	c.subnet_prefixlen = 16;
+	CHECK(gid_chosen(&p, &c, &g) == -ENODATA); /* no address there: nothing */
+	c.type = GID_TYPE_ROCE_V1;
+	inet_pton(AF_INET, "10.1.0.0", c.subnet);
+	CHECK(gid_chosen(&p, &c, &g) == 0);
+	CHECK_INTEQ(g->index, 1);
+	c = GID_CHOICE_DEFAULT; /* an IPv6 subnet: the family follows */
+	c.subnet_family = AF_INET6;
+	inet_pton(AF_INET6, "2001:db8:1::", c.subnet);
+	c.subnet_prefixlen = 48;
+	CHECK(gid_chosen(&p, &c, &g) == 0);
+	CHECK_INTEQ(g->index, 5);
+	c.subnet_prefixlen = 128; /* a host route: the address itself is not in ::/128 of ...:: */
+	CHECK(gid_chosen(&p, &c, &g) == -ENODATA);
+	CHECK(!gid_in_subnet(gids[3].raw, AF_INET, c.subnet, 0)); /* IPv6 GID, IPv4 subnet */
+	CHECK(gid_in_subnet(gids[0].raw, AF_INET, c.subnet, 0));  /* 0.0.0.0/0: any IPv4 */
+}
+
+TESTS_MAIN(TEST_ENTRY(chosen), TEST_ENTRY(preferred), TEST_ENTRY(parse_format), TEST_ENTRY(families),
 	   TEST_ENTRY(requirements))

@@ -110,6 +110,23 @@ static const struct {
 	  "t.yaml:2:13: error: 'gids.require': unknown value 'roce-v3-ipv4', expected one of: "
 	  "roce-v1-ipv4, roce-v1-ipv6, roce-v1-link-local, roce-v1-any, roce-v2-ipv4, "
 	  "roce-v2-ipv6, roce-v2-link-local, roce-v2-any" },
+	{ "gids:\n  publish: ipv4\n",
+	  "t.yaml:2:12: error: 'gids.publish' expects a mapping of roce, family and subnet, got a "
+	  "scalar" },
+	{ "gids:\n  publish: {roce: v3}\n",
+	  "t.yaml:2:19: error: 'gids.publish.roce': expects v1 or v2, got 'v3'" },
+	{ "gids:\n  publish: {family: ipv5}\n",
+	  "t.yaml:2:21: error: 'gids.publish.family': expects ipv4, ipv6 or link-local, got 'ipv5'" },
+	{ "gids:\n  publish: {subnet: 192.0.2.1/24}\n",
+	  "t.yaml:2:21: error: 'gids.publish.subnet': '192.0.2.1/24' has host bits set: a subnet is "
+	  "its network address and length" },
+	{ "gids:\n  publish: {subnet: 192.0.2.0}\n",
+	  "t.yaml:2:21: error: 'gids.publish.subnet': '192.0.2.0' is not an IPv4 or IPv6 prefix "
+	  "(192.0.2.0/24, 2001:db8::/64)" },
+	{ "gids:\n  publish: {family: ipv6, subnet: 10.0.0.0/8}\n",
+	  "t.yaml:2:35: error: 'gids.publish.subnet': an IPv4 subnet, but family is ipv6" },
+	{ "gids:\n  publish: {famly: ipv4}\n",
+	  "t.yaml:2:13: error: 'gids.publish': unknown key 'famly' (roce, family, subnet)" },
 	/* qos */
 	{ "qos:\n  trust: vlan\n",
 	  "t.yaml:2:10: error: 'qos.trust': unknown value 'vlan', expected one of: pcp, dscp" },
@@ -232,7 +249,8 @@ static const char full[] =
 	"modules: [ib_uverbs, rdma_ucm]\nroce:\n"
 	"  mode: v2\n  tos: 106\nnetdev:\n  up: true\n"
 	"  mtu: 4200\n  addresses: [192.0.2.10/24, \"2001:db8::10/64\"]\ngids:\n"
-	"  require: [roce-v2-ipv4, roce-v1-any]\nqos:\n"
+	"  require: [roce-v2-ipv4, roce-v1-any]\n"
+	"  publish: {roce: v2, family: ipv4, subnet: 10.12.0.0/15}\nqos:\n"
 	"  owner: rdmad\n  trust: dscp\n  pfc: [3, 5]\n  dscp-map: {26: 3, 48: 6}\n"
 	"  maxrate: [0, 0, 0, 25Gbit, 0, 0, 2.5gbit, 100Mbit]\n"
 	"  ets: {prio-tc: [0,0,0,3,0,0,6,0], tc-bw: [10,0,0,60,0,0,30,0],\n"
@@ -270,6 +288,11 @@ TEST(full_profile) {
 	CHECK_INTEQ(p->settings.addresses[1].family, AF_INET6);
 	CHECK_INTEQ(p->settings.gids_require,
 		    (1u << GID_REQUIREMENT_ROCE_V2_IPV4) | (1u << GID_REQUIREMENT_ROCE_V1_ANY));
+	CHECK_INTEQ(p->settings.gids_publish.type, GID_TYPE_ROCE_V2);
+	CHECK_INTEQ(p->settings.gids_publish.family, GID_FAMILY_IPV4);
+	CHECK_INTEQ(p->settings.gids_publish.subnet_family, AF_INET);
+	CHECK_INTEQ(p->settings.gids_publish.subnet_prefixlen, 15);
+	CHECK_INTEQ(p->settings.gids_publish.subnet[1], 12);
 	CHECK_INTEQ(p->settings.qos_trust, QOS_TRUST_DSCP);
 	CHECK_INTEQ(p->settings.qos_pfc, 0x28);
 	CHECK_INTEQ(p->settings.qos_dscp_map[26], 3);

@@ -233,6 +233,32 @@ UNIT
 	ip addr del 2001:db8::1/64 dev veth0
 	rm /etc/systemd/system/rdma-job.service
 	systemctl daemon-reload
+
+	# gids.publish: the profile says which GID (here: the one in a subnet) the link publishes
+	ip addr add 198.51.100.1/24 dev veth0
+	printf 'match: {device: rxe0}\ngids:\n  publish: {subnet: 198.51.100.0/24}\n' \
+		> /etc/rdmad/55-publish.yaml
+	check "gids.publish {subnet: 198.51.100.0/24}: systemctl reload rdmad" \
+		timeout 60 systemctl reload rdmad
+	check "... $ENV has the GID of 198.51.100.1, not of 192.0.2.1" \
+		wait_until 10 grep -qx 'RDMA_GID=0000:0000:0000:0000:0000:ffff:c633:6401' $ENV
+	gidp=$(. $ENV && echo "$RDMA_GID_INDEX")
+	is "... rdmactl gid rxe0/1 (rdmad's answer) agrees" "$(rdmactl gid rxe0/1)" "$gidp"
+	is "... and so does rdmactl gid --root / (the host and profiles read directly)" \
+		"$(rdmactl gid --root / rxe0/1)" "$gidp"
+	ip addr del 198.51.100.1/24 dev veth0
+	check "no address in the subnet left: the link publishes nothing" \
+		wait_until 10 sh -c "[ ! -e $ENV ]"
+	check "... and rdmactl status shows gids.publish waiting for its GID" \
+		sh -c "rdmactl status --no-pager rxe0/1 | grep -q 'gids.publish.*waiting for a GID'"
+	rc=0
+	rdmactl wait-online --timeout 1 2> "$VM_LOGDIR/wait-publish.txt" || rc=$?
+	check "... and wait-online says it is pending on gids.publish" \
+		sh -c "[ $rc -eq 1 ] && grep -q 'rxe0/1: pending (gids.publish pending: waiting for a GID of that kind)' $VM_LOGDIR/wait-publish.txt"
+	rm /etc/rdmad/55-publish.yaml
+	check "gids.publish removed: systemctl reload rdmad" timeout 60 systemctl reload rdmad
+	check "... the default again: the GID of 192.0.2.1" \
+		wait_until 10 grep -qx 'RDMA_GID=0000:0000:0000:0000:0000:ffff:c000:0201' $ENV
 	check "nobody may not reload" \
 		sh -c 'setpriv --reuid=nobody --regid=nogroup --clear-groups rdmactl reload 2>&1 |
 			grep -q "needs root"'
