@@ -367,6 +367,31 @@ check "Plan() is rdmactl plan --json with changes pending" \
 check "rdmactl status says why mlx5_1/1 is not converged" \
         "\"$rdmactl\" status | grep -A2 '^mlx5_1/1: failed' | grep -q 'roce.tos: - -> 32: failed'"
 
+# nccl.conf: while every published link agrees on an index (mlx5_0/1 alone), and none when a
+# second link publishes another (a GID written into mlx5_1's fixture table at index 5).
+nccl=$root/run/rdmad/nccl.conf
+i0=$(lprop PreferredGidIndex | sed 's/^i //')
+is "nccl.conf holds mlx5_0/1's index ($i0), the only one published; Manager.NcclGidIndex" \
+        "$(grep -v '^#' "$nccl" 2> /dev/null | tr '\n' ' ')$(mprop NcclGidIndex)" \
+        "NCCL_IB_GID_INDEX=$i0 NCCL_IB_HCA==mlx5_0:1 i $i0"
+g1=$root/sys/class/infiniband/mlx5_1/ports/1
+echo 0000:0000:0000:0000:0000:ffff:c000:020b > "$g1/gids/5"
+echo "RoCE v2" > "$g1/gid_attrs/types/5"
+echo ens1f1np1 > "$g1/gid_attrs/ndevs/5"
+"$rdmactl" reconcile || true
+check "mlx5_1/1 publishing index 5 besides mlx5_0/1's $i0: nccl.conf removed, NcclGidIndex -1" \
+        "[[ ! -e $nccl && \$(mprop NcclGidIndex) == 'i -1' ]]"
+check "... the journal (here stderr) says the links disagree, naming each" \
+        "grep -q 'The links publish different GID indexes (mlx5_0/1 $i0, mlx5_1/1 5)' $work/rdmad.log" ||
+        grep 'different GID' "$work/rdmad.log" | sed 's/^/# /'
+check "... and rdmactl status says so" \
+        "\"$rdmactl\" status | grep -q 'NCCL: the links publish different GID indexes'" ||
+        "$rdmactl" status | head -8 | sed 's/^/# /'
+rm "$g1/gids/5" "$g1/gid_attrs/types/5" "$g1/gid_attrs/ndevs/5"
+"$rdmactl" reconcile || true
+is "the GID gone again: nccl.conf is back" "$(grep '^NCCL_IB_GID_INDEX' "$nccl" 2> /dev/null)" \
+        "NCCL_IB_GID_INDEX=$i0"
+
 # Never echo unbounded caller input: with an argument just under dbus-daemon's 32 MiB message
 # limit, an error reply quoting it would be over the limit, and dbus-daemon would drop rdmad.
 huge=$((31 * 1024 * 1024))
