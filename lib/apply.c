@@ -183,6 +183,8 @@ int action_apply(Applier *a, const Action *x, ActionOutcome *ret) {
 	case KEY_NETDEV_MTU:
 	case KEY_NETDEV_ADDRESSES:
 		return apply_netdev(a, x, ret);
+	case KEY_NETDEV_RAIL_ROUTING:
+		return apply_rail(a, x, ret);
 	case KEY_ROCE_MODE:
 	case KEY_ROCE_TOS:
 		return apply_configfs(a, x, ret);

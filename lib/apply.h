@@ -47,6 +47,7 @@ int apply_soft_device(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_soft_device_remove(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_netns_mode(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_netdev(Applier *a, const Action *x, ActionOutcome *ret);
+int apply_rail(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_configfs(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_dcb(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_ecn(Applier *a, const Action *x, ActionOutcome *ret);

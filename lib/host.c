@@ -20,6 +20,9 @@ HostState *host_state_free(HostState *h) {
 		host_pci_function_done(&h->pci_functions[i]);
 	free(h->pci_functions);
 	soft_device_records_free(h->records, h->n_records);
+	rail_records_free(h->rail_records, h->n_rail_records);
+	free(h->rail_rules);
+	free(h->rail_routes);
 	strv_free(h->modules);
 	free(h->root);
 	free(h);
@@ -52,7 +55,8 @@ int host_observe_devices_only(const char *root, HostObserveFlags flags, char *co
 	r = host_devices_observe(h, rootfd, flags, devices);
 	if (r < 0)
 		return r;
-	if (flags & (HOST_OBSERVE_NETDEVS | HOST_OBSERVE_ADDRESSES | HOST_OBSERVE_DCB)) {
+	if (flags &
+	    (HOST_OBSERVE_NETDEVS | HOST_OBSERVE_ADDRESSES | HOST_OBSERVE_DCB | HOST_OBSERVE_RAILS)) {
 		r = host_netdevs_observe(h, rootfd);
 		if (r < 0)
 			return r;
@@ -65,6 +69,11 @@ int host_observe_devices_only(const char *root, HostObserveFlags flags, char *co
 	if (flags & HOST_OBSERVE_ADDRESSES) {
 		/* Not fatal: a host without rtnetlink access still has everything else. */
 		(void) host_addresses_observe(h);
+	}
+	if (flags & HOST_OBSERVE_RAILS) {
+		r = host_rails_observe(h);
+		if (r < 0)
+			return r;
 	}
 	if (flags & HOST_OBSERVE_DCB) {
 		r = host_dcb_observe(h);
@@ -98,10 +107,25 @@ void host_port_facts(const HostDevice *d, const HostPort *p, PortFacts *ret) {
 }
 
 int host_records_observe(HostState *h, const char *state_dir) {
+	int r;
+
 	soft_device_records_free(h->records, h->n_records);
 	h->records = NULL;
 	h->n_records = 0;
-	return soft_device_records_list(state_dir, &h->records, &h->n_records);
+	rail_records_free(h->rail_records, h->n_rail_records);
+	h->rail_records = NULL;
+	h->n_rail_records = 0;
+	r = soft_device_records_list(state_dir, &h->records, &h->n_records);
+	if (r < 0)
+		return r;
+	return rail_records_list(state_dir, &h->rail_records, &h->n_rail_records);
+}
+
+const RailRecord *host_rail_record_find(const HostState *h, const char *netdev) {
+	for (size_t i = 0; netdev && i < h->n_rail_records; i++)
+		if (streq(h->rail_records[i].netdev, netdev))
+			return &h->rail_records[i];
+	return NULL;
 }
 
 const SoftDeviceRecord *host_record_find(const HostState *h, const char *name) {

@@ -11,6 +11,8 @@
 
 #include "dcbnl.h"
 #include "profile.h"
+#include "rail-record.h"
+#include "rail.h"
 #include "rdma-types.h"
 #include "soft-device-record.h"
 
@@ -73,6 +75,10 @@ typedef struct HostNetdev {
 	bool dcb_observed;
 	int dcb_error;
 	DcbState dcb;
+	/* net.ipv4.conf.<netdev>.{arp_ignore,arp_announce,rp_filter} under the root (with
+	 * HOST_OBSERVE_RAILS): valid when rail_sysctls_observed, -1 each one not readable. */
+	bool rail_sysctls_observed;
+	int rail_sysctl[_RAIL_SYSCTL_MAX];
 } HostNetdev;
 
 /* A PCI network function (class 0x02xx): what a driver binds before any RDMA device exists,
@@ -97,6 +103,18 @@ typedef struct HostState {
 	/* The soft devices rdmad recorded creating (host_records_observe()), by name. */
 	SoftDeviceRecord *records;
 	size_t n_records;
+	/* The rail routing rdmad recorded setting up (host_records_observe()), by netdev. */
+	RailRecord *rail_records;
+	size_t n_rail_records;
+	/* With HOST_OBSERVE_RAILS, over rtnetlink in this network namespace: the ip rules at
+	 * RAIL_RULE_PRIORITY and the routes of protocol RAIL_ROUTE_PROTOCOL (rail.h); valid when
+	 * rails_observed, else rails_error says why not. */
+	RailRule *rail_rules;
+	size_t n_rail_rules;
+	RailRoute *rail_routes;
+	size_t n_rail_routes;
+	bool rails_observed;
+	int rails_error;
 	bool configfs_mounted; /* rdma_cm's directory exists */
 	NetnsMode netns_mode;  /* valid when has_netns_mode */
 	/* Only some devices were observed (an event touched them): host-level keys (modules,
@@ -118,7 +136,9 @@ typedef enum HostObserveFlags {
 	HOST_OBSERVE_DETAILS = 1 << 6,	 /* device attributes, driver, port state and netdev */
 	HOST_OBSERVE_DCB = 1 << 7, /* dcbnl IEEE state of the ports' netdevs (implies NETDEVS) */
 	HOST_OBSERVE_PCI = 1 << 8, /* PCI network functions (full observations only) */
-	HOST_OBSERVE_ALL = (1 << 9) - 1,
+	/* rail routing: rdmad's ip rules and routes (rtnetlink), the netdevs' sysctls (root) */
+	HOST_OBSERVE_RAILS = 1 << 9,
+	HOST_OBSERVE_ALL = (1 << 10) - 1,
 } HostObserveFlags;
 
 /* Read the RDMA devices, their netdevs and the loaded modules under root ("/" for the real
@@ -143,8 +163,23 @@ int host_dcb_observe(HostState *h);
 /* The RDMA netns mode, from RDMA netlink. Only for the real root: the mode is global. */
 int host_netns_mode_observe(HostState *h);
 
-/* The soft devices rdmad created, from its state directory (soft-device-record.c). */
+/* The rail routing of the netdevs (host-rail.c): their sysctls under the root, and rdmad's ip
+ * rules and routes over rtnetlink in the current network namespace. A failure of the latter
+ * is recorded in rails_error. */
+int host_rails_observe(HostState *h);
+/* The pieces, for the apply backend (apply-rail.c), which reads the live state again right
+ * before it writes: a NETLINK_ROUTE socket with strict dump checking where the kernel has it;
+ * rdmad's rules and routes into h->rail_rules and h->rail_routes; one sysctl under root (-1:
+ * not readable). */
+struct nl_sock;
+int rail_socket_open(struct nl_sock **ret);
+int rail_routing_read(struct nl_sock *sk, HostState *h);
+int rail_sysctl_read(const char *root, const char *netdev, RailSysctl s);
+
+/* The soft devices rdmad created (soft-device-record.c) and the rail routing it set up
+ * (rail-record.c), from its state directory. */
 int host_records_observe(HostState *h, const char *state_dir);
+const RailRecord *host_rail_record_find(const HostState *h, const char *netdev);
 
 /* What sits below netdev nd (a VLAN's or macvlan's parent, a bond's ports): its sysfs lower_*
  * links, added to *ret when not in it yet. A netdev that is gone adds nothing. */

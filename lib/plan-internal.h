@@ -33,6 +33,10 @@ typedef struct ActionSpec {
 	SoftDeviceType device_type;
 	bool remove;
 	NetnsMode netns_mode; /* system.netns-mode */
+	/* netdev.rail-routing: what to do, and (host actions: the removals) on which netdev */
+	const RailItem *rail;
+	const char *netdev;
+	int ifindex;
 } ActionSpec;
 
 /* Add an action as spec describes it (strings copied). */
@@ -50,6 +54,11 @@ bool plan_has_netdev_action(const Plan *p, Key key, const char *netdev, const ch
 const char *netdev_missing(const PlanPort *l);
 /* Another link on the same netdev wants a different value for key: the reason in buf, or NULL. */
 const char *netdev_conflict(const PlanPort *l, Key key, char *buf, size_t size);
+
+/* plan-rail.c: the rail routing a link declares, and (full observations) the removal of what
+ * rdmad set up that no profile declares any more. */
+int rule_rail_routing(Plan *p, const PlanPort *l, Key key);
+int plan_rails_removed(Plan *p, const Config *c, const HostState *h);
 
 /* plan-qos.c */
 int rule_qos_pfc(Plan *p, const PlanPort *l, Key key);

@@ -13,6 +13,7 @@ static const char *const action_phase_table[_PHASE_MAX] = {
 	[PHASE_LINKS] = "links",
 	[PHASE_NETDEV] = "netdev",
 	[PHASE_ADDRESSES] = "addresses",
+	[PHASE_ROUTING] = "routing",
 	[PHASE_CONFIGFS] = "configfs",
 	[PHASE_QOS] = "qos",
 	[PHASE_ECN] = "ecn",
@@ -106,6 +107,10 @@ static void action_value_fill(ActionValue *v, const ActionSpec *s, bool *oom) {
 	case KEY_SYSTEM_NETNS_MODE:
 		v->netns_mode = s->netns_mode;
 		break;
+	case KEY_NETDEV_RAIL_ROUTING:
+		if (s->rail)
+			v->rail = *s->rail;
+		break;
 	case KEY_QOS_TRUST:
 	case KEY_QOS_PFC:
 	case KEY_QOS_DSCP_MAP:
@@ -143,8 +148,8 @@ int plan_add(Plan *p, const ActionSpec *s) {
 		.port_name = strdup_null(s->port_name, &oom),
 		.device = s->plink ? strdup_null(s->plink->device->name, &oom) : NULL,
 		.port = s->plink ? s->plink->port->port : 0,
-		.netdev = s->plink ? strdup_null(s->plink->port->netdev, &oom) : NULL,
-		.ifindex = s->plink && s->plink->netdev ? s->plink->netdev->ifindex : 0,
+		.netdev = strdup_null(s->plink ? s->plink->port->netdev : s->netdev, &oom),
+		.ifindex = s->plink && s->plink->netdev ? s->plink->netdev->ifindex : s->ifindex,
 		.current = strdup_null(s->current, &oom),
 		.desired = strdup_null(s->desired, &oom),
 		.profile = strdup_null(s->profile, &oom),
@@ -232,6 +237,8 @@ static bool netdev_value_differs(const PortSettings *a, const PortSettings *b, K
 		return a->netdev_up != b->netdev_up;
 	case KEY_NETDEV_MTU:
 		return a->netdev_mtu != b->netdev_mtu;
+	case KEY_NETDEV_RAIL_ROUTING:
+		return a->rail_routing != b->rail_routing || a->rail_table != b->rail_table;
 	case KEY_ECN_ROCE_NP:
 		return a->ecn_roce_np != b->ecn_roce_np;
 	case KEY_ECN_ROCE_RP:
@@ -379,6 +386,7 @@ static const struct {
 	{ KEY_NETDEV_UP,        rule_netdev_up },
 	{ KEY_NETDEV_MTU,       rule_netdev_mtu },
 	{ KEY_NETDEV_ADDRESSES, rule_netdev_addresses },
+	{ KEY_NETDEV_RAIL_ROUTING, rule_rail_routing },
 	{ KEY_ROCE_MODE,        rule_roce_mode },
 	{ KEY_ROCE_TOS,         rule_roce_tos },
 	{ KEY_QOS_PFC,          rule_qos_pfc },
@@ -449,6 +457,10 @@ int plan_compute(const Config *c, const HostState *h, Plan **ret) {
 		return -ENOMEM;
 	if (!h->partial) {
 		r = plan_host(p, c, h);
+		if (r < 0)
+			return r;
+		/* rdmad's rail routing that no profile declares as it is any more */
+		r = plan_rails_removed(p, c, h);
 		if (r < 0)
 			return r;
 	}

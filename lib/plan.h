@@ -14,6 +14,7 @@ typedef enum ActionPhase {
 	PHASE_LINKS,
 	PHASE_NETDEV,
 	PHASE_ADDRESSES,
+	PHASE_ROUTING,
 	PHASE_CONFIGFS,
 	PHASE_QOS,
 	PHASE_ECN,
@@ -50,6 +51,7 @@ typedef struct ActionValue {
 	char *lower;		  /* links: the netdev it sits on */
 	bool remove;		  /* links: delete the device (one rdmad created) */
 	DcbDesired dcb;		  /* qos.* */
+	RailItem rail;		  /* netdev.rail-routing: one rule, route or sysctl */
 } ActionValue;
 
 typedef struct Action {

@@ -50,6 +50,10 @@ static int link_settings_overlay(PortSettings *dst, const PortSettings *src, con
 		dst->addresses = a;
 		dst->n_addresses = src->n_addresses;
 	}
+	if (set & KEY_BIT(KEY_NETDEV_RAIL_ROUTING)) {
+		dst->rail_routing = src->rail_routing;
+		dst->rail_table = src->rail_table;
+	}
 	if (set & KEY_BIT(KEY_GIDS_REQUIRE))
 		dst->gids_require = src->gids_require;
 	if (set & KEY_BIT(KEY_GIDS_PUBLISH))

@@ -7,6 +7,7 @@
 
 #include "glob-util.h"
 #include "profile-schema.h"
+#include "rail.h"
 #include "strv.h"
 
 int schema_error(SchemaContext *ctx, const yaml_node_t *node, const char *format, ...) {
@@ -347,6 +348,36 @@ static int parse_addresses(SchemaContext *ctx, const SchemaKey *row, yaml_node_t
 	free(s->addresses);
 	s->addresses = l.items;
 	s->n_addresses = l.n;
+	return 0;
+}
+
+/* true (a table rdmad picks), false (none), or a table number. */
+static int parse_rail_routing(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
+			      void *dest) {
+	PortSettings *s = dest;
+	long long v;
+	int r;
+
+	if (node->type == YAML_SCALAR_NODE && node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	    (streq(scalar(node), "true") || streq(scalar(node), "false"))) {
+		s->rail_routing = streq(scalar(node), "true");
+		s->rail_table = 0;
+		return 0;
+	}
+	if (node->type != YAML_SCALAR_NODE || node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return schema_error(ctx, node,
+				    "'%s' expects true, false or a routing table number, got %s",
+				    row->path, yaml_node_kind(node));
+	r = expect_integer(ctx, row, node, row->min, row->max, &v);
+	if (r < 0)
+		return r;
+	if (!rail_table_valid((uint64_t) v))
+		return schema_error(ctx, node,
+				    "'%s': table %lld is reserved (253 default, 254 main, 255 "
+				    "local); use true or another number",
+				    row->path, v);
+	s->rail_routing = true;
+	s->rail_table = (uint32_t) v;
 	return 0;
 }
 
@@ -812,6 +843,7 @@ static const SchemaKey schema_table[] = {
 	{ "netdev.up",        KEY_NETDEV_UP,           parse_bool,             PROFILE_FIELD(settings.netdev_up),       0, 0 },
 	{ "netdev.mtu",       KEY_NETDEV_MTU,          parse_unsigned,         PROFILE_FIELD(settings.netdev_mtu),      68, 65535 },
 	{ "netdev.addresses", KEY_NETDEV_ADDRESSES,    parse_addresses,        PROFILE_FIELD(settings),                 0, 0 },
+	{ "netdev.rail-routing", KEY_NETDEV_RAIL_ROUTING, parse_rail_routing,  PROFILE_FIELD(settings),                 1, RAIL_TABLE_MAX },
 	{ "gids",             _KEY_INVALID,            NULL,                   0,                                       0, 0 },
 	{ "gids.require",     KEY_GIDS_REQUIRE,        parse_gid_requirements, PROFILE_FIELD(settings.gids_require),    0, 0 },
 	{ "gids.publish",     KEY_GIDS_PUBLISH,        parse_gid_publish,      PROFILE_FIELD(settings.gids_publish),    0, 0 },

@@ -14,6 +14,7 @@ static const char *const key_table[_KEY_MAX] = {
 	[KEY_NETDEV_UP] = "netdev.up",
 	[KEY_NETDEV_MTU] = "netdev.mtu",
 	[KEY_NETDEV_ADDRESSES] = "netdev.addresses",
+	[KEY_NETDEV_RAIL_ROUTING] = "netdev.rail-routing",
 	[KEY_GIDS_REQUIRE] = "gids.require",
 	[KEY_GIDS_PUBLISH] = "gids.publish",
 	[KEY_QOS_OWNER] = "qos.owner",

@@ -26,6 +26,7 @@ typedef enum Key {
 	KEY_NETDEV_UP,
 	KEY_NETDEV_MTU,
 	KEY_NETDEV_ADDRESSES,
+	KEY_NETDEV_RAIL_ROUTING,
 	KEY_GIDS_REQUIRE,
 	KEY_GIDS_PUBLISH,
 	KEY_QOS_OWNER,
@@ -89,6 +90,8 @@ typedef struct PortSettings {
 	unsigned netdev_mtu;
 	Address *addresses;
 	size_t n_addresses;
+	bool rail_routing;   /* per-rail source routing (rail.h); false: none wanted */
+	uint32_t rail_table; /* its table; 0: RAIL_TABLE_BASE + the netdev's ifindex */
 	uint32_t gids_require; /* bit per GidRequirement */
 	GidChoice gids_publish; /* the GID jobs are told to use (env file, PreferredGidIndex) */
 	QosOwner qos_owner;    /* who may write DCB when an LLDP agent manages the port */

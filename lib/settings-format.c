@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <arpa/inet.h>
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "dcbnl.h"
+#include "rail.h"
 #include "settings-format.h"
 
 void setting_format_priorities(uint8_t mask, char buf[32]) {
@@ -137,6 +139,14 @@ static int format_value(FILE *f, const PortSettings *s, Key key) {
 				return -ENOMEM;
 			fprintf(f, "%s%s", i > 0 ? " " : "", a);
 		}
+		break;
+	case KEY_NETDEV_RAIL_ROUTING:
+		if (!s->rail_routing)
+			fputs("false", f);
+		else if (s->rail_table == 0)
+			fprintf(f, "true (table %" PRIu32 " + ifindex)", RAIL_TABLE_BASE);
+		else
+			fprintf(f, "table %" PRIu32, s->rail_table);
 		break;
 	case KEY_GIDS_REQUIRE:
 		for (GidRequirement g = 0; g < _GID_REQUIREMENT_MAX; g++)

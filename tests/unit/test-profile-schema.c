@@ -248,7 +248,8 @@ static const char full[] =
 	"  netdev: [\"ens1f*np*\", eth0]\n  pci: \"0000:3b:00.*\"\n  port: 1\n"
 	"modules: [ib_uverbs, rdma_ucm]\nroce:\n"
 	"  mode: v2\n  tos: 106\nnetdev:\n  up: true\n"
-	"  mtu: 4200\n  addresses: [192.0.2.10/24, \"2001:db8::10/64\"]\ngids:\n"
+	"  mtu: 4200\n  addresses: [192.0.2.10/24, \"2001:db8::10/64\"]\n"
+	"  rail-routing: 1011\ngids:\n"
 	"  require: [roce-v2-ipv4, roce-v1-any]\n"
 	"  publish: {roce: v2, family: ipv4, subnet: 10.12.0.0/15}\nqos:\n"
 	"  owner: rdmad\n  trust: dscp\n  pfc: [3, 5]\n  dscp-map: {26: 3, 48: 6}\n"
@@ -273,6 +274,8 @@ TEST(full_profile) {
 	p = l[0];
 	CHECK_STREQ(p->name, "t.yaml");
 	CHECK_INTEQ(p->settings.set, (UINT64_C(1) << _KEY_MAX) - 1);
+	CHECK(p->settings.rail_routing);
+	CHECK_INTEQ(p->settings.rail_table, 1011);
 	CHECK_STREQ(p->match.device[0], "mlx5_*");
 	CHECK_STREQ(p->match.netdev[1], "eth0");
 	CHECK_INTEQ(p->match.n_ports, 1);
