@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "env-file.h"
+#include "fileio.h"
 #include "gid.h"
 #include "strv.h"
 
@@ -64,9 +65,7 @@ static bool file_holds(int dirfd, const char *name, const char *text) {
 }
 
 int env_file_write(const char *dir, const char *name, const char *text) {
-	_cleanup_free_ char *tmp = NULL;
-	size_t n = strlen(text);
-	int dirfd, fd, r = 0;
+	int dirfd, r;
 
 	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
@@ -75,25 +74,8 @@ int env_file_write(const char *dir, const char *name, const char *text) {
 		close(dirfd);
 		return 0;
 	}
-	if (asprintf(&tmp, ".%s.tmp", name) < 0) {
-		close(dirfd);
-		return -ENOMEM;
-	}
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		r = -errno;
-	else {
-		/* 0644 whatever the umask (the unit's is 0077): jobs of every user read it. */
-		errno = 0;
-		if (fchmod(fd, 0644) < 0 || write(fd, text, n) != (ssize_t) n)
-			r = errno ? -errno : -EIO;
-		if (close(fd) < 0 && r >= 0)
-			r = -errno;
-		if (r >= 0 && renameat(dirfd, tmp, dirfd, name) < 0)
-			r = -errno;
-		if (r < 0)
-			(void) unlinkat(dirfd, tmp, 0);
-	}
+	/* 0644 whatever the umask (the unit's is 0077): jobs of every user read it. */
+	r = write_file_atomic_at(dirfd, name, text, 0644);
 	close(dirfd);
 	return r < 0 ? r : 1;
 }

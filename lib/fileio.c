@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "fileio.h"
 #include "macro.h"
@@ -86,4 +87,26 @@ FILE *fdopen_consume(int fd, const char *mode) {
 		errno = e;
 	}
 	return f;
+}
+
+int write_file_atomic_at(int dirfd, const char *name, const char *text, mode_t mode) {
+	_cleanup_free_ char *tmp = NULL;
+	size_t n = strlen(text);
+	int fd, r = 0;
+
+	if (asprintf(&tmp, ".%s.tmp", name) < 0)
+		return -ENOMEM;
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0)
+		return -errno;
+	errno = 0;
+	if (fchmod(fd, mode) < 0 || write(fd, text, n) != (ssize_t) n)
+		r = errno ? -errno : -EIO;
+	if (close(fd) < 0 && r >= 0)
+		r = -errno;
+	if (r >= 0 && renameat(dirfd, tmp, dirfd, name) < 0)
+		r = -errno;
+	if (r < 0)
+		(void) unlinkat(dirfd, tmp, 0);
+	return r;
 }

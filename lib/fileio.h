@@ -19,3 +19,6 @@ char *root_path(const char *root, const char *path);
  * that fdopendir_consume(TAKE_FD(fd)) never leaks it. */
 DIR *fdopendir_consume(int fd);
 FILE *fdopen_consume(int fd, const char *mode);
+/* Make dirfd/name hold text, mode (whatever the umask): written to ".NAME.tmp" beside it and
+ * renamed over it, so that a reader sees the old content or the new, never a part. */
+int write_file_atomic_at(int dirfd, const char *name, const char *text, mode_t mode);

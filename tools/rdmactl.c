@@ -20,6 +20,8 @@ typedef enum VerbOption {
 	VERB_USER = 1 << 8,
 	VERB_TIMEOUT = 1 << 9,
 	VERB_WAIT = 1 << 10,
+	VERB_WATCH = 1 << 11,
+	VERB_OUTPUT = 1 << 12,
 } VerbOption;
 
 static const struct Verb {
@@ -50,6 +52,10 @@ static const struct Verb {
 	  VERB_ROOT | VERB_JSON | VERB_GID_FILTER, 1, verb_gid },
 	{ "preflight", "[LINK...]", "Check that RDMA is ready here: what fails and the fix",
 	  VERB_ROOT | VERB_CONFIG_DIR | VERB_JSON | VERB_USER, -1, verb_preflight },
+	{ "counters", "[LINK]", "Show the ports' counters; with --watch, rates and trouble",
+	  VERB_ROOT | VERB_JSON | VERB_WATCH, 2, verb_counters },
+	{ "metrics", "", "Print Prometheus metrics: counters and rdmad's state",
+	  VERB_ROOT | VERB_OUTPUT, 0, verb_metrics },
 	{ "selftest", "LINK [PEER]", "A real RDMA exchange on LINK: latency and bandwidth",
 	  VERB_JSON | VERB_SELFTEST | VERB_TIMEOUT, 2, verb_selftest },
 };
@@ -85,6 +91,8 @@ static void help(FILE *f) {
 		   "                    managed link)\n"
 		   "  --any             wait-online: one ready link is enough\n"
 		   "  --gid F           wait-online: the link must have an ipv4 (or ipv6) GID\n"
+		   "  --watch [SECS]    counters: rates over each SECS (default 1) until ^C\n"
+		   "  --output FILE     metrics: write FILE atomically instead of stdout\n"
 		   "  -h --help         Show this help\n  --version         Show the version\n");
 }
 
@@ -108,6 +116,8 @@ int main(int argc, char **argv) {
 		ARG_LINK,
 		ARG_ANY,
 		ARG_GID,
+		ARG_WATCH,
+		ARG_OUTPUT,
 		ARG_VERSION
 	};
 	static const struct option options[] = {
@@ -129,6 +139,8 @@ int main(int argc, char **argv) {
 		{ "link", required_argument, NULL, ARG_LINK },
 		{ "any", no_argument, NULL, ARG_ANY },
 		{ "gid", required_argument, NULL, ARG_GID },
+		{ "watch", no_argument, NULL, ARG_WATCH },
+		{ "output", required_argument, NULL, ARG_OUTPUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, ARG_VERSION },
 		{ 0 },
@@ -197,6 +209,14 @@ int main(int argc, char **argv) {
 		case ARG_GID:
 			o.family = optarg; /* the family, as gid's --family */
 			given |= VERB_WAIT;
+			break;
+		case ARG_WATCH:
+			o.watch = true;
+			given |= VERB_WATCH;
+			break;
+		case ARG_OUTPUT:
+			o.output = optarg;
+			given |= VERB_OUTPUT;
 			break;
 		case ARG_USER:
 			o.user = optarg;

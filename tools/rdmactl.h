@@ -28,6 +28,8 @@ typedef struct Options {
 	/* wait-online */
 	char **links; /* --link, NULL: every managed link */
 	bool any;     /* --any: one ready link is enough */
+	bool watch;	    /* counters: --watch, rates */
+	const char *output; /* metrics: --output FILE */
 } Options;
 
 /* Exit codes: 0 fine, 1 error (bad arguments, invalid profiles), 2 changes pending (--exit-code).
@@ -41,6 +43,8 @@ int verb_reload(const Options *o, int argc, char **argv);
 int verb_reconcile(const Options *o, int argc, char **argv);
 int verb_monitor(const Options *o, int argc, char **argv);
 int verb_wait_online(const Options *o, int argc, char **argv);
+int verb_counters(const Options *o, int argc, char **argv);
+int verb_metrics(const Options *o, int argc, char **argv);
 
 int verb_check(const Options *o, int argc, char **argv);
 int verb_plan(const Options *o, int argc, char **argv);

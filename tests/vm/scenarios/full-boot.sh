@@ -136,6 +136,29 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 		-p 18520 192.0.2.1
 	wait "$bw"
 	check "ib_write_bw server side completed" test $? -eq 0
+	# Counters, read on demand: rxe's hw_counters moved with that traffic, and a rate shows
+	# while traffic runs (rxe has no IB counters/ nor data byte counters: packets only).
+	check "rdmactl counters rxe0/1: hw_counters/sent_pkts moved" \
+		sh -c "rdmactl counters rxe0/1 | awk '\$3 == \"hw_counters/sent_pkts\" && \$4 > 0 { f = 1 } END { exit !f }'"
+	timeout 60 ib_write_bw -d rxe0 -x "$gid" -D 5 -p 18521 > "$VM_LOGDIR/bw2-server.log" 2>&1 &
+	bw=$!
+	wait_until 20 sh -c "ss -ltn | grep -q ':18521 '" || diag "ib_write_bw's server does not listen"
+	timeout 60 ib_write_bw -d rxe0 -x "$gid" -D 5 -p 18521 192.0.2.1 \
+		> "$VM_LOGDIR/bw2-client.log" 2>&1 &
+	bwc=$!
+	sleep 1
+	timeout 4 rdmactl counters --watch 1 rxe0/1 > "$VM_LOGDIR/counters-watch.txt" 2>&1
+	wait "$bwc" "$bw"
+	check "rdmactl counters --watch 1 rxe0/1 shows a packet rate during ib_write_bw -D 5" \
+		grep -Eq '^rxe0/1 \(veth0\): [1-9][0-9]* pkt/s in, [1-9][0-9]* pkt/s out' \
+		"$VM_LOGDIR/counters-watch.txt"
+	diag "$(head -3 "$VM_LOGDIR/counters-watch.txt")"
+	rdmactl metrics > "$VM_LOGDIR/metrics.prom" 2>&1
+	check "rdmactl metrics: promtool check metrics passes" \
+		logged "$VM_LOGDIR/promtool.log" sh -c "promtool check metrics < $VM_LOGDIR/metrics.prom"
+	check "... with rxe's counters and the link's state from rdmad" \
+		sh -c "grep -Eq '^rdmad_port_hw_events_total\{device=\"rxe0\",port=\"1\",netdev=\"veth0\",counter=\"sent_pkts\"\} [1-9]' $VM_LOGDIR/metrics.prom &&
+			grep -q '^rdmad_link_state{device=\"rxe0\",port=\"1\",netdev=\"veth0\",profiles=\"00-defaults.yaml 50-rxe.yaml\",state=\"converged\"} 1' $VM_LOGDIR/metrics.prom"
 	NCCL=/run/rdmad/nccl.conf
 	is "$NCCL: the one link's index, for NCCL_CONF_FILE" \
 		"$(grep -v '^#' $NCCL)" "$(printf 'NCCL_IB_GID_INDEX=%s\nNCCL_IB_HCA==rxe0:1' "$gid")"
