@@ -159,6 +159,19 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 	check "... with rxe's counters and the link's state from rdmad" \
 		sh -c "grep -Eq '^rdmad_port_hw_events_total\{device=\"rxe0\",port=\"1\",netdev=\"veth0\",counter=\"sent_pkts\"\} [1-9]' $VM_LOGDIR/metrics.prom &&
 			grep -q '^rdmad_link_state{device=\"rxe0\",port=\"1\",netdev=\"veth0\",profiles=\"00-defaults.yaml 50-rxe.yaml\",state=\"converged\"} 1' $VM_LOGDIR/metrics.prom"
+	# the installed timer's service writes the file where node_exporter's textfile collector
+	# reads it (Debian's directory), atomically: no temporary is left beside it
+	TEXTFILE=/var/lib/prometheus/node-exporter
+	mkdir -p $TEXTFILE
+	check "systemctl start rdmad-metrics.service (the timer's)" \
+		timeout 60 systemctl start rdmad-metrics.service
+	check "... wrote $TEXTFILE/rdmad.prom, 0644, no temporary left, promtool accepts it" \
+		sh -c "[ \"\$(stat -c %a $TEXTFILE/rdmad.prom)\" = 644 ] && [ ! -e $TEXTFILE/.rdmad.prom.tmp ] && promtool check metrics < $TEXTFILE/rdmad.prom"
+	check "systemctl start rdmad-metrics.timer" timeout 60 systemctl start rdmad-metrics.timer
+	is "... it is active, next run within a minute" \
+		"$(systemctl is-active rdmad-metrics.timer)" active
+	systemctl stop rdmad-metrics.timer
+	rm -rf $TEXTFILE
 	NCCL=/run/rdmad/nccl.conf
 	is "$NCCL: the one link's index, for NCCL_CONF_FILE" \
 		"$(grep -v '^#' $NCCL)" "$(printf 'NCCL_IB_GID_INDEX=%s\nNCCL_IB_HCA==rxe0:1' "$gid")"
