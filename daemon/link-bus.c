@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* org.rdmad1.Link on /org/rdmad1/link/<escaped DEV/PORT>: one object per RDMA port, its
  * properties read from the port's status (port-status.h); nothing here changes state. */
+#include <fcntl.h>
 #include <stdio.h>
 
+#include "counters.h"
 #include "gid.h"
 #include "link-bus.h"
 #include "manager-bus.h"
@@ -143,6 +145,44 @@ LINK_GETTER(property_get_settings) {
 	return sd_bus_message_close_container(reply);
 }
 
+/* GetCounters(): the port's counters read now (counters.h), as "DIR/FILE" -> value, data in
+ * bytes. A method, not a property: they change all the time, and nothing polls them. */
+static int method_get_counters(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_(port_counters_done) PortCounters c = { 0 };
+	sd_bus *bus = sd_bus_message_get_bus(msg);
+	/* the fallback's own userdata (the manager), not the link the find function gave */
+	Manager *m = sd_bus_slot_get_userdata(sd_bus_get_current_slot(bus));
+	_cleanup_close_ int rootfd = -EBADF;
+	const PortStatus *s = userdata;
+	int r;
+
+	rootfd = open(m->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return -errno;
+	r = port_counters_read(rootfd, s->device, s->port, &c);
+	if (r == -ENODEV)
+		return sd_bus_error_setf(error, "org.rdmad1.Error.NoSuchLink", "%s went away",
+					 s->name);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_new_method_return(msg, &reply);
+	if (r >= 0)
+		r = sd_bus_message_open_container(reply, 'a', "{st}");
+	for (size_t i = 0; r >= 0 && i < c.n; i++) {
+		static const char *const dirs[] = { "counters", "counters_ext", "hw_counters" };
+		char key[96];
+
+		snprintf(key, sizeof(key), "%s/%s", dirs[c.items[i].source], c.items[i].name);
+		r = sd_bus_message_append(reply, "{st}", key, c.items[i].value);
+	}
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	if (r < 0)
+		return r;
+	return sd_bus_send(NULL, reply, NULL);
+}
+
 /* clang-format off */
 static const sd_bus_vtable link_vtable[] = {
 	SD_BUS_VTABLE_START(0),
@@ -159,6 +199,7 @@ static const sd_bus_vtable link_vtable[] = {
 	SD_BUS_PROPERTY("PreferredGidIndex", "i", property_get_preferred_gid_index, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("Settings", "a(sssss)", property_get_settings, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("LastError", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_METHOD_WITH_ARGS("GetCounters", SD_BUS_NO_ARGS, SD_BUS_RESULT("a{st}", counters), method_get_counters, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_VTABLE_END,
 };
 /* clang-format on */

@@ -409,6 +409,15 @@ check "... declared and current ToS of mlx5_0/1 (32)" \
 check "rdmactl metrics --output FILE: written, 0644, no temporary left" \
         "[[ \$(stat -c %a $work/rdmad.prom) == 644 && ! -e $work/.rdmad.prom.tmp ]] && grep -qx 'rdmad_up 1' $work/rdmad.prom"
 
+# Link.GetCounters(): read at the call, words of the data counters in bytes
+mkdir -p "$root/sys/class/infiniband/mlx5_0/ports/1/counters" "$root/sys/class/infiniband/mlx5_0/ports/1/hw_counters"
+echo 10 > "$root/sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_data"
+echo 3 > "$root/sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent"
+is "Link.GetCounters() of mlx5_0/1, as nobody" \
+        "$(nobody busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.rdmad1 "$link" org.rdmad1.Link GetCounters 2>&1)" \
+        'a{st} 2 "counters/port_rcv_data" 40 "hw_counters/np_cnp_sent" 3'
+rm -r "$root/sys/class/infiniband/mlx5_0/ports/1/counters" "$root/sys/class/infiniband/mlx5_0/ports/1/hw_counters"
+
 # Never echo unbounded caller input: with an argument just under dbus-daemon's 32 MiB message
 # limit, an error reply quoting it would be over the limit, and dbus-daemon would drop rdmad.
 huge=$((31 * 1024 * 1024))
