@@ -120,6 +120,9 @@ int manager_describe(Manager *m, char **ret) {
 		r = json_add_strv(o, "config_errors", errors);
 	if (r >= 0)
 		r = json_add_int(o, "last_reconcile_usec", (int64_t) m->last_reconcile_usec);
+	if (r >= 0)
+		r = json_add_int(o, "last_reconcile_duration_usec",
+				 (int64_t) m->last_reconcile_duration_usec);
 	/* what nccl.conf says: the index every published link agrees on, or why there is none */
 	if (r >= 0 && m->nccl_verdict)
 		r = json_add_string(o, "nccl", m->nccl_verdict);

@@ -496,7 +496,9 @@ int manager_reconcile(Manager *m) {
 	_cleanup_strv_free_ char **only = NULL;
 	bool followup = m->followup_scheduled;
 	int r = 0, not_converged = 0;
+	struct timespec start;
 
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	m->dirty_all = false;
 	m->followup_scheduled = false;
 	m->n_reconciles++;
@@ -539,6 +541,11 @@ finish:
 		clock_gettime(CLOCK_REALTIME, &ts);
 		m->last_reconcile_usec =
 			(uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+		/* and how long it took, observe to publish (Describe, metrics) */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		m->last_reconcile_duration_usec =
+			(uint64_t) (ts.tv_sec - start.tv_sec) * 1000000 +
+			(uint64_t) (ts.tv_nsec / 1000) - (uint64_t) (start.tv_nsec / 1000);
 		manager_bus_emit_changed(m, "LastReconcileUSec", NULL);
 	}
 	manager_state_update(m);

@@ -75,6 +75,7 @@ typedef struct Manager {
 	sd_event_source *bus_reconnect; /* after the connection was lost */
 	bool started;			/* the first reconcile is done */
 	uint64_t last_reconcile_usec;	/* CLOCK_REALTIME at the end of the last reconcile */
+	uint64_t last_reconcile_duration_usec; /* and how long that one took */
 	const char *state_emitted;	/* the State last announced with PropertiesChanged */
 
 	/* Preflight() and SelfTest() at work (manager-checks.c): one run each at a time;
