@@ -14,11 +14,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 mkdir -p "$out"
 SECONDS=0
-if ! deb=$("$here/build-deb.sh" "$out" 2> "$out/build-deb.log"); then
-	sed 's/^/# /' "$out/build-deb.log"
-	echo "Bail out! tests/deb/build-deb.sh failed (see $out/build-deb.log)"
+# vm-deb and vm-ansible run side by side with one OUTDIR: one builds, the other waits for the
+# lock and finds the .deb cached. Each writes its own log, then moves it in place.
+log=$out/build-deb.log
+if ! deb=$(flock "$out/.lock" "$here/build-deb.sh" "$out" 2> "$log.$$"); then
+	sed 's/^/# /' "$log.$$"
+	mv -f "$log.$$" "$log"
+	echo "Bail out! tests/deb/build-deb.sh failed (see $log)"
 	exit 1
 fi
-sed -n 's/^build-deb: \(cached\|built\)/# .deb \1/p; s/^lintian: /# lintian: /p' "$out/build-deb.log"
+sed -n 's/^build-deb: \(cached\|built\)/# .deb \1/p; s/^lintian: /# lintian: /p' "$log.$$"
+mv -f "$log.$$" "$log"
 echo "# $deb ready in $SECONDS s"
 exec "$runner" --full --env "RDMAD_DEB=$deb" "$@"

@@ -6,7 +6,8 @@
 #             make/gcc-12/libelf1 to build the dcbsim module against the kernel's headers.
 # Guest side: the light VM's initramfs is assembled from these host binaries (busybox-static,
 #             bash, kmod, iproute2, rdma-core tools, perftest, jq, tcpdump ...); the full VM
-#             boots the host's own root (systemd, udev, dbus) read-only over 9p.
+#             boots the host's own root (systemd, udev, dbus) read-only over 9p, and runs
+#             ansible-playbook from it (ansible.sh; the apt module needs python3-apt).
 # Recommends are not needed: the VM is headless (qemu-system-x86 would pull in a GUI).
 set -euo pipefail
 
@@ -16,6 +17,7 @@ VM_PACKAGES=(
 	busybox-static bash iproute2 jq tcpdump
 	rdma-core ibverbs-providers ibverbs-utils perftest rdmacm-utils
 	systemd systemd-sysv udev dbus
+	ansible-core python3-apt
 )
 
 if [ "${1:-}" = "--print" ]; then
