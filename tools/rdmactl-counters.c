@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rdmactl counters [LINK] [--json] [--watch [SECS]]: the ports' counters read from sysfs now
- * (counters.h), and with --watch their rates over each interval, with the counters that mean
- * trouble called out in words. Reads only; rdmad need not run. */
+ * (counters.h) and their netdevs' per-priority PFC pause frames (ethtool-stats.h; not under
+ * --root: a fixture has no live netdev), and with --watch their rates over each interval, with
+ * the counters that mean trouble called out in words. Reads only; rdmad need not run. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "ethtool-stats.h"
 #include "fileio.h"
 #include "output.h"
 #include "rdmactl.h"
@@ -35,10 +37,18 @@ static const struct {
 	{ "link_error_recovery", "link down" },
 };
 
+/* Pause frames per second on one priority above which --watch says "PFC storm": a priority held
+ * in pause for a good part of each second rather than throttled now and then (one frame pauses
+ * at most 65535 quanta of 512 bit times, 336 us at 100 Gb/s, and switches refresh a pause
+ * before it runs out). */
+#define PFC_STORM_RATE 1000.0
+
 typedef struct Sample {
 	char link[128];
 	const char *netdev;
 	PortCounters c;
+	bool has_pause; /* the netdev's driver counts pause frames per priority */
+	PauseCounters pause;
 } Sample;
 
 static void samples_free(Sample *l, size_t n) {
@@ -48,8 +58,8 @@ static void samples_free(Sample *l, size_t n) {
 }
 
 /* The counters of the ports named (one LINK, or all), now. */
-static int samples_read(int rootfd, const HostState *h, const HostPort *only_port, Sample **ret,
-			size_t *ret_n) {
+static int samples_read(int rootfd, bool live, const HostState *h, const HostPort *only_port,
+			Sample **ret, size_t *ret_n) {
 	Sample *l = NULL;
 	size_t n = 0;
 	int r = 0;
@@ -73,8 +83,12 @@ static int samples_read(int rootfd, const HostState *h, const HostPort *only_por
 			r = port_counters_read(rootfd, d->name, p->port, &l[n].c);
 			if (r == -ENODEV) /* gone meanwhile: left out */
 				r = 0;
-			else if (r >= 0)
+			else if (r >= 0) {
+				/* no statistics, no pause counters, netdev gone: none shown */
+				l[n].has_pause = live && p->netdev &&
+						 pause_counters_read(p->netdev, &l[n].pause) >= 0;
 				n++;
+			}
 		}
 	if (r < 0) {
 		samples_free(l, n);
@@ -90,6 +104,25 @@ static char *source_path(const Counter *x, char *buf, size_t size) {
 
 	snprintf(buf, size, "%s/%s", dirs[x->source], x->name);
 	return buf;
+}
+
+/* "pause": {"rx_prio3": 12, ...}: the netdev's pause frames per direction and priority */
+static int pause_json(json_object *o, const PauseCounters *p) {
+	json_object *q = NULL;
+	int r;
+
+	r = json_add_object(o, "pause", &q);
+	for (PauseDirection d = 0; r >= 0 && d < _PAUSE_DIRECTION_MAX; d++)
+		for (unsigned prio = 0; r >= 0 && prio < PAUSE_PRIORITIES; prio++) {
+			char name[32];
+
+			if (!(p->present[d] & (1u << prio)))
+				continue;
+			snprintf(name, sizeof(name), "%s_prio%u", pause_direction_to_string(d),
+				 prio);
+			r = json_add_int(q, name, (int64_t) p->frames[d][prio]);
+		}
+	return r;
 }
 
 static int counters_print(const Sample *l, size_t n, bool json) {
@@ -114,6 +147,8 @@ static int counters_print(const Sample *l, size_t n, bool json) {
 			if (r >= 0)
 				r = json_add_object(o, "counters", &c);
 		}
+		if (r >= 0 && json && l[i].has_pause)
+			r = pause_json(o, &l[i].pause);
 		for (size_t k = 0; r >= 0 && k < l[i].c.n; k++) {
 			const Counter *x = &l[i].c.items[k];
 			char path[96], value[32];
@@ -128,6 +163,20 @@ static int counters_print(const Sample *l, size_t n, bool json) {
 			r = table_add_row(t, (const char *const[]) { l[i].link, l[i].netdev, path,
 								     value });
 		}
+		for (PauseDirection d = 0;
+		     r >= 0 && !json && l[i].has_pause && d < _PAUSE_DIRECTION_MAX; d++)
+			for (unsigned prio = 0; r >= 0 && prio < PAUSE_PRIORITIES; prio++) {
+				char name[32], value[32];
+
+				if (!(l[i].pause.present[d] & (1u << prio)))
+					continue;
+				snprintf(name, sizeof(name), "pause/%s_prio%u",
+					 pause_direction_to_string(d), prio);
+				snprintf(value, sizeof(value), "%" PRIu64,
+					 l[i].pause.frames[d][prio]);
+				r = table_add_row(t, (const char *const[]) { l[i].link, l[i].netdev,
+									     name, value });
+			}
 	}
 	if (r < 0)
 		return r;
@@ -177,6 +226,10 @@ static int watch_print(const Sample *a, const Sample *b, double secs, bool json)
 					       "sent_pkts", NULL };
 	double rx = rate_of(&a->c, &b->c, secs, rx_bytes), tx = rate_of(&a->c, &b->c, secs, tx_bytes);
 	double rxp = rate_of(&a->c, &b->c, secs, rx_pkts), txp = rate_of(&a->c, &b->c, secs, tx_pkts);
+	static const char *const storm_hint[_PAUSE_DIRECTION_MAX] = {
+		[PAUSE_RX] = " (the peer holds this port back)",
+		[PAUSE_TX] = " (this port holds the peer back)",
+	};
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
 	json_object *troubles = NULL;
 	char r1[32], r2[32];
@@ -233,6 +286,25 @@ static int watch_print(const Sample *a, const Sample *b, double secs, bool json)
 		if (r < 0)
 			return -ENOMEM;
 	}
+	for (PauseDirection d = 0; a->has_pause && b->has_pause && d < _PAUSE_DIRECTION_MAX; d++)
+		for (unsigned prio = 0; prio < PAUSE_PRIORITIES; prio++) {
+			uint64_t x = a->pause.frames[d][prio], y = b->pause.frames[d][prio];
+			double v = y >= x ? (double) (y - x) / secs : 0; /* reset: driver reload */
+			char line[160];
+
+			if (!(a->pause.present[d] & b->pause.present[d] & (1u << prio)) || v <= 0)
+				continue;
+			snprintf(line, sizeof(line), "%s: %s_prio%u %.3g pause frames/s%s",
+				 v > PFC_STORM_RATE ? "PFC storm" : "pause",
+				 pause_direction_to_string(d), prio, v,
+				 v > PFC_STORM_RATE ? storm_hint[d] : "");
+			if (json)
+				r = json_object_array_add(troubles, json_object_new_string(line));
+			else
+				printf("  %s\n", line);
+			if (r < 0)
+				return -ENOMEM;
+		}
 	if (json) {
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 							       JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -248,6 +320,7 @@ int verb_counters(const Options *o, int argc, char **argv) {
 	const HostPort *p = NULL;
 	unsigned long interval = 1;
 	const char *link = NULL;
+	bool live = streq(o->root, "/"); /* a fixture has no live netdev: no pause counters */
 	Sample *a = NULL;
 	size_t n_a = 0;
 	int r;
@@ -282,7 +355,7 @@ int verb_counters(const Options *o, int argc, char **argv) {
 		fprintf(stderr, "rdmactl counters: %s: no such link\n", link);
 		return EXIT_FAILURE;
 	}
-	r = samples_read(rootfd, h, p, &a, &n_a);
+	r = samples_read(rootfd, live, h, p, &a, &n_a);
 	if (r < 0) {
 		fprintf(stderr, "rdmactl counters: %s\n", strerror(-r));
 		return EXIT_FAILURE;
@@ -299,7 +372,7 @@ int verb_counters(const Options *o, int argc, char **argv) {
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		sleep((unsigned) interval);
-		r = samples_read(rootfd, h, p, &b, &n_b);
+		r = samples_read(rootfd, live, h, p, &b, &n_b);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		for (size_t i = 0; r >= 0 && i < n_b; i++)
 			for (size_t k = 0; k < n_a; k++)

@@ -4,7 +4,8 @@
  * and why, the GID index it publishes, declared against current RoCE and QoS settings, config
  * errors). Names in base units, counters ending in _total; the port counters keep
  * node_exporter's node_infiniband_* names under rdmad_, so that dashboards can join them on
- * device and port. --output writes the file atomically, for node_exporter's textfile
+ * device and port. The netdevs' per-priority PFC pause frames (ethtool-stats.h) only of this
+ * host, not under --root. --output writes the file atomically, for node_exporter's textfile
  * collector (rdmad-metrics.timer). */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include "bus-client.h"
 #include "config.h"
 #include "counters.h"
+#include "ethtool-stats.h"
 #include "fileio.h"
 #include "metrics.h"
 #include "rdmactl.h"
@@ -53,7 +55,13 @@ static const MetricFamily
 	family_port_other = { "rdmad_port_ib_events_total", METRIC_COUNTER,
 			      "A counters/ file of the port node_exporter has no name for" },
 	family_hw = { "rdmad_port_hw_events_total", METRIC_COUNTER,
-		      "A hw_counters/ file of the port's driver (mlx5, irdma, bnxt_re, rxe, ...)" };
+		      "A hw_counters/ file of the port's driver (mlx5, irdma, bnxt_re, rxe, ...)" },
+	family_pause[_PAUSE_DIRECTION_MAX] = {
+		[PAUSE_RX] = { "rdmad_netdev_pfc_pause_frames_received_total", METRIC_COUNTER,
+			       "PFC pause frames the netdev received, per priority (ethtool -S)" },
+		[PAUSE_TX] = { "rdmad_netdev_pfc_pause_frames_transmitted_total", METRIC_COUNTER,
+			       "PFC pause frames the netdev sent, per priority (ethtool -S)" },
+	};
 
 /* "[3,5]" (settings-format.c) as a bit per priority; -1 for anything else. */
 static int priorities_parse(const char *s) {
@@ -261,6 +269,30 @@ static int port_metrics(Metrics *m, int rootfd, const HostDevice *d, const HostP
 	return r;
 }
 
+/* The netdev's pause frames per priority, once per netdev (an rxe device may share it with the
+ * hardware's); nothing when its driver counts none. */
+static int pause_metrics(Metrics *m, const char *netdev, char ***done) {
+	PauseCounters c;
+	int r;
+
+	if (!netdev || strv_contains(*done, netdev))
+		return 0;
+	r = strv_extend(done, netdev);
+	if (r < 0)
+		return r;
+	if (pause_counters_read(netdev, &c) < 0) /* none, or the netdev is gone */
+		return 0;
+	for (PauseDirection d = 0; r >= 0 && d < _PAUSE_DIRECTION_MAX; d++)
+		for (unsigned prio = 0; r >= 0 && prio < PAUSE_PRIORITIES; prio++) {
+			char p[2] = { (char) ('0' + prio), 0 };
+
+			if (c.present[d] & (1u << prio))
+				r = metrics_add_u64(m, &family_pause[d], c.frames[d][prio], "netdev",
+						    netdev, "priority", p, NULL);
+		}
+	return r;
+}
+
 /* The file, atomically: node_exporter reads it at any time. */
 static int output_write(const char *path, const char *text) {
 	_cleanup_free_ char *a = strdup(path), *b = strdup(path);
@@ -278,6 +310,7 @@ int verb_metrics(const Options *o, int argc, char **argv) {
 	_cleanup_(host_state_freep) HostState *h = NULL;
 	_cleanup_(metrics_done) Metrics m = { 0 };
 	_cleanup_close_ int rootfd = -EBADF;
+	_cleanup_strv_free_ char **netdevs_done = NULL;
 	_cleanup_free_ char *text = NULL;
 	int r = 0;
 
@@ -297,6 +330,10 @@ int verb_metrics(const Options *o, int argc, char **argv) {
 	for (size_t i = 0; r >= 0 && h && i < h->n_devices; i++)
 		for (size_t k = 0; r >= 0 && k < h->devices[i].n_ports; k++)
 			r = port_metrics(&m, rootfd, &h->devices[i], &h->devices[i].ports[k]);
+	/* the live netdevs of this host: a fixture has none */
+	for (size_t i = 0; r >= 0 && h && streq(o->root, "/") && i < h->n_devices; i++)
+		for (size_t k = 0; r >= 0 && k < h->devices[i].n_ports; k++)
+			r = pause_metrics(&m, h->devices[i].ports[k].netdev, &netdevs_done);
 	if (r >= 0)
 		r = metrics_format(&m, &text);
 	if (r < 0) {
