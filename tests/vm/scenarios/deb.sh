@@ -121,6 +121,8 @@ is "... the RoCE v2 GID of 192.0.2.1" \
 	"RoCE v2 $(gid_of_ipv4 192.0.2.1)"
 is "the package's rdmad publishes it in /run/rdmad/env/rxe0-1.env" \
 	"$(. /run/rdmad/env/rxe0-1.env 2> /dev/null && echo "$RDMA_GID_INDEX")" "$gid"
+check "... and in /run/rdmad/nccl.conf (the one link agrees with itself)" \
+	grep -qx "NCCL_IB_GID_INDEX=$gid" /run/rdmad/nccl.conf
 
 check "systemctl start rdma-online.target: the package's rdmad-wait-online.service returns" \
 	logged "$VM_LOGDIR/online.log" timeout 150 systemctl start rdma-online.target
@@ -173,6 +175,7 @@ check "deb-systemd-helper forgot rdmad.service" \
 check "no /etc/rdmad" absent /etc/rdmad
 check "no state dir /run/rdmad/state" absent /run/rdmad/state
 check "no published environment files /run/rdmad/env" absent /run/rdmad/env
+check "no /run/rdmad/nccl.conf" absent /run/rdmad/nccl.conf
 check "no /run/rdmad (nothing else was in it)" absent /run/rdmad
 check "org.rdmad1 is no longer activatable" wait_until 5 not_activatable org.rdmad1
 
