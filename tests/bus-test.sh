@@ -402,6 +402,8 @@ check "... rdmad_up 1, rdmad_link_state of mlx5_0/1 converged, the published ind
          grep -qx 'rdmad_link_published_gid_index{device=\"mlx5_0\",port=\"1\",netdev=\"ens1f0np0\",profiles=\"50-mlx5.yaml 60-tos.yaml\"} $i0' $work/metrics.prom"
 check "... mlx5_1/1 not converged, with the reason as a label" \
         "grep -q 'rdmad_link_converged{device=\"mlx5_1\",port=\"1\",netdev=\"ens1f1np1\",reason=\"[^\"]*default_roce_tos[^\"]*\"} 0' $work/metrics.prom"
+check "... how long the last reconcile took" \
+        "grep -Eq '^rdmad_last_reconcile_duration_seconds [0-9.e-]+\$' $work/metrics.prom"
 check "... declared and current ToS of mlx5_0/1 (32)" \
         "grep -q 'rdmad_link_roce_tos{device=\"mlx5_0\",port=\"1\",netdev=\"ens1f0np0\",source=\"declared\"} 32' $work/metrics.prom &&
          grep -q 'rdmad_link_roce_tos{device=\"mlx5_0\",port=\"1\",netdev=\"ens1f0np0\",source=\"current\"} 32' $work/metrics.prom"

@@ -32,6 +32,8 @@ static const MetricFamily
 			  "Problems in the profiles of the last load that failed (0: clean)" },
 	family_reconcile = { "rdmad_last_reconcile_timestamp_seconds", METRIC_GAUGE,
 			     "When rdmad last observed and reconciled the host" },
+	family_duration = { "rdmad_last_reconcile_duration_seconds", METRIC_GAUGE,
+			    "How long the last reconcile took, observe to publish" },
 	family_nccl = { "rdmad_nccl_gid_index", METRIC_GAUGE,
 			"The GID index every published link agrees on (nccl.conf), -1 for none" },
 	family_state = { "rdmad_link_state", METRIC_GAUGE,
@@ -212,6 +214,10 @@ static int daemon_metrics(Metrics *m) {
 	if (r >= 0 && json_object_object_get_ex(d, "last_reconcile_usec", &v) &&
 	    json_object_get_int64(v) > 0)
 		r = metrics_add_double(m, &family_reconcile, (double) json_object_get_int64(v) / 1e6,
+				       NULL);
+	if (r >= 0 && json_object_object_get_ex(d, "last_reconcile_duration_usec", &v) &&
+	    json_object_get_int64(v) > 0)
+		r = metrics_add_double(m, &family_duration, (double) json_object_get_int64(v) / 1e6,
 				       NULL);
 	if (r >= 0 && json_object_object_get_ex(d, "nccl_gid_index", &v))
 		r = metrics_add_double(m, &family_nccl, (double) json_object_get_int64(v), NULL);
