@@ -35,6 +35,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	    strnlen(ndev, sizeof(ndev)) >= sizeof(ndev))
 		abort();
 
+	{
+		HwCounter *l = NULL;
+		size_t n = 0;
+
+		/* every counter parsed has a terminated, non-empty name that fits */
+		if (rdmanl_stat_status_parse(buf, size, &l, &n) >= 0) {
+			for (size_t i = 0; i < n; i++)
+				if (!l[i].name || !l[i].name[0] ||
+				    strlen(l[i].name) >= RDMANL_COUNTER_NAME_MAX ||
+				    (l[i].enabled && !l[i].optional))
+					abort();
+			hw_counters_free(l, n);
+		}
+	}
+
 	free(buf);
 	return 0;
 }

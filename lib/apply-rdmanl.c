@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* links: (soft RDMA devices, rxe and siw) and system.netns-mode over RDMA netlink (NLDEV;
- * iproute2 `rdma link add`, `rdma link delete`, `rdma system set netns`). Both are
- * kernel-global: under a fixture root nothing is sent. A device rdmad creates is recorded
+/* links: (soft RDMA devices, rxe and siw), system.netns-mode and counters.optional over RDMA
+ * netlink (NLDEV; iproute2 `rdma link add`, `rdma link delete`, `rdma system set netns`,
+ * `rdma statistic set link DEV/PORT optional-counters`). All are kernel-global: under a fixture
+ * root nothing is sent. A device rdmad creates is recorded
  * (soft-device-record.c), and only a recorded one is ever deleted. */
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "soft-device-record.h"
 #include "netlink-io.h"
 #include "rdmanl-talk.h"
+#include "strv.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
 
@@ -333,5 +335,118 @@ int apply_netns_mode(Applier *a, const Action *x, ActionOutcome *ret) {
 		return outcome_set(ret, APPLY_FAILED, r < 0 ? r : -EIO,
 				   "the RDMA netns mode reads %s after setting it to %s",
 				   r < 0 ? strerror(-r) : netns_mode_to_string(have), w);
+	return outcome_set(ret, APPLY_CHANGED, 0, NULL);
+}
+
+/* ---- counters.optional ---------------------------------------------------------------------- */
+
+/* The indices of the named optional counters (in the order named), or -ENOENT with the first
+ * name that is not one in *ret_missing. */
+static int optional_indices(const HwCounter *l, size_t n, char *const *names, uint32_t **ret,
+			    size_t *ret_n, const char **ret_missing) {
+	_cleanup_free_ uint32_t *idx = NULL;
+	size_t k = 0, want = strv_length(names);
+
+	idx = malloc(sizeof(uint32_t) * (want ? want : 1));
+	if (!idx)
+		return -ENOMEM;
+	STRV_FOREACH (w, names) {
+		bool found = false;
+
+		for (size_t i = 0; i < n && !found; i++)
+			if (l[i].optional && streq(l[i].name, *w)) {
+				idx[k++] = l[i].index;
+				found = true;
+			}
+		if (!found) {
+			*ret_missing = *w;
+			return -ENOENT;
+		}
+	}
+	*ret = TAKE_PTR(idx);
+	*ret_n = k;
+	return 0;
+}
+
+/* Whether exactly the named optional counters are enabled. */
+static bool optional_enabled_equal(const HwCounter *l, size_t n, char *const *names) {
+	for (size_t i = 0; i < n; i++)
+		if (l[i].optional && l[i].enabled != strv_contains(names, l[i].name))
+			return false;
+	return true;
+}
+
+int apply_counters_optional(Applier *a, const Action *x, ActionOutcome *ret) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	_cleanup_free_ uint32_t *indices = NULL;
+	HwCounter *have = NULL;
+	struct nl_sock *sk = NULL;
+	const char *missing = NULL;
+	size_t n_have = 0, n = 0;
+	uint32_t index = 0;
+	int r;
+
+	if (!on_real_root(a))
+		return not_here(a, ret, "counters.optional");
+	if (!x->device || !x->value.counters)
+		return outcome_set(ret, APPLY_FAILED, -EINVAL, "counters.optional without a link");
+
+	r = applier_rdmanl(a, &sk);
+	if (r < 0)
+		return socket_failed(ret, "counters.optional", r);
+	r = rdmanl_dev_find(sk, x->device, &index);
+	if (r == -ENOMEM)
+		return r;
+	if (r <= 0)
+		return outcome_set(ret, APPLY_FAILED, r < 0 ? r : -ENODEV,
+				   "RDMA device %s is not listed by NLDEV GET%s%s", x->device,
+				   r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
+
+	/* Look again: the plan is a snapshot. */
+	r = rdmanl_hw_counters_read(sk, index, x->port, &have, &n_have);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return outcome_set(ret, APPLY_FAILED, r,
+				   "read the hw counters of %s/%u (NLDEV STAT_GET_STATUS): %s",
+				   x->device, x->port, strerror(-r));
+	r = optional_indices(have, n_have, x->value.counters, &indices, &n, &missing);
+	if (r == -ENOENT)
+		r = outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s/%u has no optional counter %s",
+				x->device, x->port, missing);
+	else if (r >= 0 && optional_enabled_equal(have, n_have, x->value.counters))
+		r = outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
+	else if (r >= 0)
+		r = 1;
+	hw_counters_free(have, n_have);
+	have = NULL;
+	if (r <= 0)
+		return r;
+
+	/* The whole set: the kernel disables every optional counter not in it. */
+	r = rdmanl_stat_set_optional_new(index, x->port, indices, n, &m);
+	if (r >= 0)
+		r = netlink_transact(sk, m, NULL, NULL);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return outcome_set(ret, APPLY_FAILED, r,
+				   "cannot set the optional counters of %s/%u (NLDEV STAT_SET): %s",
+				   x->device, x->port,
+				   r == -EPERM ? "not permitted (needs CAP_NET_ADMIN)"
+					       : strerror(-r));
+
+	/* Read back. */
+	r = rdmanl_hw_counters_read(sk, index, x->port, &have, &n_have);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 || !optional_enabled_equal(have, n_have, x->value.counters)) {
+		hw_counters_free(have, n_have);
+		return outcome_set(ret, APPLY_FAILED, r < 0 ? r : -EIO,
+				   "the optional counters of %s/%u do not read back as %s%s%s",
+				   x->device, x->port, strna(x->desired), r < 0 ? ": " : "",
+				   r < 0 ? strerror(-r) : "");
+	}
+	hw_counters_free(have, n_have);
 	return outcome_set(ret, APPLY_CHANGED, 0, NULL);
 }

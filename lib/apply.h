@@ -46,6 +46,8 @@ int apply_soft_device(Applier *a, const Action *x, ActionOutcome *ret);
  * APPLY_UNCHANGED. The record is removed once the device is gone. */
 int apply_soft_device_remove(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_netns_mode(Applier *a, const Action *x, ActionOutcome *ret);
+/* counters.optional: one STAT_SET with the whole set of optional counters to enable. */
+int apply_counters_optional(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_netdev(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_rail(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_configfs(Applier *a, const Action *x, ActionOutcome *ret);

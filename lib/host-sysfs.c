@@ -203,6 +203,7 @@ int host_port_observe(int devfd, uint32_t port, HostObserveFlags flags, HostPort
 void host_port_done(HostPort *p) {
 	free(p->netdev);
 	free(p->gids);
+	hw_counters_free(p->hw_counters, p->n_hw_counters);
 	strv_free(p->errors);
 	*p = (HostPort){ 0 };
 }

@@ -82,6 +82,11 @@ int host_observe_devices_only(const char *root, HostObserveFlags flags, char *co
 	}
 	if ((flags & HOST_OBSERVE_SYSTEM) && streq(root, "/"))
 		(void) host_netns_mode_observe(h); /* unknown stays unknown: the plan says so */
+	if ((flags & HOST_OBSERVE_COUNTERS) && streq(root, "/")) {
+		r = host_hw_counters_observe(h);
+		if (r < 0)
+			return r;
+	}
 	if (flags & HOST_OBSERVE_MODULES) {
 		r = host_modules_observe(h, rootfd);
 		if (r < 0)

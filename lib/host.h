@@ -13,6 +13,7 @@
 #include "profile.h"
 #include "rail-record.h"
 #include "rail.h"
+#include "rdmanl.h"
 #include "rdma-types.h"
 #include "soft-device-record.h"
 
@@ -35,6 +36,12 @@ typedef struct HostPort {
 	bool has_roce_mode, has_roce_tos;
 	RoceMode roce_mode;
 	unsigned roce_tos;
+	/* hw counters (RDMA netlink STAT_GET_STATUS, with HOST_OBSERVE_COUNTERS on the real root):
+	 * valid when hw_counters_observed, else hw_counters_error says why not (0: not asked) */
+	bool hw_counters_observed;
+	int hw_counters_error;
+	HwCounter *hw_counters;
+	size_t n_hw_counters;
 	char **errors; /* what could not be read or made sense of */
 } HostPort;
 
@@ -138,7 +145,9 @@ typedef enum HostObserveFlags {
 	HOST_OBSERVE_PCI = 1 << 8, /* PCI network functions (full observations only) */
 	/* rail routing: rdmad's ip rules and routes (rtnetlink), the netdevs' sysctls (root) */
 	HOST_OBSERVE_RAILS = 1 << 9,
-	HOST_OBSERVE_ALL = (1 << 10) - 1,
+	/* the ports' hw counters and which optional ones are enabled (RDMA netlink, root "/") */
+	HOST_OBSERVE_COUNTERS = 1 << 10,
+	HOST_OBSERVE_ALL = (1 << 11) - 1,
 } HostObserveFlags;
 
 /* Read the RDMA devices, their netdevs and the loaded modules under root ("/" for the real
@@ -162,6 +171,9 @@ int host_addresses_observe(HostState *h);
 int host_dcb_observe(HostState *h);
 /* The RDMA netns mode, from RDMA netlink. Only for the real root: the mode is global. */
 int host_netns_mode_observe(HostState *h);
+/* The hw counters of every port, over RDMA netlink (host-counters.c). Only for the real root.
+ * A port that cannot be read records why in hw_counters_error. */
+int host_hw_counters_observe(HostState *h);
 
 /* The rail routing of the netdevs (host-rail.c): their sysctls under the root, and rdmad's ip
  * rules and routes over rtnetlink in the current network namespace. A failure of the latter

@@ -17,6 +17,7 @@ static const char *const action_phase_table[_PHASE_MAX] = {
 	[PHASE_CONFIGFS] = "configfs",
 	[PHASE_QOS] = "qos",
 	[PHASE_ECN] = "ecn",
+	[PHASE_COUNTERS] = "counters",
 };
 DEFINE_STRING_TABLE_LOOKUP(action_phase, ActionPhase)
 
@@ -30,6 +31,7 @@ static void action_done(Action *a) {
 	free(a->unsupported);
 	free(a->value.name);
 	free(a->value.lower);
+	strv_free(a->value.counters);
 }
 
 Plan *plan_free(Plan *p) {
@@ -110,6 +112,11 @@ static void action_value_fill(ActionValue *v, const ActionSpec *s, bool *oom) {
 	case KEY_NETDEV_RAIL_ROUTING:
 		if (s->rail)
 			v->rail = *s->rail;
+		break;
+	case KEY_COUNTERS_OPTIONAL:
+		v->counters = strv_copy(set->counters_optional);
+		if (!v->counters)
+			*oom = true;
 		break;
 	case KEY_QOS_TRUST:
 	case KEY_QOS_PFC:
@@ -374,6 +381,101 @@ static int rule_ecn(Plan *p, const PlanPort *l, Key key) {
 	return plan_port_add(p, l, PHASE_ECN, key, cur, des, NULL);
 }
 
+static const HwCounter *hw_counter_find(const HostPort *port, const char *name) {
+	for (size_t i = 0; i < port->n_hw_counters; i++)
+		if (streq(port->hw_counters[i].name, name))
+			return &port->hw_counters[i];
+	return NULL;
+}
+
+/* The port's optional counters as a comma list: the enabled ones only, or all it offers. */
+static char *optional_counters_format(const HostPort *port, bool enabled_only) {
+	_cleanup_strv_free_ char **l = NULL;
+
+	l = calloc(1, sizeof(char *));
+	if (!l)
+		return NULL;
+	for (size_t i = 0; i < port->n_hw_counters; i++) {
+		const HwCounter *c = &port->hw_counters[i];
+
+		if (c->optional && (c->enabled || !enabled_only) && strv_extend(&l, c->name) < 0)
+			return NULL;
+	}
+	return setting_format_counters(l);
+}
+
+/* counters.optional: the kernel's STAT_SET replaces the whole set of a port's enabled optional
+ * counters, so the declared list is that whole set. Equal sets (in any order): nothing to do. */
+static int rule_counters_optional(Plan *p, const PlanPort *l, Key key) {
+	char *const *want = l->settings->counters_optional;
+	_cleanup_free_ char *des = NULL, *cur = NULL, *offered = NULL;
+	const HostPort *port = l->port;
+	char reason[512];
+	size_t n_want = 0, n_enabled = 0, n_optional = 0;
+
+	des = setting_format_counters(want);
+	if (!des)
+		return -ENOMEM;
+	if (!port->hw_counters_observed) {
+		if (port->hw_counters_error == 0)
+			snprintf(reason, sizeof(reason),
+				 "hw counters not read (RDMA netlink is kernel-global: not under a "
+				 "fixture root)");
+		else
+			snprintf(reason, sizeof(reason),
+				 "cannot read the port's hw counters (NLDEV STAT_GET_STATUS): %s",
+				 port->hw_counters_error == -EINVAL
+					 ? "the device has no hw counters, or the kernel (< 5.17) "
+					   "has no optional counters"
+					 : strerror(-port->hw_counters_error));
+		return plan_port_add(p, l, PHASE_COUNTERS, key, NULL, des, reason);
+	}
+	for (size_t i = 0; i < port->n_hw_counters; i++)
+		if (port->hw_counters[i].optional) {
+			n_optional++;
+			n_enabled += port->hw_counters[i].enabled;
+		}
+	offered = optional_counters_format(port, false);
+	if (!offered)
+		return -ENOMEM;
+	STRV_FOREACH (w, want) {
+		const HwCounter *c = hw_counter_find(port, *w);
+
+		n_want++;
+		if (c && c->optional)
+			continue;
+		if (n_optional == 0)
+			snprintf(reason, sizeof(reason),
+				 "%s: the device offers no optional counters (%zu hw counters, "
+				 "none optional)",
+				 *w, port->n_hw_counters);
+		else if (c)
+			snprintf(
+				reason, sizeof(reason),
+				"%s is always on, not optional; the device's optional counters: %s",
+				*w, offered);
+		else
+			snprintf(reason, sizeof(reason),
+				 "the device has no counter %s; its optional counters: %s", *w,
+				 offered);
+		return plan_port_add(p, l, PHASE_COUNTERS, key, NULL, des, reason);
+	}
+	/* every declared name is a distinct optional counter: equal sets have equal sizes */
+	if (n_enabled == n_want) {
+		bool same = true;
+
+		STRV_FOREACH (w, want)
+			if (!hw_counter_find(port, *w)->enabled)
+				same = false;
+		if (same)
+			return 0;
+	}
+	cur = optional_counters_format(port, true);
+	if (!cur)
+		return -ENOMEM;
+	return plan_port_add(p, l, PHASE_COUNTERS, key, cur, des, NULL);
+}
+
 typedef int (*plan_rule_t)(Plan *p, const PlanPort *l, Key key);
 
 /* Per-link settings in the order they are applied. gids.require is not here: GIDs are not
@@ -398,6 +500,7 @@ static const struct {
 	{ KEY_QOS_TRUST,        rule_qos_trust },
 	{ KEY_ECN_ROCE_NP,      rule_ecn },
 	{ KEY_ECN_ROCE_RP,      rule_ecn },
+	{ KEY_COUNTERS_OPTIONAL, rule_counters_optional },
 	/* clang-format on */
 };
 

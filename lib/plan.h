@@ -18,6 +18,7 @@ typedef enum ActionPhase {
 	PHASE_CONFIGFS,
 	PHASE_QOS,
 	PHASE_ECN,
+	PHASE_COUNTERS,
 	_PHASE_MAX,
 	_PHASE_INVALID = -EINVAL,
 } ActionPhase;
@@ -52,6 +53,7 @@ typedef struct ActionValue {
 	bool remove;		  /* links: delete the device (one rdmad created) */
 	DcbDesired dcb;		  /* qos.* */
 	RailItem rail;		  /* netdev.rail-routing: one rule, route or sysctl */
+	char **counters;	  /* counters.optional: the whole set to enable, by name */
 } ActionValue;
 
 typedef struct Action {

@@ -78,6 +78,14 @@ static int link_settings_overlay(PortSettings *dst, const PortSettings *src, con
 		dst->ecn_roce_np = src->ecn_roce_np;
 	if (set & KEY_BIT(KEY_ECN_ROCE_RP))
 		dst->ecn_roce_rp = src->ecn_roce_rp;
+	if (set & KEY_BIT(KEY_COUNTERS_OPTIONAL)) {
+		char **l = strv_copy(src->counters_optional); /* a later profile's list whole */
+
+		if (!l)
+			return -ENOMEM;
+		strv_free(dst->counters_optional);
+		dst->counters_optional = l;
+	}
 	return 0;
 }
 

@@ -221,6 +221,54 @@ static int parse_modules(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *
 	return 0;
 }
 
+/* A hw counter name as drivers spell them: lower-case letters, digits and '_' ("np_cnp_sent",
+ * "cc_rx_ce_pkts"), shorter than HW_COUNTER_NAME_MAX. */
+static bool counter_name_valid(const char *s) {
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= HW_COUNTER_NAME_MAX)
+		return false;
+	for (const char *c = s; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+			return false;
+	return true;
+}
+
+static int counter_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
+			void *userdata) {
+	const char *s = NULL;
+	int r;
+
+	r = expect_string(ctx, row, node, &s);
+	if (r < 0)
+		return r;
+	if (!counter_name_valid(s))
+		return schema_error(
+			ctx, node,
+			"'%s': '%s' is not a hw counter name (lower-case letters, digits "
+			"and '_', as `rdma statistic mode supported` lists them)",
+			row->path, s);
+	if (strv_contains(*(char ***) userdata, s))
+		return schema_error(ctx, node, "'%s': counter '%s' is listed twice", row->path, s);
+	return strv_extend(userdata, s);
+}
+
+/* counters.optional: the whole set of optional counters to enable ([] disables them all). */
+static int parse_counters(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest) {
+	_cleanup_strv_free_ char **l = NULL;
+	int r;
+
+	l = calloc(1, sizeof(char *)); /* an empty list is a valid, empty, declaration */
+	if (!l)
+		return -ENOMEM;
+	r = for_each_item(ctx, row, node, counter_item, &l);
+	if (r < 0)
+		return r;
+	strv_free(*(char ***) dest);
+	*(char ***) dest = TAKE_PTR(l);
+	return 0;
+}
+
 static int parse_unsigned(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest) {
 	long long v;
 	int r;
@@ -860,6 +908,8 @@ static const SchemaKey schema_table[] = {
 	{ "ecn",              _KEY_INVALID,            NULL,                   0,                                       0, 0 },
 	{ "ecn.roce-np",      KEY_ECN_ROCE_NP,         parse_priorities,       PROFILE_FIELD(settings.ecn_roce_np),     0, 0 },
 	{ "ecn.roce-rp",      KEY_ECN_ROCE_RP,         parse_priorities,       PROFILE_FIELD(settings.ecn_roce_rp),     0, 0 },
+	{ "counters",         _KEY_INVALID,            NULL,                   0,                                       0, 0 },
+	{ "counters.optional", KEY_COUNTERS_OPTIONAL,  parse_counters,         PROFILE_FIELD(settings.counters_optional), 0, 0 },
 	{ "links",            KEY_LINKS,               parse_links,            0,                                       0, 0 },
 	{ "system",           _KEY_INVALID,            NULL,                   0,                                       0, 0 },
 	{ "system.netns-mode", KEY_SYSTEM_NETNS_MODE,  parse_netns_mode,       PROFILE_FIELD(netns_mode),               0, 0 },

@@ -27,6 +27,7 @@ static const char *const key_table[_KEY_MAX] = {
 	[KEY_QOS_MAXRATE] = "qos.maxrate",
 	[KEY_ECN_ROCE_NP] = "ecn.roce-np",
 	[KEY_ECN_ROCE_RP] = "ecn.roce-rp",
+	[KEY_COUNTERS_OPTIONAL] = "counters.optional",
 	[KEY_LINKS] = "links",
 	[KEY_SYSTEM_NETNS_MODE] = "system.netns-mode",
 };
@@ -42,6 +43,7 @@ void soft_devices_free(SoftDevice *l, size_t n) {
 
 void port_settings_done(PortSettings *s) {
 	free(s->addresses);
+	strv_free(s->counters_optional);
 	*s = (PortSettings){ 0 };
 }
 

@@ -39,6 +39,7 @@ typedef enum Key {
 	KEY_QOS_MAXRATE,
 	KEY_ECN_ROCE_NP,
 	KEY_ECN_ROCE_RP,
+	KEY_COUNTERS_OPTIONAL,
 	KEY_LINKS,
 	KEY_SYSTEM_NETNS_MODE,
 	_KEY_MAX,
@@ -60,6 +61,8 @@ DECLARE_STRING_TABLE_LOOKUP(key, Key)
 #define N_PRIO 8
 #define N_TC   8
 #define N_DSCP 64
+/* A hw counter name with its NUL (as rdmanl.h's RDMANL_COUNTER_NAME_MAX) */
+#define HW_COUNTER_NAME_MAX 64
 
 typedef struct Address {
 	int family; /* AF_INET or AF_INET6 */
@@ -105,6 +108,9 @@ typedef struct PortSettings {
 		qos_maxrate[N_TC]; /* kbit/s per traffic class (ieee_maxrate's unit), 0: no limit */
 	uint8_t ecn_roce_np;	   /* bit per priority */
 	uint8_t ecn_roce_rp;
+	/* counters.optional: the whole set of optional hw counters to enable, as declared (none
+	 * left enabled but these); NULL-terminated, empty: disable them all */
+	char **counters_optional;
 	const char *origin[_KEY_MAX]; /* name of the profile that set each key (merged only) */
 } PortSettings;
 

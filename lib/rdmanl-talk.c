@@ -105,3 +105,40 @@ int rdmanl_port_netdev(struct nl_sock *sk, uint32_t index, uint32_t port,
 	memcpy(ret, p.ndev, strlen(p.ndev) + 1);
 	return 0;
 }
+
+typedef struct StatusLookup {
+	int r;
+	HwCounter *counters;
+	size_t n;
+} StatusLookup;
+
+static int status_reply(const struct nlmsghdr *nlh, void *userdata) {
+	StatusLookup *s = userdata;
+
+	hw_counters_free(s->counters, s->n);
+	s->counters = NULL;
+	s->n = 0;
+	s->r = rdmanl_stat_status_parse(nlh, nlh->nlmsg_len, &s->counters, &s->n);
+	return 0;
+}
+
+int rdmanl_hw_counters_read(struct nl_sock *sk, uint32_t index, uint32_t port, HwCounter **ret,
+			    size_t *ret_n) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	StatusLookup s = { .r = -EBADMSG };
+	int r;
+
+	r = rdmanl_stat_status_get_new(index, port, &m);
+	if (r < 0)
+		return r;
+	r = netlink_transact(sk, m, status_reply, &s);
+	if (r >= 0)
+		r = s.r;
+	if (r < 0) {
+		hw_counters_free(s.counters, s.n);
+		return r;
+	}
+	*ret = s.counters;
+	*ret_n = s.n;
+	return 0;
+}

@@ -21,3 +21,8 @@ int rdmanl_dev_find(struct nl_sock *sk, const char *name, uint32_t *ret_index);
  * namespace. */
 int rdmanl_port_netdev(struct nl_sock *sk, uint32_t index, uint32_t port,
 		       char ret[static RDMANL_NDEV_NAME_MAX]);
+
+/* The hw counters of a port (STAT_GET_STATUS). The kernel refuses it (-EINVAL) for a device
+ * without hw counters, and a kernel before 5.17 does not know the command. */
+int rdmanl_hw_counters_read(struct nl_sock *sk, uint32_t index, uint32_t port, HwCounter **ret,
+			    size_t *ret_n);

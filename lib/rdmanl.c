@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <net/if.h>
 #include <netlink/attr.h>
+#include <stdlib.h>
+#include <string.h>
 #include <rdma/rdma_netlink.h>
 
 #include "macro.h"
@@ -185,5 +187,129 @@ int rdmanl_port_parse(const struct nlmsghdr *nlh, size_t len, uint32_t *ret_inde
 	if (ret_port)
 		*ret_port = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
 	memcpy(ret_ndev, ndev, strlen(ndev) + 1);
+	return 0;
+}
+
+void hw_counters_free(HwCounter *l, size_t n) {
+	for (size_t i = 0; l && i < n; i++)
+		free(l[i].name);
+	free(l);
+}
+
+int rdmanl_stat_status_get_new(uint32_t dev_index, uint32_t port, struct nl_msg **ret) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	int r;
+
+	r = request_new(RDMA_NLDEV_CMD_STAT_GET_STATUS, NLM_F_REQUEST | NLM_F_ACK, &m);
+	if (r < 0)
+		return r;
+	if (nla_put_u32(m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index) < 0 ||
+	    nla_put_u32(m, RDMA_NLDEV_ATTR_PORT_INDEX, port) < 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(m);
+	return 0;
+}
+
+/* One RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY of a STAT_GET_STATUS reply. */
+static int hw_counter_parse(struct nlattr *entry, HwCounter *ret) {
+	static struct nla_policy policy[RDMA_NLDEV_ATTR_MAX] = {
+		[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME] = { .type = NLA_STRING },
+		[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_INDEX] = { .type = NLA_U32 },
+		[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC] = { .type = NLA_U8 },
+	};
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = { 0 };
+	char name[RDMANL_COUNTER_NAME_MAX];
+	char *s;
+
+	if (nla_type(entry) != RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY ||
+	    nla_parse_nested(tb, RDMA_NLDEV_ATTR_MAX - 1, entry, policy) < 0)
+		return -EBADMSG;
+	if (!tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME] ||
+	    !tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_INDEX])
+		return -EBADMSG;
+	if (attr_string(tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME], name, sizeof(name)) < 0)
+		return -EBADMSG;
+	s = strdup(name);
+	if (!s)
+		return -ENOMEM;
+	*ret = (HwCounter){
+		.name = s,
+		.index = nla_get_u32(tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_INDEX]),
+		/* the kernel puts DYNAMIC on optional counters only: 1 enabled, 0 not */
+		.optional = tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC] != NULL,
+		.enabled = tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC] &&
+			   nla_get_u8(tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC]) != 0,
+	};
+	return 0;
+}
+
+int rdmanl_stat_status_parse(const struct nlmsghdr *nlh, size_t len, HwCounter **ret,
+			     size_t *ret_n) {
+	static struct nla_policy policy[RDMA_NLDEV_ATTR_MAX] = {
+		[RDMA_NLDEV_ATTR_DEV_INDEX] = { .type = NLA_U32 },
+		[RDMA_NLDEV_ATTR_PORT_INDEX] = { .type = NLA_U32 },
+		[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS] = { .type = NLA_NESTED },
+	};
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = { 0 };
+	HwCounter *l = NULL;
+	struct nlattr *entry;
+	size_t n = 0;
+	int rem, r;
+
+	if (reply_parse(nlh, len, RDMA_NLDEV_CMD_STAT_GET_STATUS, RDMA_NLDEV_CMD_STAT_GET_STATUS,
+			policy, tb) < 0)
+		return -EBADMSG;
+	if (!tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS])
+		return -EBADMSG;
+	nla_for_each_nested(entry, tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS], rem) {
+		HwCounter *p = realloc(l, sizeof(HwCounter) * (n + 1));
+
+		if (!p) {
+			hw_counters_free(l, n);
+			return -ENOMEM;
+		}
+		l = p;
+		r = hw_counter_parse(entry, &l[n]);
+		if (r < 0) {
+			hw_counters_free(l, n);
+			return r;
+		}
+		n++;
+	}
+	*ret = l;
+	*ret_n = n;
+	return 0;
+}
+
+int rdmanl_stat_set_optional_new(uint32_t dev_index, uint32_t port, const uint32_t *indices,
+				 size_t n, struct nl_msg **ret) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	struct nlattr *table;
+	int r;
+
+	r = request_new(RDMA_NLDEV_CMD_STAT_SET, NLM_F_REQUEST | NLM_F_ACK, &m);
+	if (r < 0)
+		return r;
+	/* the order iproute2's `rdma statistic set link ... optional-counters` uses */
+	if (nla_put_u32(m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index) < 0 ||
+	    nla_put_u32(m, RDMA_NLDEV_ATTR_PORT_INDEX, port) < 0)
+		return -ENOMEM;
+	/* An empty table disables them all; libnl's nla_nest_end() would drop it, and the kernel
+	 * refuses a STAT_SET with neither a table nor a mode: put it as an empty attribute. */
+	if (n == 0) {
+		if (nla_put(m, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS | NLA_F_NESTED, 0, NULL) < 0)
+			return -ENOMEM;
+		*ret = TAKE_PTR(m);
+		return 0;
+	}
+	table = nla_nest_start(m, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
+	if (!table)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (nla_put_u32(m, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_INDEX, indices[i]) < 0)
+			return -ENOMEM;
+	if (nla_nest_end(m, table) < 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(m);
 	return 0;
 }

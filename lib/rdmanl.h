@@ -52,3 +52,34 @@ int rdmanl_port_get_new(uint32_t dev_index, uint32_t port, struct nl_msg **ret);
  * -EBADMSG if the message is malformed or lacks the device or port index. */
 int rdmanl_port_parse(const struct nlmsghdr *nlh, size_t len, uint32_t *ret_index,
 		      uint32_t *ret_port, char ret_ndev[static RDMANL_NDEV_NAME_MAX]);
+
+/* One hardware counter of a port, as RDMA_NLDEV_CMD_STAT_GET_STATUS lists it: its name, the
+ * index the kernel knows it by, and, for an optional counter (the kernel's
+ * IB_STAT_FLAG_OPTIONAL: mlx5's cc_rx_ce_pkts, np_cnp_sent, ...), whether it is enabled. Other
+ * counters are always on. */
+/* A hw counter name, with the NUL (the kernel's are short words: "np_cnp_sent"). */
+#define RDMANL_COUNTER_NAME_MAX 64
+
+typedef struct HwCounter {
+	char *name;
+	uint32_t index;
+	bool optional;
+	bool enabled; /* optional ones only */
+} HwCounter;
+
+void hw_counters_free(HwCounter *l, size_t n);
+
+/* RDMA_NLDEV_CMD_STAT_GET_STATUS of one port (`rdma statistic mode supported link DEV/PORT`),
+ * with NLM_F_ACK. */
+int rdmanl_stat_status_get_new(uint32_t dev_index, uint32_t port, struct nl_msg **ret);
+/* Its reply: every hw counter of the port, in the kernel's order. -EBADMSG if the message is
+ * not a STAT_GET_STATUS reply, is malformed, or lacks the counter table or an entry's name or
+ * index. */
+int rdmanl_stat_status_parse(const struct nlmsghdr *nlh, size_t len, HwCounter **ret,
+			     size_t *ret_n);
+/* RDMA_NLDEV_CMD_STAT_SET of the optional counters to enable on a port (`rdma statistic set
+ * link DEV/PORT optional-counters A,B`), with NLM_F_ACK: a nested STAT_HWCOUNTERS of one
+ * STAT_HWCOUNTER_INDEX per counter. The kernel enables exactly these and disables every other
+ * optional counter of the port: n == 0 disables them all (`rdma statistic unset`). */
+int rdmanl_stat_set_optional_new(uint32_t dev_index, uint32_t port, const uint32_t *indices,
+				 size_t n, struct nl_msg **ret);

@@ -110,6 +110,26 @@ const char *setting_format_trust(const PortSettings *s) {
 	return "dscp (DSCP app entries dscp>>3, no apptrust)";
 }
 
+char *setting_format_counters(char *const *names) {
+	size_t len = 1;
+	char *s;
+
+	if (!names || !names[0])
+		return strdup("none");
+	for (char *const *n = names; *n; n++)
+		len += strlen(*n) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = 0;
+	for (char *const *n = names; *n; n++) {
+		if (n != names)
+			strcat(s, ",");
+		strcat(s, *n);
+	}
+	return s;
+}
+
 /* A declared value as text: for status rows of settings that are converged (no plan action
  * carries their desired value). */
 static int format_value(FILE *f, const PortSettings *s, Key key) {
@@ -209,6 +229,14 @@ static int format_value(FILE *f, const PortSettings *s, Key key) {
 		setting_format_priorities(s->ecn_roce_rp, buf);
 		fputs(buf, f);
 		break;
+	case KEY_COUNTERS_OPTIONAL: {
+		_cleanup_free_ char *c = setting_format_counters(s->counters_optional);
+
+		if (!c)
+			return -ENOMEM;
+		fputs(c, f);
+		break;
+	}
 	default:
 		fputs("(declared)", f);
 	}

@@ -23,3 +23,6 @@ char *setting_format_dscp_prio(const uint8_t prio[N_DSCP]);
 void setting_dscp_map_table(const int8_t map[N_DSCP], uint8_t ret[N_DSCP]);
 /* qos.trust as declared, with the method: "dscp (DSCP app entries dscp>>3, no apptrust)" */
 const char *setting_format_trust(const PortSettings *s);
+/* counters.optional: "np_cnp_sent,rp_cnp_handled" (as `rdma statistic` lists them), "none";
+ * NULL on OOM */
+char *setting_format_counters(char *const *names);

@@ -634,6 +634,173 @@ TEST(qos_typed_values) {
 	host_state_free(h);
 }
 
+/* ---- counters.optional ---------------------------------------------------------------------- */
+
+static void port_add_counter(HostPort *p, const char *name, uint32_t index, bool optional,
+			     bool enabled) {
+	p->hw_counters = realloc(p->hw_counters, sizeof(HwCounter) * (p->n_hw_counters + 1));
+	p->hw_counters[p->n_hw_counters++] = (HwCounter){
+		.name = strdup(name),
+		.index = index,
+		.optional = optional,
+		.enabled = enabled,
+	};
+	p->hw_counters_observed = true;
+}
+
+/* mlx5_0/1 with a counter always on and two optional ones, cc_rx_ce_pkts enabled; rxe0/1 with
+ * its counters, none optional (as Linux 6.1's STAT_GET_STATUS lists them). */
+static HostState *host_new_counters(void) {
+	HostState *h = host_new();
+	HostPort *mlx = &h->devices[0].ports[0], *rxe = &h->devices[1].ports[0];
+
+	port_add_counter(mlx, "rx_icrc", 0, false, false);
+	port_add_counter(mlx, "cc_rx_ce_pkts", 40, true, true);
+	port_add_counter(mlx, "np_cnp_sent", 41, true, false);
+	port_add_counter(rxe, "sent_pkts", 0, false, false);
+	port_add_counter(rxe, "rcvd_pkts", 1, false, false);
+	return h;
+}
+
+TEST(counters_converged) {
+	/* the declared set is enabled: nothing to do, in any order */
+	static const char *const one[] = {
+		"match: {device: mlx5_0}\ncounters: {optional: [cc_rx_ce_pkts]}\n", NULL
+	};
+	HostState *h = host_new_counters();
+	char *s;
+
+	s = plan_text(one, host_new_counters());
+	CHECK_STREQ(s, "");
+	free(s);
+
+	h->devices[0].ports[0].hw_counters[2].enabled = true;
+	s = plan_text((const char *const[]){ "match: {device: mlx5_0}\n"
+					     "counters: {optional: [np_cnp_sent, cc_rx_ce_pkts]}\n",
+					     NULL },
+		      h);
+	CHECK_STREQ(s, "");
+	free(s);
+
+	/* not declared: not looked at, on a device that has none either */
+	s = plan_text((const char *const[]){ "roce: {tos: 0}\n", NULL }, host_new_counters());
+	CHECK_STREQ(s, "");
+	free(s);
+}
+
+TEST(counters_difference) {
+	Config *c;
+	HostState *h = host_new_counters();
+	Plan *p = NULL;
+	char *s;
+
+	/* one action with the whole set wanted: the kernel replaces the set */
+	s = plan_text((const char *const[]){ "match: {device: mlx5_0}\n"
+					     "counters: {optional: [np_cnp_sent, cc_rx_ce_pkts]}\n",
+					     NULL },
+		      host_new_counters());
+	CHECK_STREQ(s, "mlx5_0/1 counters.optional cc_rx_ce_pkts->np_cnp_sent,cc_rx_ce_pkts "
+		       "00-test.yaml\n");
+	free(s);
+
+	/* the declared list is the whole set: one not listed goes off */
+	s = plan_text((const char *const[]){ "match: {device: mlx5_0}\n"
+					     "counters: {optional: [np_cnp_sent]}\n",
+					     NULL },
+		      host_new_counters());
+	CHECK_STREQ(s, "mlx5_0/1 counters.optional cc_rx_ce_pkts->np_cnp_sent 00-test.yaml\n");
+	free(s);
+	s = plan_text((const char *const[]){ "match: {device: mlx5_0}\ncounters: {optional: []}\n",
+					     NULL },
+		      host_new_counters());
+	CHECK_STREQ(s, "mlx5_0/1 counters.optional cc_rx_ce_pkts->none 00-test.yaml\n");
+	free(s);
+
+	/* the typed value the backend sends; a later profile's list replaces an earlier one's */
+	c = config_from((const char *const[]){
+		"counters: {optional: [cc_rx_ce_pkts]}\n",
+		"match: {device: mlx5_0}\ncounters: {optional: [np_cnp_sent, cc_rx_ce_pkts]}\n",
+		NULL });
+	h->devices[1].ports[0].hw_counters_observed = false; /* rxe0: planned unsupported */
+	CHECK(plan_compute(c, h, &p) == 0);
+	CHECK_INTEQ(p->n_actions, 2);
+	CHECK_INTEQ(plan_pending(p), 1);
+	if (p->n_actions == 2) {
+		const Action *a = &p->actions[0];
+
+		CHECK_STREQ(a->port_name, "mlx5_0/1");
+		CHECK_INTEQ(a->phase, PHASE_COUNTERS);
+		CHECK_STREQ(a->profile, "10-test.yaml");
+		CHECK(!a->unsupported);
+		CHECK_STREQ(a->device, "mlx5_0");
+		CHECK_INTEQ(a->port, 1);
+		CHECK_INTEQ(strv_length(a->value.counters), 2);
+		CHECK_STREQ(a->value.counters[0], "np_cnp_sent");
+		CHECK_STREQ(a->value.counters[1], "cc_rx_ce_pkts");
+		CHECK_STREQ(p->actions[1].port_name, "rxe0/1");
+		CHECK_STREQ(p->actions[1].unsupported,
+			    "hw counters not read (RDMA netlink is kernel-global: not under a "
+			    "fixture root)");
+	}
+	plan_free(p);
+	config_free(c);
+	host_state_free(h);
+}
+
+/* The reason an action is unsupported, for one declared profile on host h (freed). */
+static char *counters_reason(const char *text, HostState *h) {
+	Config *c = config_from((const char *const[]){ text, NULL });
+	Plan *p = NULL;
+	char *r = NULL;
+
+	CHECK(plan_compute(c, h, &p) == 0);
+	CHECK_INTEQ(p->n_actions, 1);
+	CHECK_INTEQ(plan_pending(p), 0);
+	if (p->n_actions == 1 && p->actions[0].unsupported)
+		r = strdup(p->actions[0].unsupported);
+	plan_free(p);
+	config_free(c);
+	host_state_free(h);
+	return r ? r : strdup("(none)");
+}
+
+TEST(counters_unsupported) {
+	HostState *h;
+	char *s;
+
+	/* rxe offers none: the plan says so, and nothing is written */
+	s = counters_reason("match: {device: rxe0}\ncounters: {optional: [np_cnp_sent]}\n",
+			    host_new_counters());
+	CHECK_STREQ(s, "np_cnp_sent: the device offers no optional counters (2 hw counters, "
+		       "none optional)");
+	free(s);
+	s = counters_reason("match: {device: rxe0}\ncounters: {optional: [sent_pkts]}\n",
+			    host_new_counters());
+	CHECK_STREQ(s, "sent_pkts: the device offers no optional counters (2 hw counters, none "
+		       "optional)");
+	free(s);
+	/* a counter the device has, but always on; one it does not have: what it offers */
+	s = counters_reason("match: {device: mlx5_0}\ncounters: {optional: [rx_icrc]}\n",
+			    host_new_counters());
+	CHECK_STREQ(s, "rx_icrc is always on, not optional; the device's optional counters: "
+		       "cc_rx_ce_pkts,np_cnp_sent");
+	free(s);
+	s = counters_reason("match: {device: mlx5_0}\n"
+			    "counters: {optional: [cc_rx_ce_pkts, cc_tx_cnp_pkts]}\n",
+			    host_new_counters());
+	CHECK_STREQ(s, "the device has no counter cc_tx_cnp_pkts; its optional counters: "
+		       "cc_rx_ce_pkts,np_cnp_sent");
+	free(s);
+	/* the kernel refused to list them */
+	h = host_new_counters();
+	h->devices[0].ports[0].hw_counters_observed = false;
+	h->devices[0].ports[0].hw_counters_error = -EINVAL;
+	s = counters_reason("match: {device: mlx5_0}\ncounters: {optional: []}\n", h);
+	CHECK_STREQ(s, "cannot read the port's hw counters (NLDEV STAT_GET_STATUS): the device "
+		       "has no hw counters, or the kernel (< 5.17) has no optional counters");
+	free(s);
+}
+
 TESTS_MAIN(TEST_ENTRY(typed_values), TEST_ENTRY(converged_is_empty),
 	   TEST_ENTRY(differences_in_order), TEST_ENTRY(configfs_unknown), TEST_ENTRY(unsupported),
 	   TEST_ENTRY(infiniband_port), TEST_ENTRY(soft_links), TEST_ENTRY(modules_need_a_match),
@@ -641,4 +808,5 @@ TESTS_MAIN(TEST_ENTRY(typed_values), TEST_ENTRY(converged_is_empty),
 	   TEST_ENTRY(qos_differences), TEST_ENTRY(qos_converged_is_empty), TEST_ENTRY(qos_trust),
 	   TEST_ENTRY(qos_unsupported), TEST_ENTRY(qos_typed_values),
 	   TEST_ENTRY(modules_create_the_device), TEST_ENTRY(soft_devices_rdmad_created),
-	   TEST_ENTRY(netdev_actions_carry_ifindex))
+	   TEST_ENTRY(netdev_actions_carry_ifindex), TEST_ENTRY(counters_converged),
+	   TEST_ENTRY(counters_difference), TEST_ENTRY(counters_unsupported))

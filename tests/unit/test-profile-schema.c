@@ -77,6 +77,14 @@ static const struct {
 	  "t.yaml:1:11: error: 'modules': 'ib uverbs' is not a kernel module name" },
 	{ "modules: [mlx5_ib, mlx5_ib]\n",
 	  "t.yaml:1:20: error: 'modules': module 'mlx5_ib' is listed twice" },
+	/* counters */
+	{ "counters:\n  optional: [np_cnp_sent, np_cnp_sent]\n",
+	  "t.yaml:2:27: error: 'counters.optional': counter 'np_cnp_sent' is listed twice" },
+	{ "counters:\n  optional: [\"CNP sent\"]\n",
+	  "t.yaml:2:14: error: 'counters.optional': 'CNP sent' is not a hw counter name "
+	  "(lower-case letters, digits and '_', as `rdma statistic mode supported` lists them)" },
+	{ "counters:\n  optionl: [np_cnp_sent]\n",
+	  "t.yaml:2:3: error: unknown key 'optionl' in 'counters', did you mean 'optional'?" },
 	/* roce */
 	{ "roce:\n  mode: v3\n",
 	  "t.yaml:2:9: error: 'roce.mode': unknown value 'v3', expected one of: v1, v2" },
@@ -257,6 +265,7 @@ static const char full[] =
 	"  ets: {prio-tc: [0,0,0,3,0,0,6,0], tc-bw: [10,0,0,60,0,0,30,0],\n"
 	"        tsa: [ets,strict,strict,ets,strict,strict,ets,strict]}\necn:\n"
 	"  roce-np: [3]\n  roce-rp: []\n"
+	"counters:\n  optional: [cc_rx_ce_pkts, np_cnp_sent]\n"
 	"links:\n  - {name: rxe0, type: rxe, netdev: veth0}\n"
 	"system:\n  netns-mode: exclusive\n";
 
@@ -311,6 +320,9 @@ TEST(full_profile) {
 	CHECK_INTEQ(p->settings.qos_maxrate[7], 100000);
 	CHECK_INTEQ(p->settings.ecn_roce_np, 0x08);
 	CHECK_INTEQ(p->settings.ecn_roce_rp, 0);
+	CHECK_STREQ(p->settings.counters_optional[0], "cc_rx_ce_pkts");
+	CHECK_STREQ(p->settings.counters_optional[1], "np_cnp_sent");
+	CHECK(!p->settings.counters_optional[2]);
 	CHECK_INTEQ(p->n_soft_devices, 1);
 	CHECK_STREQ(p->soft_devices[0].name, "rxe0");
 	CHECK_INTEQ(p->soft_devices[0].type, SOFT_DEVICE_RXE);

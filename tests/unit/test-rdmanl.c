@@ -463,8 +463,170 @@ TEST(sys_parse) {
 	CHECK(rdmanl_sys_parse((const struct nlmsghdr *) sys_reply, 8, &mode) == -EBADMSG);
 }
 
+/* ---- optional counters (`rdma statistic ... optional-counters`) ---------------------------- */
+
+TEST(stat_uapi) {
+	CHECK_INTEQ(RDMA_NLDEV_CMD_STAT_SET, 16);
+	CHECK_INTEQ(RDMA_NLDEV_CMD_STAT_GET_STATUS, 24);
+	CHECK_INTEQ(RDMA_NLDEV_ATTR_STAT_HWCOUNTERS, 80);
+	CHECK_INTEQ(RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY, 81);
+	CHECK_INTEQ(RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME, 82);
+	CHECK_INTEQ(RDMA_NLDEV_ATTR_STAT_HWCOUNTER_INDEX, 94);
+	CHECK_INTEQ(RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC, 95);
+}
+
+TEST(stat_status_get_bytes) {
+	/* `rdma statistic mode supported link mlx5_0/1`, mlx5_0 having index 2 */
+	static const uint8_t expected[] = {
+		0x20, 0x00, 0x00, 0x00, /* nlmsg_len 32 */
+		0x18, 0x14,		/* (RDMA_NL_NLDEV << 10) + STAT_GET_STATUS (24) = 0x1418 */
+		0x05, 0x00,		/* NLM_F_REQUEST | NLM_F_ACK */
+		0x00, 0x00, 0x00, 0x00, /* seq */
+		0x00, 0x00, 0x00, 0x00, /* pid */
+		0x08, 0x00, 0x01, 0x00, /* DEV_INDEX */
+		0x02, 0x00, 0x00, 0x00, /* u32 2 */
+		0x08, 0x00, 0x03, 0x00, /* PORT_INDEX */
+		0x01, 0x00, 0x00, 0x00, /* u32 1 */
+	};
+	struct nl_msg *m = NULL;
+
+	CHECK(rdmanl_stat_status_get_new(2, 1, &m) == 0);
+	check_bytes(m, expected, sizeof(expected));
+	nlmsg_free(m);
+}
+
+TEST(stat_set_optional_bytes) {
+	/* `rdma statistic set link mlx5_0/1 optional-counters cc_rx_ce_pkts,np_cnp_sent` with
+	 * those at indices 40 and 41; the same bytes as iproute2's but for NLA_F_NESTED on the
+	 * table, which libnl sets and the kernel masks (nla_for_each_nested, nla_type()) */
+	static const uint8_t expected[] = {
+		0x34, 0x00, 0x00, 0x00, /* nlmsg_len 52 */
+		0x10, 0x14,		/* (RDMA_NL_NLDEV << 10) + STAT_SET (16) = 0x1410 */
+		0x05, 0x00,		/* NLM_F_REQUEST | NLM_F_ACK */
+		0x00, 0x00, 0x00, 0x00, /* seq */
+		0x00, 0x00, 0x00, 0x00, /* pid */
+		0x08, 0x00, 0x01, 0x00, /* DEV_INDEX */
+		0x02, 0x00, 0x00, 0x00, /* u32 2 */
+		0x08, 0x00, 0x03, 0x00, /* PORT_INDEX */
+		0x01, 0x00, 0x00, 0x00, /* u32 1 */
+		0x14, 0x00, 0x50, 0x80, /* nla_len 20, STAT_HWCOUNTERS (80) | NLA_F_NESTED */
+		0x08, 0x00, 0x5e, 0x00, /* STAT_HWCOUNTER_INDEX (94) */
+		0x28, 0x00, 0x00, 0x00, /* u32 40 */
+		0x08, 0x00, 0x5e, 0x00, /* STAT_HWCOUNTER_INDEX */
+		0x29, 0x00, 0x00, 0x00, /* u32 41 */
+	};
+	/* `rdma statistic unset link mlx5_0/1 optional-counters`: an empty table */
+	static const uint8_t none[] = {
+		0x24, 0x00, 0x00, 0x00, 0x10, 0x14, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00,
+		0x08, 0x00, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x04, 0x00, 0x50, 0x80,
+	};
+	const uint32_t indices[] = { 40, 41 };
+	struct nl_msg *m = NULL;
+
+	CHECK(rdmanl_stat_set_optional_new(2, 1, indices, 2, &m) == 0);
+	check_bytes(m, expected, sizeof(expected));
+	nlmsg_free(m);
+	m = NULL;
+	CHECK(rdmanl_stat_set_optional_new(2, 1, NULL, 0, &m) == 0);
+	check_bytes(m, none, sizeof(none));
+	nlmsg_free(m);
+}
+
+/* A STAT_GET_STATUS reply as nldev_stat_get_counter_status_doit() builds it, for a port with
+ * one counter that is always on and two optional ones, the first enabled: the kernel gives
+ * STAT_HWCOUNTER_DYNAMIC (enabled or not) to optional counters only. */
+static const uint8_t status_reply[] = {
+	0x94, 0x00, 0x00, 0x00, 0x18, 0x14, 0x00, 0x00, /* [0] len 148, STAT_GET_STATUS */
+	0x32, 0x3c, 0x10, 0x6b, 0x2f, 0x01, 0x00, 0x00, /* [8] seq, pid */
+	0x08, 0x00, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00, /* [16] DEV_INDEX 2 */
+	0x0b, 0x00, 0x02, 0x00, 'm',  'l',  'x',  '5',	/* [24] DEV_NAME "mlx5_0" */
+	'_',  '0',  0x00, 0x00, 0x08, 0x00, 0x03, 0x00, /* [32]          PORT_INDEX */
+	0x01, 0x00, 0x00, 0x00, 0x68, 0x00, 0x50, 0x80, /* [40] 1;       STAT_HWCOUNTERS, 104 */
+	0x18, 0x00, 0x51, 0x80, 0x0c, 0x00, 0x52, 0x00, /* [48] ENTRY 24: NAME */
+	'r',  'x',  '_',  'i',	'c',  'r',  'c',  0x00, /* [56] "rx_icrc" */
+	0x08, 0x00, 0x5e, 0x00, 0x00, 0x00, 0x00, 0x00, /* [64] INDEX 0 */
+	0x28, 0x00, 0x51, 0x80, 0x12, 0x00, 0x52, 0x00, /* [72] ENTRY 40: NAME */
+	'c',  'c',  '_',  'r',	'x',  '_',  'c',  'e',	/* [80] "cc_rx_ce_pkts" */
+	'_',  'p',  'k',  't',	's',  0x00, 0x00, 0x00, /* [88] */
+	0x08, 0x00, 0x5e, 0x00, 0x28, 0x00, 0x00, 0x00, /* [96] INDEX 40 */
+	0x05, 0x00, 0x5f, 0x00, 0x01, 0x00, 0x00, 0x00, /* [104] DYNAMIC 1: enabled */
+	0x24, 0x00, 0x51, 0x80, 0x10, 0x00, 0x52, 0x00, /* [112] ENTRY 36: NAME */
+	'n',  'p',  '_',  'c',	'n',  'p',  '_',  's',	/* [120] "np_cnp_sent" */
+	'e',  'n',  't',  0x00, 0x08, 0x00, 0x5e, 0x00, /* [128]         INDEX */
+	0x29, 0x00, 0x00, 0x00, 0x05, 0x00, 0x5f, 0x00, /* [136] 41;     DYNAMIC */
+	0x00, 0x00, 0x00, 0x00,				/* [144] 0: disabled */
+};
+
+static int status_parse_buf(const uint8_t *buf, size_t size, HwCounter **l, size_t *n) {
+	return rdmanl_stat_status_parse((const struct nlmsghdr *) buf, size, l, n);
+}
+
+TEST(stat_status_parse) {
+	uint8_t buf[sizeof(status_reply)] _alignas_;
+	HwCounter *l = NULL;
+	size_t n = 0;
+
+	memcpy(buf, status_reply, sizeof(buf));
+	CHECK(status_parse_buf(buf, sizeof(buf), &l, &n) == 0);
+	CHECK_INTEQ(n, 3);
+	if (n == 3) {
+		CHECK_STREQ(l[0].name, "rx_icrc");
+		CHECK_INTEQ(l[0].index, 0);
+		CHECK(!l[0].optional && !l[0].enabled);
+		CHECK_STREQ(l[1].name, "cc_rx_ce_pkts");
+		CHECK_INTEQ(l[1].index, 40);
+		CHECK(l[1].optional && l[1].enabled);
+		CHECK_STREQ(l[2].name, "np_cnp_sent");
+		CHECK_INTEQ(l[2].index, 41);
+		CHECK(l[2].optional && !l[2].enabled);
+	}
+	hw_counters_free(l, n);
+
+	/* malformed: nothing returned */
+	l = NULL;
+	n = 99;
+	memcpy(buf, status_reply, sizeof(buf));
+	buf[4] = 0x10; /* a STAT_SET reply */
+	CHECK(status_parse_buf(buf, sizeof(buf), &l, &n) == -EBADMSG);
+	CHECK(status_parse_buf(status_reply, sizeof(buf) - 1, &l, &n) == -EBADMSG); /* truncated */
+	memcpy(buf, status_reply, sizeof(buf));
+	buf[46] = 0x44; /* no STAT_HWCOUNTERS */
+	CHECK(status_parse_buf(buf, sizeof(buf), &l, &n) == -EBADMSG);
+	memcpy(buf, status_reply, sizeof(buf));
+	buf[98] = 0x44; /* an entry without INDEX */
+	CHECK(status_parse_buf(buf, sizeof(buf), &l, &n) == -EBADMSG);
+	memcpy(buf, status_reply, sizeof(buf));
+	buf[54] = 0x44; /* an entry without NAME */
+	CHECK(status_parse_buf(buf, sizeof(buf), &l, &n) == -EBADMSG);
+	memcpy(buf, status_reply, sizeof(buf));
+	buf[50] = 0x44; /* something else than an ENTRY in the table */
+	CHECK(status_parse_buf(buf, sizeof(buf), &l, &n) == -EBADMSG);
+	memcpy(buf, status_reply, sizeof(buf));
+	buf[63] = 'x'; /* NAME without its NUL */
+	CHECK(status_parse_buf(buf, sizeof(buf), &l, &n) == -EBADMSG);
+	CHECK(l == NULL);
+	CHECK_INTEQ(n, 99);
+
+	/* rxe: hw counters, none optional; and a port with an empty table */
+	memcpy(buf, status_reply, sizeof(buf));
+	buf[44] = 0x1c; /* STAT_HWCOUNTERS of 28: the first entry only */
+	buf[0] = 44 + 28;
+	CHECK(status_parse_buf(buf, 44 + 28, &l, &n) == 0);
+	CHECK_INTEQ(n, 1);
+	CHECK(n == 1 && !l[0].optional);
+	hw_counters_free(l, n);
+	buf[44] = 0x04;
+	buf[0] = 44 + 4;
+	CHECK(status_parse_buf(buf, 44 + 4, &l, &n) == 0);
+	CHECK_INTEQ(n, 0);
+	hw_counters_free(l, n);
+}
+
 TESTS_MAIN(TEST_ENTRY(uapi), TEST_ENTRY(sys_get_bytes), TEST_ENTRY(sys_set_netns_bytes),
 	   TEST_ENTRY(newlink_bytes), TEST_ENTRY(newlink_names), TEST_ENTRY(name_valid),
 	   TEST_ENTRY(dellink_bytes), TEST_ENTRY(dev_get_dump_bytes), TEST_ENTRY(port_get_bytes),
 	   TEST_ENTRY(dev_parse), TEST_ENTRY(dev_parse_long_name), TEST_ENTRY(port_parse),
-	   TEST_ENTRY(port_parse_long_ndev), TEST_ENTRY(sys_parse_linux61), TEST_ENTRY(sys_parse))
+	   TEST_ENTRY(port_parse_long_ndev), TEST_ENTRY(sys_parse_linux61), TEST_ENTRY(sys_parse),
+	   TEST_ENTRY(stat_uapi), TEST_ENTRY(stat_status_get_bytes),
+	   TEST_ENTRY(stat_set_optional_bytes), TEST_ENTRY(stat_status_parse))
