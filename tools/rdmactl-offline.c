@@ -111,7 +111,8 @@ int verb_check(const Options *o, int argc, char **argv) {
 	if (r < 0) {
 		if (r != -EINVAL)
 			return fail(r, "failed to load profiles");
-		fprintf(stderr, "%zu error%s.\n", diags.n, diags.n == 1 ? "" : "s");
+		fprintf(stderr, "%zu error%s.\n", diagnostics_n_errors(&diags),
+			diagnostics_n_errors(&diags) == 1 ? "" : "s");
 		return EXIT_FAILURE;
 	}
 	r = check_merged(o, c);
