@@ -826,7 +826,7 @@ int config_load(const char *root, const char *const *dirs, Diagnostics *diags, C
 	_cleanup_strv_free_ char **files = NULL;
 	int r;
 
-	r = profile_dropins_find(root, dirs, &files);
+	r = profile_dropins_find(root, dirs, diags, &files);
 	if (r < 0)
 		return r;
 	return config_load_files(files, diags, ret);
