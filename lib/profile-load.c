@@ -437,20 +437,11 @@ static int composer_alias(Composer *c, const yaml_event_t *e) {
 	size_t src;
 	int id, r;
 
-	if (!strmap_get(&c->anchors, anchor, strlen(anchor), &src)) {
-		r = composer_error(c, &e->start_mark,
-				   "alias '*%s' has no anchor '&%s' before it (or is inside it)",
-				   anchor, anchor);
-		if (r == -ENOMEM)
-			return r;
-		/* Something in its place, to keep the document's shape. */
-		id = yaml_document_add_scalar(&c->doc, NULL, (yaml_char_t *) "", 0,
-					      YAML_PLAIN_SCALAR_STYLE);
-		if (!id)
-			return -ENOMEM;
-		node_set_marks(c, id, &e->start_mark, &e->end_mark);
-		return composer_attach(c, id);
-	}
+	if (!strmap_get(&c->anchors, anchor, strlen(anchor), &src))
+		/* Fatal, as in libyaml's own composer: the document has a hole. */
+		return composer_error(c, &e->start_mark,
+				      "alias '*%s' has no anchor '&%s' before it (or is inside it)",
+				      anchor, anchor);
 	r = node_copy(c, (int) src, &e->start_mark, &id);
 	if (r == -E2BIG)
 		return composer_error(c, &e->start_mark,
