@@ -712,11 +712,14 @@ int profile_load_file(const char *path, Diagnostics *diags, Profile ***ret, size
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		r = -errno;
-		(void) diagnostics_add(diags, path, 0, 0, "cannot open: %s%s", strerror(-r),
-				       r == -ELOOP ? " (a symlink loop?)" : "");
-		return r;
-	}
-	if (fstat(fd, &st) < 0) {
+		/* A socket cannot be opened (ENXIO): say what it is rather than the errno. */
+		if (stat(path, &st) < 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
+			(void) diagnostics_add(diags, path, 0, 0, "cannot open: %s%s",
+					       strerror(-r),
+					       r == -ELOOP ? " (a symlink loop?)" : "");
+			return r;
+		}
+	} else if (fstat(fd, &st) < 0) {
 		r = -errno;
 		(void) diagnostics_add(diags, path, 0, 0, "cannot stat: %s", strerror(-r));
 		return r;
