@@ -43,7 +43,7 @@ static int diagnostics_addv(Diagnostics *d, bool warning, const char *file, unsi
 
 	/* Diagnostics of one file come together (files are loaded one after the other): the
 	 * trailing ones tell how many this file has. */
-	if (d->n > 0 && d->items[d->n - 1].n_more > 0 && streq(d->items[d->n - 1].file, file)) {
+	if (diagnostics_full(d, file)) {
 		d->items[d->n - 1].n_more++;
 		return 0;
 	}
@@ -96,6 +96,10 @@ int diagnostics_warn(Diagnostics *d, const char *file, unsigned line, unsigned c
 	r = diagnostics_addv(d, true, file, line, column, format, ap);
 	va_end(ap);
 	return r;
+}
+
+bool diagnostics_full(const Diagnostics *d, const char *file) {
+	return d->n > 0 && d->items[d->n - 1].n_more > 0 && streq(d->items[d->n - 1].file, file);
 }
 
 size_t diagnostics_n_errors(const Diagnostics *d) {

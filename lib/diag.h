@@ -35,6 +35,9 @@ int diagnostics_add(Diagnostics *d, const char *file, unsigned line, unsigned co
 		    const char *format, ...) _printf_(5, 6);
 int diagnostics_warn(Diagnostics *d, const char *file, unsigned line, unsigned column,
 		     const char *format, ...) _printf_(5, 6);
+/* Whether file has its DIAGNOSTICS_PER_FILE_MAX already: a further one is only counted, and
+ * the caller may skip the work of saying it well (a suggestion, a formatted message). */
+bool diagnostics_full(const Diagnostics *d, const char *file) _pure_;
 /* Errors, counting the ones only counted ("and N more"); warnings not included. */
 size_t diagnostics_n_errors(const Diagnostics *d) _pure_;
 /* "FILE:LINE:COLUMN: error: MESSAGE", "FILE: warning: MESSAGE", "FILE: and N more errors" */

@@ -92,12 +92,14 @@ static int composer_error(Composer *c, const yaml_mark_t *m, const char *format,
 	va_list ap;
 	int r;
 
+	c->invalid = true;
+	if (diagnostics_full(c->diags, c->file)) /* only counted: no need to format it */
+		return diagnostics_add(c->diags, c->file, 0, 0, "-") < 0 ? -ENOMEM : -EINVAL;
 	va_start(ap, format);
 	r = vasprintf(&s, format, ap);
 	va_end(ap);
 	if (r < 0)
 		return -ENOMEM;
-	c->invalid = true;
 	r = diagnostics_add(c->diags, c->file, m->line + 1, m->column + 1, "%s", s);
 	return r < 0 ? r : -EINVAL;
 }
@@ -550,7 +552,10 @@ static int walk_mapping(SchemaContext *ctx, yaml_node_t *node, const char *prefi
 		}
 		row = schema_find(path);
 		if (!row) {
-			const char *hint = schema_suggest(prefix, scalar(k));
+			/* No suggestion for an error that will only be counted. */
+			const char *hint = diagnostics_full(ctx->diags, ctx->file)
+						   ? NULL
+						   : schema_suggest(prefix, scalar(k));
 
 			if (hint)
 				ret = schema_error(ctx, k,
@@ -714,8 +719,7 @@ int profile_load_file(const char *path, Diagnostics *diags, Profile ***ret, size
 		r = -errno;
 		/* A socket cannot be opened (ENXIO): say what it is rather than the errno. */
 		if (stat(path, &st) < 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
-			(void) diagnostics_add(diags, path, 0, 0, "cannot open: %s%s",
-					       strerror(-r),
+			(void) diagnostics_add(diags, path, 0, 0, "cannot open: %s%s", strerror(-r),
 					       r == -ELOOP ? " (a symlink loop?)" : "");
 			return r;
 		}

@@ -16,6 +16,8 @@ int schema_error(SchemaContext *ctx, const yaml_node_t *node, const char *format
 	va_list ap;
 	int r;
 
+	if (diagnostics_full(ctx->diags, ctx->file)) /* only counted: no need to format it */
+		return diagnostics_add(ctx->diags, ctx->file, 0, 0, "-") < 0 ? -ENOMEM : -EINVAL;
 	va_start(ap, format);
 	r = vasprintf(&m, format, ap);
 	va_end(ap);
