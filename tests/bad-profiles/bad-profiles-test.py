@@ -31,7 +31,7 @@ def main():
         subprocess.run([sys.executable, generator, tmp], check=True, stdout=subprocess.DEVNULL)
         with open(os.path.join(tmp, "cases.json")) as f:
             cases = json.load(f)
-        run(rdmactl, cases, sanitized)
+        run(rdmactl, cases, sanitized, tmp)
     finally:
         for root, dirs, _ in os.walk(tmp):
             for d in dirs:
@@ -43,16 +43,55 @@ def limit():
     resource.setrlimit(resource.RLIMIT_AS, (AS_MAX, AS_MAX))
 
 
-def run(rdmactl, cases, sanitized):
-    print("1..%d" % (len(cases) + 1))
+def unprivileged(cmd):
+    if os.geteuid() == 0:
+        # root without its capabilities: file modes apply to it again
+        return ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--"] + cmd
+    return cmd
+
+
+def dropin_dirs(rdmactl, tmp):
+    """The drop-in directories themselves, through --root: an unreadable one is an error
+    naming it, a file where a directory should be and a *.YAML are warnings."""
+    results = []
+    root = os.path.join(tmp, "root-unreadable")
+    os.makedirs(os.path.join(root, "etc/rdmad"))
+    os.chmod(os.path.join(root, "etc/rdmad"), 0)
+    p = subprocess.run(unprivileged([rdmactl, "--root", root, "check"]), capture_output=True,
+                       timeout=TIME_MAX)
+    err = p.stderr.decode(errors="replace")
+    want = "%s/etc/rdmad: error: cannot list profiles: Permission denied" % root
+    results.append(("an unreadable drop-in directory: exit 1, the directory named",
+                    p.returncode == 1 and want in err.splitlines(), err))
+    root = os.path.join(tmp, "root-odd")
+    os.makedirs(os.path.join(root, "etc/rdmad"))
+    os.makedirs(os.path.join(root, "usr/lib"))
+    with open(os.path.join(root, "usr/lib/rdmad"), "w") as f:
+        f.write("a file\n")
+    with open(os.path.join(root, "etc/rdmad/10-roce.YAML"), "w") as f:
+        f.write("roce: {tos: 1}\n")
+    with open(os.path.join(root, "etc/rdmad/20-ok.yaml"), "w") as f:
+        f.write("roce: {tos: 2}\n")
+    p = subprocess.run([rdmactl, "--root", root, "check"], capture_output=True,
+                       timeout=TIME_MAX)
+    err = p.stderr.decode(errors="replace")
+    want = ["%s/etc/rdmad: warning: '10-roce.YAML' is not read: profiles end in .yaml or "
+            ".yml, lower case" % root,
+            "%s/usr/lib/rdmad: warning: not a directory: no profiles read from it" % root]
+    results.append(("a drop-in directory that is a file, a *.YAML: warnings, exit 0",
+                    p.returncode == 0 and all(w in err.splitlines() for w in want), err))
+    return results
+
+
+def run(rdmactl, cases, sanitized, tmp):
+    print("1..%d" % (len(cases) + 3))
     failed = 0
     slowest = (0.0, "")
     biggest = (0, "")
     for i, c in enumerate(cases, 1):
         cmd = [rdmactl, "check", c["path"]]
-        if c["unprivileged"] and os.geteuid() == 0:
-            # root without its capabilities: file modes apply to it again
-            cmd = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--"] + cmd
+        if c["unprivileged"]:
+            cmd = unprivileged(cmd)
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         start = time.monotonic()
         try:
@@ -84,9 +123,16 @@ def run(rdmactl, cases, sanitized):
         biggest[1], biggest[0] // 1024,
         " (sanitizer build: no RLIMIT_AS)" if sanitized else
         " (RLIMIT_AS %d MiB)" % (AS_MAX // 1024 // 1024)))
+    i = len(cases)
+    for name, good, err in dropin_dirs(rdmactl, tmp):
+        i += 1
+        print("%s %d - %s" % ("ok" if good else "not ok", i, name))
+        if not good:
+            failed += 1
+            for line in err.splitlines()[:10]:
+                print("#   " + line[:200])
     ok = len(cases) >= 100
-    print("%s %d - at least 100 cases (%d)" % ("ok" if ok else "not ok", len(cases) + 1,
-                                               len(cases)))
+    print("%s %d - at least 100 cases (%d)" % ("ok" if ok else "not ok", i + 1, len(cases)))
     sys.exit(1 if failed or not ok else 0)
 
 
