@@ -90,7 +90,7 @@ cases=(${RDMAD_TEST_CASES:-nul-escaped-key nul-escaped-device nul-escaped-addres
         size-500k-modules-dup size-40k-unknown-keys size-1m-nodes size-5000-documents
         size-10mib-nesting file-fifo file-directory file-symlink-loop file-socket
         file-symlink-dev-zero})
-echo "1..$((4 + ${#cases[@]} * 3 + 4))"
+echo "1..$((4 + ${#cases[@]} * 3 + 5))"
 
 python3 "$generator" "$work/bad" > /dev/null
 python3 "$generator" "$work/bad2" > /dev/null
@@ -153,6 +153,14 @@ check "a good reload after all that applies (ToS 32)" \
         "call Reload > /dev/null && [[ \$(cat $tos) == 32 ]]"
 check "... ConfigErrors empty, State running" \
         "[[ \$(mprop ConfigErrors) == 'as 0' && \$(mprop State) == 's \"running\"' ]]"
+
+kill "$pid"
+rc=0
+wait "$pid" || rc=$?
+pid=
+# Under -Db_sanitize=address,undefined a leak or an error in the reloads shows here.
+check "rdmad stops cleanly (exit $rc), no sanitizer report in its log" \
+        "[[ $rc -eq 0 ]] && ! grep -Eq 'ERROR: (Address|Leak)Sanitizer|runtime error:' $work/rdmad.log"
 
 [[ $failed -eq 0 ]] || tail -n 30 "$work/rdmad.log" | sed 's/^/# /'
 exit $failed

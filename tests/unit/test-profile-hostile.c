@@ -210,6 +210,8 @@ TEST(errors_capped) {
 	free(text);
 
 	text = malloc(1024 * 1024 + 32);
+	if (!text)
+		return;
 	strcpy(text, "roce: {mode: ");
 	memset(text + 13, 'k', 1024 * 1024);
 	strcpy(text + 13 + 1024 * 1024, "}\n");
