@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <yaml.h>
@@ -662,6 +663,11 @@ int profile_load_string(const char *name, const char *text, size_t len, Diagnost
 	size_t n = 0, n_alloc = 0;
 	int r, ret_r = 0;
 
+	/* libyaml's document API takes scalar lengths as int. */
+	if (len > INT_MAX) {
+		(void) diagnostics_add(diags, name, 0, 0, "too large (%zu bytes)", len);
+		return -EFBIG;
+	}
 	if (!yaml_parser_initialize(&c.parser))
 		return -ENOMEM;
 	yaml_parser_set_input_string(&c.parser, (const unsigned char *) text, len);
