@@ -82,8 +82,9 @@ static void config_errors_log(const Diagnostics *diags) {
 	for (size_t i = 0; i < diags->n; i++) {
 		_cleanup_free_ char *s = diagnostic_format(&diags->items[i]);
 
-		log_full(LOG_ERR, 0, &(LogFields){ .profile = diags->items[i].file }, "%s",
-			 s ? s : diags->items[i].message);
+		log_full(diags->items[i].warning ? LOG_WARNING : LOG_ERR, 0,
+			 &(LogFields){ .profile = diags->items[i].file }, "%s",
+			 s ? s : strna(diags->items[i].message));
 	}
 }
 
@@ -92,15 +93,20 @@ static void config_errors_log(const Diagnostics *diags) {
  * in its status. A reload is all or nothing: an invalid file keeps the last good configuration. */
 int manager_load_config(Manager *m) {
 	_cleanup_strv_free_ char **files = NULL;
-	Diagnostics diags = { 0 };
+	Diagnostics diags = { 0 }, warnings = { 0 };
 	size_t n_skipped = 0;
 	Config *c = NULL;
 	int r;
 
+	/* Warnings about the drop-ins (a directory that is a file, a *.YAML) are logged, not kept
+	 * as configuration errors: the configuration they leave is valid. */
 	if (m->config_dirs)
-		r = profile_dropins_find("/", (const char *const *) m->config_dirs, &files);
+		r = profile_dropins_find("/", (const char *const *) m->config_dirs, &warnings,
+					 &files);
 	else
-		r = profile_dropins_find(m->root, NULL, &files);
+		r = profile_dropins_find(m->root, NULL, &warnings, &files);
+	config_errors_log(&warnings);
+	diagnostics_done(&warnings);
 	if (r < 0)
 		return log_error_errno(r, "Failed to list profiles");
 	if (m->config)

@@ -8,6 +8,7 @@
 #include "glob-util.h"
 #include "profile-schema.h"
 #include "rail.h"
+#include "strmap.h"
 #include "strv.h"
 
 int schema_error(SchemaContext *ctx, const yaml_node_t *node, const char *format, ...) {
@@ -15,6 +16,8 @@ int schema_error(SchemaContext *ctx, const yaml_node_t *node, const char *format
 	va_list ap;
 	int r;
 
+	if (diagnostics_full(ctx->diags, ctx->file)) /* only counted: no need to format it */
+		return diagnostics_add(ctx->diags, ctx->file, 0, 0, "-") < 0 ? -ENOMEM : -EINVAL;
 	va_start(ap, format);
 	r = vasprintf(&m, format, ap);
 	va_end(ap);
@@ -81,6 +84,12 @@ static int expect_integer(SchemaContext *ctx, const SchemaKey *row, yaml_node_t 
 	v = strtoll(s, &end, 10);
 	if (end == s || *end || errno == ERANGE || !(*s == '-' || (*s >= '0' && *s <= '9')))
 		return schema_error(ctx, node, "'%s' expects an integer, got '%s'", row->path, s);
+	/* YAML 1.1 reads 052 as octal (42), other readers as 52: refuse the ambiguity. */
+	if (s[*s == '-'] == '0' && s[(*s == '-') + 1] != 0)
+		return schema_error(ctx, node,
+				    "'%s': '%s' has a leading zero, which YAML 1.1 reads as octal; "
+				    "write the decimal number without it",
+				    row->path, s);
 	if (v < min || v > max)
 		return schema_error(ctx, node, "'%s' must be in %lld..%lld, got %lld", row->path,
 				    min, max, v);
@@ -113,6 +122,55 @@ static int for_each_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *
 	return ret;
 }
 
+/* The strings of a list as it is parsed: sized once from the node, duplicates found by hash
+ * (a list may hold 500,000 items: no scan of the ones before, no realloc per item). */
+typedef struct ItemList {
+	char **strv;
+	size_t n;
+	StrMap seen;
+} ItemList;
+
+static size_t node_n_items(const yaml_node_t *node) {
+	if (node->type != YAML_SEQUENCE_NODE)
+		return 1;
+	return node->data.sequence.items.top - node->data.sequence.items.start;
+}
+
+static int item_list_init(ItemList *l, const yaml_node_t *node) {
+	*l = (ItemList){ .strv = calloc(node_n_items(node) + 1, sizeof(char *)) };
+	return l->strv ? 0 : -ENOMEM;
+}
+
+/* -EEXIST if unique and s is already there. */
+static int item_list_add(ItemList *l, const char *s, bool unique) {
+	char *copy;
+	int r;
+
+	if (unique) {
+		r = strmap_add(&l->seen, s, strlen(s), l->n, NULL);
+		if (r < 0)
+			return r;
+	}
+	copy = strdup(s);
+	if (!copy)
+		return -ENOMEM;
+	l->strv[l->n++] = copy;
+	return 0;
+}
+
+static void item_list_done(ItemList *l) {
+	strv_free(l->strv);
+	strmap_done(&l->seen);
+	*l = (ItemList){ 0 };
+}
+
+static char **item_list_steal(ItemList *l) {
+	char **strv = TAKE_PTR(l->strv);
+
+	item_list_done(l);
+	return strv;
+}
+
 static int glob_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *userdata) {
 	const char *s = NULL;
 	int r;
@@ -124,11 +182,11 @@ static int glob_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node
 	if (r < 0)
 		return schema_error(ctx, node, "'%s': invalid glob '%s': %s", row->path, s,
 				    glob_error_to_string(r));
-	return strv_extend(userdata, s);
+	return item_list_add(userdata, s, false);
 }
 
 static int parse_globs(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest) {
-	_cleanup_strv_free_ char **l = NULL;
+	_cleanup_(item_list_done) ItemList l = { 0 };
 	int r;
 
 	if (node->type == YAML_SEQUENCE_NODE &&
@@ -136,11 +194,14 @@ static int parse_globs(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *no
 		return schema_error(ctx, node,
 				    "'%s' must not be an empty list (it would match nothing)",
 				    row->path);
+	r = item_list_init(&l, node);
+	if (r < 0)
+		return r;
 	r = for_each_item(ctx, row, node, glob_item, &l);
 	if (r < 0)
 		return r;
 	strv_free(*(char ***) dest);
-	*(char ***) dest = TAKE_PTR(l);
+	*(char ***) dest = item_list_steal(&l);
 	return 0;
 }
 
@@ -153,11 +214,8 @@ static int port_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node
 	r = expect_integer(ctx, row, node, row->min, row->max, &v);
 	if (r < 0)
 		return r;
-	p = realloc(m->ports, sizeof(uint32_t) * (m->n_ports + 1));
-	if (!p)
-		return -ENOMEM;
-	m->ports = p;
-	m->ports[m->n_ports++] = (uint32_t) v;
+	p = m->ports; /* sized by parse_ports() */
+	p[m->n_ports++] = (uint32_t) v;
 	return 0;
 }
 
@@ -170,6 +228,12 @@ static int parse_ports(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *no
 	old = TAKE_PTR(m->ports);
 	n_old = m->n_ports;
 	m->n_ports = 0;
+	m->ports = calloc(node_n_items(node), sizeof(uint32_t));
+	if (!m->ports) {
+		m->ports = TAKE_PTR(old);
+		m->n_ports = n_old;
+		return -ENOMEM;
+	}
 	r = for_each_item(ctx, row, node, port_item, m);
 	if (r < 0 || m->n_ports == 0) {
 		free(m->ports);
@@ -201,23 +265,24 @@ static int module_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *no
 	if (!module_name_valid(s))
 		return schema_error(ctx, node, "'%s': '%s' is not a kernel module name", row->path,
 				    s);
-	if (strv_contains(*(char ***) userdata, s))
+	r = item_list_add(userdata, s, true);
+	if (r == -EEXIST)
 		return schema_error(ctx, node, "'%s': module '%s' is listed twice", row->path, s);
-	return strv_extend(userdata, s);
+	return r;
 }
 
 static int parse_modules(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest) {
-	_cleanup_strv_free_ char **l = NULL;
+	_cleanup_(item_list_done) ItemList l = { 0 };
 	int r;
 
-	l = calloc(1, sizeof(char *)); /* an empty list is a valid, empty, declaration */
-	if (!l)
-		return -ENOMEM;
+	r = item_list_init(&l, node); /* an empty list is a valid, empty, declaration */
+	if (r < 0)
+		return r;
 	r = for_each_item(ctx, row, node, module_item, &l);
 	if (r < 0)
 		return r;
 	strv_free(*(char ***) dest);
-	*(char ***) dest = TAKE_PTR(l);
+	*(char ***) dest = item_list_steal(&l);
 	return 0;
 }
 
@@ -248,24 +313,25 @@ static int counter_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *n
 			"'%s': '%s' is not a hw counter name (lower-case letters, digits "
 			"and '_', as `rdma statistic mode supported` lists them)",
 			row->path, s);
-	if (strv_contains(*(char ***) userdata, s))
+	r = item_list_add(userdata, s, true);
+	if (r == -EEXIST)
 		return schema_error(ctx, node, "'%s': counter '%s' is listed twice", row->path, s);
-	return strv_extend(userdata, s);
+	return r;
 }
 
 /* counters.optional: the whole set of optional counters to enable ([] disables them all). */
 static int parse_counters(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest) {
-	_cleanup_strv_free_ char **l = NULL;
+	_cleanup_(item_list_done) ItemList l = { 0 };
 	int r;
 
-	l = calloc(1, sizeof(char *)); /* an empty list is a valid, empty, declaration */
-	if (!l)
-		return -ENOMEM;
+	r = item_list_init(&l, node); /* an empty list is a valid, empty, declaration */
+	if (r < 0)
+		return r;
 	r = for_each_item(ctx, row, node, counter_item, &l);
 	if (r < 0)
 		return r;
 	strv_free(*(char ***) dest);
-	*(char ***) dest = TAKE_PTR(l);
+	*(char ***) dest = item_list_steal(&l);
 	return 0;
 }
 
@@ -347,15 +413,17 @@ DEFINE_CHOICE_PARSER(gid_requirement, GidRequirement, _GID_REQUIREMENT_MAX)
 DEFINE_CHOICE_PARSER(soft_device_type, SoftDeviceType, _SOFT_DEVICE_MAX)
 
 typedef struct AddressList {
-	Address *items;
+	Address *items; /* sized by parse_addresses() */
 	size_t n;
+	StrMap seen; /* family, address and prefix length: the bytes address_equal() compares */
 } AddressList;
 
 static int address_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
 			void *userdata) {
 	AddressList *l = userdata;
-	Address a, *p;
+	uint8_t key[sizeof(int) + 16 + 1];
 	const char *s = NULL;
+	Address a;
 	int r;
 
 	r = expect_string(ctx, row, node, &s);
@@ -371,13 +439,15 @@ static int address_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *n
 				    "'%s': '%s' is not an IPv4 or IPv6 address with a "
 				    "prefix length",
 				    row->path, s);
-	for (size_t i = 0; i < l->n; i++)
-		if (address_equal(&l->items[i], &a))
-			return schema_error(ctx, node, "'%s': '%s' is listed twice", row->path, s);
-	p = realloc(l->items, sizeof(Address) * (l->n + 1));
-	if (!p)
-		return -ENOMEM;
-	l->items = p;
+	memset(key, 0, sizeof(key));
+	memcpy(key, &a.family, sizeof(a.family));
+	memcpy(key + sizeof(a.family), a.addr, sizeof(a.addr));
+	key[sizeof(key) - 1] = a.prefixlen;
+	r = strmap_add(&l->seen, key, sizeof(key), l->n, NULL);
+	if (r == -EEXIST)
+		return schema_error(ctx, node, "'%s': '%s' is listed twice", row->path, s);
+	if (r < 0)
+		return r;
 	l->items[l->n++] = a;
 	return 0;
 }
@@ -388,7 +458,11 @@ static int parse_addresses(SchemaContext *ctx, const SchemaKey *row, yaml_node_t
 	AddressList l = { 0 };
 	int r;
 
+	l.items = calloc(node_n_items(node), sizeof(Address));
+	if (!l.items)
+		return -ENOMEM;
 	r = for_each_item(ctx, row, node, address_item, &l);
+	strmap_done(&l.seen);
 	if (r < 0) {
 		free(l.items);
 		return r;
@@ -832,6 +906,7 @@ static int parse_soft_device(SchemaContext *ctx, const SchemaKey *row, yaml_node
 static int parse_links(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
 		       void *dest _unused_) {
 	Profile *p = ctx->profile;
+	_cleanup_(strmap_done) StrMap names = { 0 };
 	SoftDevice *links;
 	size_t n = 0;
 	int r, ret = 0;
@@ -853,12 +928,12 @@ static int parse_links(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *no
 			ret = r;
 			continue;
 		}
-		for (size_t j = 0; j < n; j++)
-			if (streq(links[j].name, l.name)) {
-				ret = schema_error(ctx, item, "'%s': link '%s' is declared twice",
-						   row->path, l.name);
-				break;
-			}
+		r = strmap_add(&names, l.name, strlen(l.name), n, NULL);
+		if (r == -EEXIST)
+			ret = schema_error(ctx, item, "'%s': link '%s' is declared twice",
+					   row->path, l.name);
+		else if (r < 0)
+			ret = r;
 		links[n++] = l;
 	}
 	if (ret < 0) {

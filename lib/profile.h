@@ -190,9 +190,12 @@ extern const char *const profile_dirs_default[];
 
 /* Find drop-ins under root in dirs (NULL: profile_dirs_default), highest priority first:
  * *.yaml and *.yml, a file in an earlier dir masks one of the same name in a later dir, empty
- * files and symlinks to
- * /dev/null mask, result sorted by file name. Returns full paths (root included). */
-int profile_dropins_find(const char *root, const char *const *dirs, char ***ret);
+ * files and symlinks to /dev/null (nothing else) mask, result sorted by file name. Returns
+ * full paths (root included). A dir that does not exist is skipped; one that is not a
+ * directory and names like *.YAML are warnings in diags (which may be NULL); a dir that cannot
+ * be listed is an error there, with its path, and returned. */
+int profile_dropins_find(const char *root, const char *const *dirs, Diagnostics *diags,
+			 char ***ret);
 
 /* Load every drop-in into a Config. On any problem, returns -EINVAL with diags filled and
  * leaves *ret untouched. */

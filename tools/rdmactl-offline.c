@@ -28,10 +28,18 @@ static int fail(int r, const char *what) {
 	return EXIT_FAILURE;
 }
 
+/* The drop-ins; what is odd about them (a directory that is a file, a *.YAML) or wrong (a
+ * directory that cannot be read) is printed. */
 int options_profile_files(const Options *o, char ***ret) {
+	_cleanup_(diagnostics_done) Diagnostics diags = { 0 };
+	int r;
+
 	if (o->config_dirs)
-		return profile_dropins_find("/", (const char *const *) o->config_dirs, ret);
-	return profile_dropins_find(o->root, NULL, ret);
+		r = profile_dropins_find("/", (const char *const *) o->config_dirs, &diags, ret);
+	else
+		r = profile_dropins_find(o->root, NULL, &diags, ret);
+	diagnostics_print(&diags);
+	return r;
 }
 
 /* Profiles as the daemon would see them; prints the problems and returns NULL if any. */
@@ -99,10 +107,8 @@ int verb_check(const Options *o, int argc, char **argv) {
 
 	if (argc > 0)
 		files = strv_copy(argv);
-	else if (o->config_dirs)
-		r = profile_dropins_find("/", (const char *const *) o->config_dirs, &files);
 	else
-		r = profile_dropins_find(o->root, NULL, &files);
+		r = options_profile_files(o, &files);
 	if (argc > 0 ? !files : r < 0)
 		return fail(argc > 0 ? -ENOMEM : r, "failed to list profiles");
 
@@ -111,7 +117,8 @@ int verb_check(const Options *o, int argc, char **argv) {
 	if (r < 0) {
 		if (r != -EINVAL)
 			return fail(r, "failed to load profiles");
-		fprintf(stderr, "%zu error%s.\n", diags.n, diags.n == 1 ? "" : "s");
+		fprintf(stderr, "%zu error%s.\n", diagnostics_n_errors(&diags),
+			diagnostics_n_errors(&diags) == 1 ? "" : "s");
 		return EXIT_FAILURE;
 	}
 	r = check_merged(o, c);

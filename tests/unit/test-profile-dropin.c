@@ -22,7 +22,7 @@ static char *found(void) {
 	char **l = NULL, *s;
 	size_t n = strlen(root);
 
-	CHECK(profile_dropins_find(root, NULL, &l) == 0);
+	CHECK(profile_dropins_find(root, NULL, NULL, &l) == 0);
 	STRV_FOREACH (f, l)
 		memmove(*f, *f + n, strlen(*f + n) + 1);
 	s = strv_join(l, ",");
@@ -113,7 +113,7 @@ TEST(skip_invalid) {
 	Config *c = NULL;
 	size_t skipped = 0;
 
-	CHECK(profile_dropins_find(root, NULL, &files) == 0);
+	CHECK(profile_dropins_find(root, NULL, NULL, &files) == 0);
 	CHECK(config_load_files_skip_invalid(files, &d, &c, &skipped) == 0);
 	CHECK_INTEQ(skipped, 2);
 	CHECK_INTEQ(d.n, 2);
@@ -131,7 +131,7 @@ TEST(skip_invalid) {
 TEST(no_dirs) {
 	char **l = NULL;
 
-	CHECK(profile_dropins_find("/nonexistent-root", NULL, &l) == 0);
+	CHECK(profile_dropins_find("/nonexistent-root", NULL, NULL, &l) == 0);
 	CHECK_INTEQ(strv_length(l), 0);
 	strv_free(l);
 }

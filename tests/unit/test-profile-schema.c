@@ -145,7 +145,7 @@ static const struct {
 	{ "qos:\n  dscp-map: {26: 8}\n",
 	  "t.yaml:2:18: error: 'qos.dscp-map' must be in 0..7, got 8" },
 	{ "qos:\n  dscp-map: {26: 3, 26: 4}\n",
-	  "t.yaml:2:21: error: 'qos.dscp-map': DSCP 26 is mapped twice" },
+	  "t.yaml:2:21: error: duplicate key '26' (first set at line 2)" },
 	{ "qos:\n  dscp-map: [26]\n",
 	  "t.yaml:2:13: error: 'qos.dscp-map' expects a mapping of DSCP (0..63) to priority "
 	  "(0..7), got a list" },
@@ -219,7 +219,7 @@ static const struct {
 	  "t.yaml:2:12: error: 'links': '' is not a valid RDMA device name (1-63 printable "
 	  "characters, no space, '/' or '%', not . or ..)" },
 	{ "links:\n  - {name: \"rxe\\t0\", type: rxe, netdev: eth0}\n",
-	  "t.yaml:2:12: error: 'links': 'rxe\t0' is not a valid RDMA device name (1-63 printable "
+	  "t.yaml:2:12: error: 'links': 'rxe\\x090' is not a valid RDMA device name (1-63 printable "
 	  "characters, no space, '/' or '%', not . or ..)" },
 	{ "links:\n  - {name: rxe0, type: rxe, netdev: \"a:b\"}\n",
 	  "t.yaml:2:37: error: 'links': 'a:b' is not a valid netdev name (1-15 printable "
