@@ -36,11 +36,18 @@ static int is_number(const char *s) {
 	return 1;
 }
 
+/* "/sys/class/infiniband/DEV/ports/N/FILE": what an error names (under the root). */
+#define PORT_FILE_MAX (NAME_MAX + 96)
+static const char *port_file(char buf[static PORT_FILE_MAX], const char *dir, const char *file) {
+	snprintf(buf, PORT_FILE_MAX, "%s/%s", dir, file);
+	return buf;
+}
+
 /* Each attribute on its own: one unreadable file does not hide the others. The link layer is
  * always read: it tells an IB GID from a RoCE v1 one. A value that does not parse is recorded
  * and left unknown (_INVALID), never guessed. */
-static int port_read_state(int portfd, HostObserveFlags flags, HostPort *p) {
-	char buf[SYSFS_VALUE_MAX];
+static int port_read_state(int portfd, const char *dir, HostObserveFlags flags, HostPort *p) {
+	char buf[SYSFS_VALUE_MAX], file[PORT_FILE_MAX];
 	PortPhysState ps;
 	PortState st;
 	LinkLayer ll;
@@ -54,14 +61,14 @@ static int port_read_state(int portfd, HostObserveFlags flags, HostPort *p) {
 		if (n >= 0 && sysfs_port_state_parse(buf, (size_t) n, &st) >= 0)
 			p->state = st;
 		else
-			r = sysfs_error_add(&p->errors, "state", n, buf);
+			r = sysfs_error_add(&p->errors, port_file(file, dir, "state"), n, buf);
 		if (r < 0)
 			return r;
 		n = sysfs_value_read_at(portfd, "phys_state", buf, sizeof(buf));
 		if (n >= 0 && sysfs_port_phys_state_parse(buf, (size_t) n, &ps) >= 0)
 			p->phys_state = ps;
 		else
-			r = sysfs_error_add(&p->errors, "phys_state", n, buf);
+			r = sysfs_error_add(&p->errors, port_file(file, dir, "phys_state"), n, buf);
 		if (r < 0)
 			return r;
 	}
@@ -70,7 +77,7 @@ static int port_read_state(int portfd, HostObserveFlags flags, HostPort *p) {
 	if (n >= 0 && sysfs_link_layer_parse(buf, (size_t) n, &ll) >= 0)
 		p->link_layer = ll;
 	else
-		return sysfs_error_add(&p->errors, "link_layer", n, buf);
+		return sysfs_error_add(&p->errors, port_file(file, dir, "link_layer"), n, buf);
 	return 0;
 }
 
@@ -82,8 +89,8 @@ static int gid_compare(const void *a, const void *b) {
 
 /* One slot. Returns 1 for a populated slot, 0 for an empty one or one that cannot be used (the
  * reason recorded on p), -ENOMEM. */
-static int port_read_gid(int portfd, HostPort *p, const char *index, Gid *ret) {
-	char path[64], buf[SYSFS_VALUE_MAX];
+static int port_read_gid(int portfd, const char *dir, HostPort *p, const char *index, Gid *ret) {
+	char path[64], buf[SYSFS_VALUE_MAX], file[PORT_FILE_MAX];
 	Gid g = { .index = (uint32_t) strtoul(index, NULL, 10) };
 	ssize_t n;
 
@@ -93,7 +100,7 @@ static int port_read_gid(int portfd, HostPort *p, const char *index, Gid *ret) {
 	if (n == -EINVAL || n == -ENODATA || n == -EAGAIN)
 		return 0;
 	if (n < 0 || sysfs_gid_parse(buf, (size_t) n, g.raw) < 0)
-		return sysfs_error_add(&p->errors, path, n, buf);
+		return sysfs_error_add(&p->errors, port_file(file, dir, path), n, buf);
 	if (gid_is_zero(g.raw))
 		return 0;
 
@@ -102,19 +109,19 @@ static int port_read_gid(int portfd, HostPort *p, const char *index, Gid *ret) {
 	if (n < 0 && n != -EFBIG && p->link_layer == LINK_LAYER_INFINIBAND)
 		g.type = GID_TYPE_IB; /* IB ports may have no type attributes */
 	else if (n < 0 || sysfs_gid_type_parse(buf, (size_t) n, p->link_layer, &g.type) < 0)
-		return sysfs_error_add(&p->errors, path, n, buf);
+		return sysfs_error_add(&p->errors, port_file(file, dir, path), n, buf);
 
 	snprintf(path, sizeof(path), "gid_attrs/ndevs/%s", index);
 	n = sysfs_value_read_at(portfd, path, buf, sizeof(buf));
 	/* none: an IB GID (kernel: EINVAL, a fixture: no file) */
 	if ((n >= 0 || n == -EFBIG) && sysfs_netdev_name_parse(buf, n < 0 ? 0 : (size_t) n,
 							       g.netdev) < 0)
-		return sysfs_error_add(&p->errors, path, n, buf);
+		return sysfs_error_add(&p->errors, port_file(file, dir, path), n, buf);
 	*ret = g;
 	return 1;
 }
 
-static int port_read_gids(int portfd, HostPort *p) {
+static int port_read_gids(int portfd, const char *dir, HostPort *p) {
 	_cleanup_close_ int fd = -EBADF;
 	size_t n_alloc = 0;
 	DIR *d;
@@ -122,7 +129,7 @@ static int port_read_gids(int portfd, HostPort *p) {
 
 	fd = openat(portfd, "gids", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT ? 0 : errors_add(&p->errors, "gids: %s", strerror(errno));
+		return errno == ENOENT ? 0 : errors_add(&p->errors, "%s/gids: %s", dir, strerror(errno));
 	d = fdopendir_consume(TAKE_FD(fd));
 	if (!d)
 		return -ENOMEM;
@@ -131,7 +138,7 @@ static int port_read_gids(int portfd, HostPort *p) {
 
 		if (!is_number(de->d_name) || strlen(de->d_name) > 9)
 			continue;
-		r = port_read_gid(portfd, p, de->d_name, &g);
+		r = port_read_gid(portfd, dir, p, de->d_name, &g);
 		if (r < 0)
 			break;
 		if (r == 0)
@@ -147,7 +154,9 @@ static int port_read_gids(int portfd, HostPort *p) {
 	return r;
 }
 
-int host_port_observe(int devfd, uint32_t port, HostObserveFlags flags, HostPort *ret) {
+/* dir: the port's directory for messages, "/sys/class/infiniband/DEV/ports/N" */
+static int port_observe(int devfd, const char *dir, uint32_t port, HostObserveFlags flags,
+			HostPort *ret) {
 	_cleanup_close_ int portfd = -EBADF;
 	HostPort p = { .port = port, .link_layer = _LINK_LAYER_INVALID };
 	char path[32];
@@ -159,11 +168,11 @@ int host_port_observe(int devfd, uint32_t port, HostObserveFlags flags, HostPort
 		return -ENOMEM;
 	portfd = openat(devfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (portfd < 0)
-		r = errors_add(&p.errors, "%s: %s", path, strerror(errno));
+		r = errors_add(&p.errors, "%s: %s", dir, strerror(errno));
 	else {
-		r = port_read_state(portfd, flags, &p);
+		r = port_read_state(portfd, dir, flags, &p);
 		if (r >= 0 && (flags & HOST_OBSERVE_GIDS))
-			r = port_read_gids(portfd, &p);
+			r = port_read_gids(portfd, dir, &p);
 	}
 	if (r < 0) {
 		host_port_done(&p);
@@ -171,6 +180,13 @@ int host_port_observe(int devfd, uint32_t port, HostObserveFlags flags, HostPort
 	}
 	*ret = p;
 	return 0;
+}
+
+int host_port_observe(int devfd, uint32_t port, HostObserveFlags flags, HostPort *ret) {
+	char dir[32];
+
+	snprintf(dir, sizeof(dir), "ports/%u", port);
+	return port_observe(devfd, dir, port, flags, ret);
 }
 
 void host_port_done(HostPort *p) {
@@ -237,7 +253,10 @@ static void device_read_driver(int devfd, HostDevice *d) {
 
 	n = sysfs_value_read_at(devfd, "parent", buf, sizeof(buf));
 	if (n != -ENOENT && n != -EINVAL && !(n >= 0 && sysfs_netdev_name_parse(buf, (size_t) n, name) >= 0)) {
-		(void) sysfs_error_add(&d->errors, "parent", n, buf);
+		char file[NAME_MAX + 64];
+
+		snprintf(file, sizeof(file), "/sys/class/infiniband/%s/parent", d->name);
+		(void) sysfs_error_add(&d->errors, file, n, buf);
 		return;
 	}
 	if (n >= 0) {
@@ -265,14 +284,14 @@ static int port_compare(const void *a, const void *b) {
 }
 
 static int port_read_configfs(int cmfd, const char *dev, HostPort *p) {
-	char path[NAME_MAX + 64], file[64], buf[SYSFS_VALUE_MAX];
+	char path[NAME_MAX + 64], file[NAME_MAX + 96], buf[SYSFS_VALUE_MAX];
 	int64_t tos;
 	ssize_t n;
 	int r = 0;
 
 	/* not there (no such file): not known, the planner writes it */
 	snprintf(path, sizeof(path), "%s/ports/%u/default_roce_mode", dev, p->port);
-	snprintf(file, sizeof(file), "configfs default_roce_mode");
+	snprintf(file, sizeof(file), "/sys/kernel/config/rdma_cm/%s", path);
 	n = sysfs_value_read_at(cmfd, path, buf, sizeof(buf));
 	if (n >= 0 && sysfs_roce_mode_parse(buf, (size_t) n, &p->roce_mode) >= 0)
 		p->has_roce_mode = true;
@@ -281,7 +300,7 @@ static int port_read_configfs(int cmfd, const char *dev, HostPort *p) {
 	if (r < 0)
 		return r;
 	snprintf(path, sizeof(path), "%s/ports/%u/default_roce_tos", dev, p->port);
-	snprintf(file, sizeof(file), "configfs default_roce_tos");
+	snprintf(file, sizeof(file), "/sys/kernel/config/rdma_cm/%s", path);
 	n = sysfs_value_read_at(cmfd, path, buf, sizeof(buf));
 	if (n >= 0 && sysfs_int_parse(buf, (size_t) n, 0, 255, &tos) >= 0) {
 		p->roce_tos = (unsigned) tos;
@@ -309,7 +328,7 @@ static int device_observe(int classfd, int cmfd, const char *name, HostObserveFl
 	devfd = openat(classfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (devfd < 0) {
 		/* Gone between readdir and open, or a broken link: report, keep going. */
-		errors_add(&d.errors, "%s", strerror(errno));
+		errors_add(&d.errors, "/sys/class/infiniband/%s: %s", name, strerror(errno));
 		*ret = d;
 		return 0;
 	}
@@ -323,13 +342,16 @@ static int device_observe(int classfd, int cmfd, const char *name, HostObserveFl
 	portsfd = openat(devfd, "ports", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	dir = portsfd >= 0 ? fdopendir_consume(TAKE_FD(portsfd)) : NULL;
 	if (!dir)
-		errors_add(&d.errors, "ports: %s", strerror(errno));
+		errors_add(&d.errors, "/sys/class/infiniband/%s/ports: %s", name, strerror(errno));
 	for (struct dirent *de; dir && (de = readdir(dir));) {
 		HostPort p;
 
 		if (!is_number(de->d_name) || strlen(de->d_name) > 3)
 			continue;
-		r = host_port_observe(devfd, (uint32_t) strtoul(de->d_name, NULL, 10), flags, &p);
+		char pdir[NAME_MAX + 64];
+
+		snprintf(pdir, sizeof(pdir), "/sys/class/infiniband/%s/ports/%s", name, de->d_name);
+		r = port_observe(devfd, pdir, (uint32_t) strtoul(de->d_name, NULL, 10), flags, &p);
 		if (r < 0)
 			break;
 		if (flags & HOST_OBSERVE_DETAILS)
