@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -81,12 +82,6 @@ static int port_read_state(int portfd, const char *dir, HostObserveFlags flags, 
 	return 0;
 }
 
-static int gid_compare(const void *a, const void *b) {
-	uint32_t x = ((const Gid *) a)->index, y = ((const Gid *) b)->index;
-
-	return x < y ? -1 : x > y;
-}
-
 /* One slot. Returns 1 for a populated slot, 0 for an empty one or one that cannot be used (the
  * reason recorded on p), -ENOMEM. */
 static int port_read_gid(int portfd, const char *dir, HostPort *p, const char *index, Gid *ret) {
@@ -121,9 +116,18 @@ static int port_read_gid(int portfd, const char *dir, HostPort *p, const char *i
 	return 1;
 }
 
+static int index_compare(const void *a, const void *b) {
+	uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The slots in index order (not readdir's, which differs between file systems): the errors a
+ * table of garbage gives, and which of them are kept, are the same everywhere. */
 static int port_read_gids(int portfd, const char *dir, HostPort *p) {
 	_cleanup_close_ int fd = -EBADF;
-	size_t n_alloc = 0;
+	_cleanup_free_ uint32_t *slots = NULL;
+	size_t n_alloc = 0, n_slots = 0, n_slots_alloc = 0;
 	DIR *d;
 	int r = 0;
 
@@ -134,24 +138,34 @@ static int port_read_gids(int portfd, const char *dir, HostPort *p) {
 	if (!d)
 		return -ENOMEM;
 	for (struct dirent *de; (de = readdir(d));) {
-		Gid g;
-
 		if (!is_number(de->d_name) || strlen(de->d_name) > 9)
 			continue;
-		r = port_read_gid(portfd, dir, p, de->d_name, &g);
+		r = GREEDY_REALLOC(slots, n_slots_alloc, n_slots + 1);
 		if (r < 0)
 			break;
+		slots[n_slots++] = (uint32_t) strtoul(de->d_name, NULL, 10);
+	}
+	closedir(d);
+	if (r < 0)
+		return r;
+	if (n_slots > 1)
+		qsort(slots, n_slots, sizeof(uint32_t), index_compare);
+	for (size_t i = 0; i < n_slots; i++) {
+		char index[16];
+		Gid g;
+
+		snprintf(index, sizeof(index), "%" PRIu32, slots[i]);
+		r = port_read_gid(portfd, dir, p, index, &g);
+		if (r < 0)
+			return r;
 		if (r == 0)
 			continue;
 		r = GREEDY_REALLOC(p->gids, n_alloc, p->n_gids + 1);
 		if (r < 0)
-			break;
+			return r;
 		p->gids[p->n_gids++] = g;
 	}
-	closedir(d);
-	if (p->n_gids > 1)
-		qsort(p->gids, p->n_gids, sizeof(Gid), gid_compare);
-	return r;
+	return 0;
 }
 
 /* dir: the port's directory for messages, "/sys/class/infiniband/DEV/ports/N" */
