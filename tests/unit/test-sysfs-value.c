@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The strict parsers of kernel values (lib/sysfs-value.c), the bounded read, the excerpt, and
- * the regression inputs the fuzzer found (fuzz/regressions/sysfs-value, replayed here). */
-#include <dirent.h>
+/* The strict parsers of kernel values (lib/sysfs-value.c), the bounded read, the excerpt and
+ * the error cap. (fuzz/regressions/sysfs-value is replayed by fuzz-sysfs-value-regressions.) */
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -167,37 +166,5 @@ TEST(read_bounded) {
 	(void) rmdir(dir);
 }
 
-/* Every file in the regression directory (inputs the fuzzer once crashed or hung on) goes
- * through the fuzz target's checks again. */
-int sysfs_value_fuzz_one(const uint8_t *data, size_t size);
-
-TEST(fuzz_regressions) {
-	DIR *d = opendir(FUZZ_REGRESSIONS_DIR);
-	unsigned n = 0;
-
-	CHECK(d != NULL);
-	for (struct dirent *de; d && (de = readdir(d));) {
-		char path[512], data[8192];
-		size_t len;
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", FUZZ_REGRESSIONS_DIR, de->d_name);
-		f = fopen(path, "rb");
-		CHECK(f != NULL);
-		if (!f)
-			continue;
-		len = fread(data, 1, sizeof(data), f);
-		fclose(f);
-		CHECK(sysfs_value_fuzz_one((const uint8_t *) data, len) == 0);
-		n++;
-	}
-	if (d)
-		closedir(d);
-	printf("#   %u regression inputs replayed\n", n);
-	CHECK(n > 0);
-}
-
 TESTS_MAIN(TEST_ENTRY(port_state), TEST_ENTRY(gid), TEST_ENTRY(names), TEST_ENTRY(numbers),
-	   TEST_ENTRY(excerpt), TEST_ENTRY(read_bounded), TEST_ENTRY(fuzz_regressions))
+	   TEST_ENTRY(excerpt), TEST_ENTRY(read_bounded))
