@@ -21,18 +21,29 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+typedef struct Scalar {
+	char *value;
+	size_t length;
+} Scalar;
+
 typedef struct Scalars {
-	char **values;
-	size_t *lengths;
+	Scalar *items; /* sorted (scalar_compare) once collected: the checks stay n log n */
 	size_t n, n_alloc;
 	bool nul; /* some scalar holds a NUL byte */
 } Scalars;
 
 static void scalars_done(Scalars *s) {
 	for (size_t i = 0; i < s->n; i++)
-		free(s->values[i]);
-	free(s->values);
-	free(s->lengths);
+		free(s->items[i].value);
+	free(s->items);
+}
+
+static int scalar_compare(const void *a, const void *b) {
+	const Scalar *x = a, *y = b;
+
+	if (x->length != y->length)
+		return x->length < y->length ? -1 : 1;
+	return memcmp(x->value, y->value, x->length);
 }
 
 /* The file's scalars, as libyaml gives them; false when libyaml itself refuses the file. */
@@ -58,32 +69,32 @@ static bool scalars_collect(const uint8_t *data, size_t size, Scalars *s) {
 				s->nul = true;
 			if (s->n == s->n_alloc) {
 				s->n_alloc = s->n_alloc ? s->n_alloc * 2 : 64;
-				s->values = realloc(s->values, s->n_alloc * sizeof(char *));
-				s->lengths = realloc(s->lengths, s->n_alloc * sizeof(size_t));
-				if (!s->values || !s->lengths)
+				s->items = realloc(s->items, s->n_alloc * sizeof(Scalar));
+				if (!s->items)
 					abort();
 			}
-			s->values[s->n] = malloc(n + 1);
-			if (!s->values[s->n])
+			s->items[s->n].value = malloc(n + 1);
+			if (!s->items[s->n].value)
 				abort();
-			memcpy(s->values[s->n], v, n);
-			s->values[s->n][n] = 0;
-			s->lengths[s->n++] = n;
+			memcpy(s->items[s->n].value, v, n);
+			s->items[s->n].value[n] = 0;
+			s->items[s->n++].length = n;
 		}
 		done = e.type == YAML_STREAM_END_EVENT;
 		yaml_event_delete(&e);
 	}
 	yaml_parser_delete(&parser);
+	if (s->n > 1)
+		qsort(s->items, s->n, sizeof(Scalar), scalar_compare);
 	return ok;
 }
 
 /* str is one of the file's scalars, whole. */
 static void check_scalar(const Scalars *s, const char *str) {
-	size_t n = strlen(str);
+	Scalar key = { .value = (char *) str, .length = strlen(str) };
 
-	for (size_t i = 0; i < s->n; i++)
-		if (s->lengths[i] == n && memcmp(s->values[i], str, n) == 0)
-			return;
+	if (s->n > 0 && bsearch(&key, s->items, s->n, sizeof(Scalar), scalar_compare))
+		return;
 	fprintf(stderr, "loaded '%s', which is no scalar of the file\n", str);
 	abort();
 }
