@@ -187,10 +187,11 @@ static int method_resolve_gid(sd_bus_message *msg, void *userdata, sd_bus_error 
 	if (r < 0)
 		return r;
 	if (bus_arg_gid_family(family_s, &family) < 0)
-		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-					 "Unknown GID family '%s' (ipv4, ipv6, link-local, or empty "
-					 "for IPv4 else IPv6)",
-					 arg_quote(family_s, q));
+		return sd_bus_error_setf(
+			error, SD_BUS_ERROR_INVALID_ARGS,
+			"Unknown GID family '%s' (ipv4, ipv6, link-local, or empty "
+			"for IPv4 else IPv6)",
+			arg_quote(family_s, q));
 	if (bus_arg_roce_version(roce, &type) < 0)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
 					 "Unknown RoCE version '%s' (v1, v2, or empty for v2)",

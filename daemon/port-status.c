@@ -400,8 +400,8 @@ int port_status_build(PortStatus *s, const HostDevice *d, const HostPort *p, con
 		s->n_history = old->n_history;
 		old->n_history = 0;
 	}
-	s->publish = ls && (ls->set & KEY_BIT(KEY_GIDS_PUBLISH)) ? ls->gids_publish
-								 : GID_CHOICE_DEFAULT;
+	s->publish =
+		ls && (ls->set & KEY_BIT(KEY_GIDS_PUBLISH)) ? ls->gids_publish : GID_CHOICE_DEFAULT;
 	if (ls)
 		s->profiles = TAKE_PTR(*profiles);
 	if (!ls || !(ls->set & KEYS_PORT)) {

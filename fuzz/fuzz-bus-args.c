@@ -18,11 +18,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static PortStatus ports[] = {
 	{ .name = (char *) "ib0/1", .device = (char *) "ib0", .port = 1 },
 	{ .name = (char *) "ib0/2", .device = (char *) "ib0", .port = 2 },
-	{ .name = (char *) "mlx5_0/1", .device = (char *) "mlx5_0", .port = 1,
+	{ .name = (char *) "mlx5_0/1",
+	  .device = (char *) "mlx5_0",
+	  .port = 1,
 	  .netdev = (char *) "ens1f0np0" },
-	{ .name = (char *) "rxe0/1", .device = (char *) "rxe0", .port = 1, .netdev = (char *) "veth0" },
-	{ .name = (char *) "siw0/1", .device = (char *) "siw0", .port = 1, .netdev = (char *) "veth0" },
-	{ .name = (char *) "host/1", .device = (char *) "host", .port = 1, .netdev = (char *) "host" },
+	{ .name = (char *) "rxe0/1",
+	  .device = (char *) "rxe0",
+	  .port = 1,
+	  .netdev = (char *) "veth0" },
+	{ .name = (char *) "siw0/1",
+	  .device = (char *) "siw0",
+	  .port = 1,
+	  .netdev = (char *) "veth0" },
+	{ .name = (char *) "host/1",
+	  .device = (char *) "host",
+	  .port = 1,
+	  .netdev = (char *) "host" },
 };
 
 static void check_link_name(const char *s) {
@@ -72,7 +83,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		if (strlen(s) > SELF_TEST_PEER_MAX || s[0] == '-')
 			abort();
 		for (const char *c = s; *c; c++)
-			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:-_/[]",
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				    ".:-_/[]",
 				    *c))
 				abort();
 	}

@@ -72,8 +72,8 @@ static void netdev_read_parent(int netfd, const char *name, HostNetdev *n) {
 
 /* A number attribute: the value, or an error recorded on n (a missing file is no value: an
  * admin-down netdev has no carrier, and a fixture leaves out what the kernel fails to read). */
-static int netdev_read_int(int netfd, const char *name, const char *attr, int64_t min,
-			   int64_t max, HostNetdev *n, int64_t *ret) {
+static int netdev_read_int(int netfd, const char *name, const char *attr, int64_t min, int64_t max,
+			   HostNetdev *n, int64_t *ret) {
 	char path[128], buf[SYSFS_VALUE_MAX];
 	ssize_t r;
 

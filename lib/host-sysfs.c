@@ -109,8 +109,8 @@ static int port_read_gid(int portfd, const char *dir, HostPort *p, const char *i
 	snprintf(path, sizeof(path), "gid_attrs/ndevs/%s", index);
 	n = sysfs_value_read_at(portfd, path, buf, sizeof(buf));
 	/* none: an IB GID (kernel: EINVAL, a fixture: no file) */
-	if ((n >= 0 || n == -EFBIG) && sysfs_netdev_name_parse(buf, n < 0 ? 0 : (size_t) n,
-							       g.netdev) < 0)
+	if ((n >= 0 || n == -EFBIG) &&
+	    sysfs_netdev_name_parse(buf, n < 0 ? 0 : (size_t) n, g.netdev) < 0)
 		return sysfs_error_add(&p->errors, port_file(file, dir, path), n, buf);
 	*ret = g;
 	return 1;
@@ -133,7 +133,9 @@ static int port_read_gids(int portfd, const char *dir, HostPort *p) {
 
 	fd = openat(portfd, "gids", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT ? 0 : errors_add(&p->errors, "%s/gids: %s", dir, strerror(errno));
+		return errno == ENOENT
+			       ? 0
+			       : errors_add(&p->errors, "%s/gids: %s", dir, strerror(errno));
 	d = fdopendir_consume(TAKE_FD(fd));
 	if (!d)
 		return -ENOMEM;
@@ -266,7 +268,8 @@ static void device_read_driver(int devfd, HostDevice *d) {
 	ssize_t n;
 
 	n = sysfs_value_read_at(devfd, "parent", buf, sizeof(buf));
-	if (n != -ENOENT && n != -EINVAL && !(n >= 0 && sysfs_netdev_name_parse(buf, (size_t) n, name) >= 0)) {
+	if (n != -ENOENT && n != -EINVAL &&
+	    !(n >= 0 && sysfs_netdev_name_parse(buf, (size_t) n, name) >= 0)) {
 		char file[NAME_MAX + 64];
 
 		snprintf(file, sizeof(file), "/sys/class/infiniband/%s/parent", d->name);

@@ -78,7 +78,8 @@ static int numbered_parse(const char *s, size_t n, const char *const *names, int
 	if (!colon || sysfs_int_parse(s, (size_t) (colon - s), 0, max - 1, &v) < 0)
 		return -EINVAL;
 	if ((size_t) (colon - s) + 2 > n || colon[1] != ' ' || !names[v] ||
-	    strlen(names[v]) != n - (size_t) (colon - s) - 2 || strncmp(colon + 2, names[v], strlen(names[v])) != 0)
+	    strlen(names[v]) != n - (size_t) (colon - s) - 2 ||
+	    strncmp(colon + 2, names[v], strlen(names[v])) != 0)
 		return -EINVAL;
 	*ret = (int) v;
 	return 0;
@@ -197,7 +198,7 @@ int sysfs_gid_type_parse(const char *s, size_t n, LinkLayer ll, GidType *ret) {
 	r = sysfs_roce_mode_parse(s, n, &m);
 	if (r < 0)
 		return r;
-	*ret = m == ROCE_MODE_V2		  ? GID_TYPE_ROCE_V2
+	*ret = m == ROCE_MODE_V2	     ? GID_TYPE_ROCE_V2
 	       : ll == LINK_LAYER_INFINIBAND ? GID_TYPE_IB
 					     : GID_TYPE_ROCE_V1;
 	return 0;

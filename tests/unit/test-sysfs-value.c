@@ -20,18 +20,23 @@ TEST(port_state) {
 
 	CHECK(sysfs_port_state_parse(S("4: ACTIVE"), &s) == 0 && s == PORT_STATE_ACTIVE);
 	CHECK(sysfs_port_state_parse(S("1: DOWN"), &s) == 0 && s == PORT_STATE_DOWN);
-	CHECK(sysfs_port_state_parse(S("5: ACTIVE_DEFER"), &s) == 0 && s == PORT_STATE_ACTIVE_DEFER);
+	CHECK(sysfs_port_state_parse(S("5: ACTIVE_DEFER"), &s) == 0 &&
+	      s == PORT_STATE_ACTIVE_DEFER);
 	static const char *const bad[] = {
-		"garbage", "4", "4:", "4: ", "4:ACTIVE", "4: DOWN", "04: ACTIVE", "+4: ACTIVE",
-		"4: ACTIVE ", " 4: ACTIVE", "6: UNKNOWN", "-1: NOP", "4: active", "4: ACTIVEX",
-		"99999999999999999999: ACTIVE", "",
+		"garbage",    "4",	    "4:",
+		"4: ",	      "4:ACTIVE",   "4: DOWN",
+		"04: ACTIVE", "+4: ACTIVE", "4: ACTIVE ",
+		" 4: ACTIVE", "6: UNKNOWN", "-1: NOP",
+		"4: active",  "4: ACTIVEX", "99999999999999999999: ACTIVE",
+		"",
 	};
 	for (size_t i = 0; i < ELEMENTSOF(bad); i++)
 		CHECK(sysfs_port_state_parse(bad[i], strlen(bad[i]), &s) == -EINVAL);
 	/* a NUL inside: the length says there is more than "4: ACTIVE" */
 	CHECK(sysfs_port_state_parse(S("4: ACTIVE\0junk"), &s) == -EINVAL);
 
-	CHECK(sysfs_port_phys_state_parse(S("5: LinkUp"), &ps) == 0 && ps == PORT_PHYS_STATE_LINK_UP);
+	CHECK(sysfs_port_phys_state_parse(S("5: LinkUp"), &ps) == 0 &&
+	      ps == PORT_PHYS_STATE_LINK_UP);
 	CHECK(sysfs_port_phys_state_parse(S("7: Phy Test"), &ps) == 0 &&
 	      ps == PORT_PHYS_STATE_PHY_TEST);
 	CHECK(sysfs_port_phys_state_parse(S("0: <unknown>"), &ps) == 0);
@@ -60,10 +65,12 @@ TEST(names) {
 	RoceMode m;
 	char nd[NETDEV_NAME_MAX];
 
-	CHECK(sysfs_gid_type_parse(S("RoCE v2"), LINK_LAYER_ETHERNET, &t) == 0 && t == GID_TYPE_ROCE_V2);
+	CHECK(sysfs_gid_type_parse(S("RoCE v2"), LINK_LAYER_ETHERNET, &t) == 0 &&
+	      t == GID_TYPE_ROCE_V2);
 	CHECK(sysfs_gid_type_parse(S("IB/RoCE v1"), LINK_LAYER_ETHERNET, &t) == 0 &&
 	      t == GID_TYPE_ROCE_V1);
-	CHECK(sysfs_gid_type_parse(S("IB/RoCE v1"), LINK_LAYER_INFINIBAND, &t) == 0 && t == GID_TYPE_IB);
+	CHECK(sysfs_gid_type_parse(S("IB/RoCE v1"), LINK_LAYER_INFINIBAND, &t) == 0 &&
+	      t == GID_TYPE_IB);
 	CHECK(sysfs_gid_type_parse(S("RoCE v9"), LINK_LAYER_ETHERNET, &t) == -EINVAL);
 	CHECK(sysfs_gid_type_parse(S("RoCE v2\0"), LINK_LAYER_ETHERNET, &t) == -EINVAL);
 	CHECK(sysfs_link_layer_parse(S("Ethernet"), &ll) == 0 && ll == LINK_LAYER_ETHERNET);
