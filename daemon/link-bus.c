@@ -24,6 +24,7 @@ static const char *const link_property_table[_PORT_PROPERTY_MAX] = {
 	[PORT_PROPERTY_PREFERRED_GID_INDEX] = "PreferredGidIndex",
 	[PORT_PROPERTY_SETTINGS] = "Settings",
 	[PORT_PROPERTY_LAST_ERROR] = "LastError",
+	[PORT_PROPERTY_OBSERVE_ERRORS] = "ObserveErrors",
 };
 
 char *link_bus_path(const char *name) {
@@ -199,6 +200,7 @@ static const sd_bus_vtable link_vtable[] = {
 	SD_BUS_PROPERTY("PreferredGidIndex", "i", property_get_preferred_gid_index, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("Settings", "a(sssss)", property_get_settings, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("LastError", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("ObserveErrors", "as", NULL, offsetof(PortStatus, observe_errors), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_METHOD_WITH_ARGS("GetCounters", SD_BUS_NO_ARGS, SD_BUS_RESULT("a{st}", counters), method_get_counters, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_VTABLE_END,
 };

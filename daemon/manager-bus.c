@@ -41,18 +41,6 @@ int bus_verify_privileged(sd_bus_message *msg, sd_bus_error *error) {
 				"for no capability of a non-root caller)");
 }
 
-/* A caller's string as an error message may quote it: at most ARG_QUOTE_MAX bytes, printable
- * ASCII only. Echoed whole, an argument near the bus's message size limit made the error reply
- * larger than the limit, and dbus-daemon disconnected rdmad for sending it. */
-const char *arg_quote(const char *s, char buf[static ARG_QUOTE_MAX + 4]) {
-	size_t i;
-
-	for (i = 0; s[i] && i < ARG_QUOTE_MAX; i++)
-		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
-	strcpy(buf + i, s[i] ? "..." : "");
-	return buf;
-}
-
 int bus_link_error(sd_bus_error *error, const char *name, int r) {
 	char q[ARG_QUOTE_MAX + 4];
 
@@ -187,8 +175,8 @@ static int method_describe(sd_bus_message *msg, void *userdata, sd_bus_error *er
 
 static int method_resolve_gid(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 	const char *name, *family_s, *roce;
-	GidFamily family = _GID_FAMILY_INVALID;
-	GidType type = _GID_TYPE_INVALID;
+	GidFamily family;
+	GidType type;
 	char gid[GID_STRING_MAX], q[ARG_QUOTE_MAX + 4];
 	Manager *m = userdata;
 	PortStatus *s;
@@ -198,25 +186,16 @@ static int method_resolve_gid(sd_bus_message *msg, void *userdata, sd_bus_error 
 	r = sd_bus_message_read(msg, "sss", &name, &family_s, &roce);
 	if (r < 0)
 		return r;
-	if (*family_s) {
-		family = gid_family_from_string(family_s);
-		if (family < 0)
-			return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-						 "Unknown GID family '%s' (ipv4, ipv6, link-local, "
-						 "or empty for IPv4 else IPv6)",
-						 arg_quote(family_s, q));
-	}
-	if (*roce) {
-		if (streq(roce, "v1"))
-			type = GID_TYPE_ROCE_V1;
-		else if (streq(roce, "v2"))
-			type = GID_TYPE_ROCE_V2;
-		else
-			return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-						 "Unknown RoCE version '%s' (v1, v2, or empty for "
-						 "v2)",
-						 arg_quote(roce, q));
-	}
+	if (bus_arg_gid_family(family_s, &family) < 0)
+		return sd_bus_error_setf(
+			error, SD_BUS_ERROR_INVALID_ARGS,
+			"Unknown GID family '%s' (ipv4, ipv6, link-local, or empty "
+			"for IPv4 else IPv6)",
+			arg_quote(family_s, q));
+	if (bus_arg_roce_version(roce, &type) < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "Unknown RoCE version '%s' (v1, v2, or empty for v2)",
+					 arg_quote(roce, q));
 	r = manager_port_find(m, name, &s);
 	if (r < 0)
 		return bus_link_error(error, name, r);

@@ -3,6 +3,7 @@
 
 /* org.rdmad1.Manager on /org/rdmad1 (manager-bus.c): the connection, the name, the vtable. */
 
+#include "bus-args.h"
 #include "manager.h"
 
 /* The system bus, or DBUS_SYSTEM_BUS_ADDRESS; reconnects on its own when dbus-daemon goes. */
@@ -13,8 +14,6 @@ void manager_bus_emit_changed(Manager *m, const char *property, ...);
 
 /* For the method handlers of other files (manager-checks.c). */
 int bus_verify_privileged(sd_bus_message *msg, sd_bus_error *error);
-#define ARG_QUOTE_MAX 64
-const char *arg_quote(const char *s, char buf[static ARG_QUOTE_MAX + 4]);
 int bus_link_error(sd_bus_error *error, const char *name, int r);
 
 /* Preflight() and SelfTest() (manager-checks.c): rdmactl run as a helper. */

@@ -23,10 +23,6 @@
 
 #define PREFLIGHT_TIMEOUT_USEC (60 * 1000000ULL)
 #define PREFLIGHT_REUSE_USEC   (5 * 1000000ULL)
-#define SELF_TEST_SIZE_MAX     (64U << 20)
-#define SELF_TEST_ITERS_MAX    1000000U
-#define SELF_TEST_TIMEOUT_MAX  300U
-#define PEER_MAX	       255
 
 /* The helper's stdout when it is a JSON document of the given type, else -EBADMSG. */
 static int helper_output_check(const char *output, json_type type) {
@@ -176,17 +172,6 @@ static void self_test_done(Helper *h, int status, const char *output, void *user
 	m->self_test = helper_free(m->self_test);
 }
 
-/* A peer is empty (loopback), a link, or HOST[:PORT]: short, and of the characters those
- * use, since it goes on a command line. */
-static bool peer_valid(const char *peer) {
-	size_t n = strlen(peer);
-
-	return n <= PEER_MAX &&
-	       strspn(peer, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-			    ".:-_/[]") == n &&
-	       peer[0] != '-';
-}
-
 int method_self_test(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 	char size_s[16], iters_s[16], timeout_s[16], q[ARG_QUOTE_MAX + 4];
 	const char *link, *peer;
@@ -208,12 +193,11 @@ int method_self_test(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 	r = manager_port_find(m, link, &s);
 	if (r < 0)
 		return bus_link_error(error, link, r);
-	if (!peer_valid(peer))
+	if (!bus_arg_self_test_peer_valid(peer))
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
 					 "Peer '%s' is not a link or HOST[:PORT]",
 					 arg_quote(peer, q));
-	if (size > SELF_TEST_SIZE_MAX || iters > SELF_TEST_ITERS_MAX ||
-	    timeout > SELF_TEST_TIMEOUT_MAX)
+	if (!bus_arg_self_test_limits_valid(size, iters, timeout))
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
 					 "At most %u bytes, %u iterations, %u seconds (0: the "
 					 "default)",

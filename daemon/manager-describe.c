@@ -97,6 +97,8 @@ static int port_json(json_object *links, const PortStatus *s) {
 		r = settings_json(o, s);
 	if (r >= 0)
 		r = json_add_string(o, "last_error", s->last_error);
+	if (r >= 0)
+		r = json_add_strv(o, "observe_errors", s->observe_errors);
 	return r;
 }
 

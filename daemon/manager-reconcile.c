@@ -289,8 +289,9 @@ static void port_transition_log(const PortStatus *s, const PortStatus *old, uint
 }
 
 /* The status of one observed port, from the final observation and plan. */
-static int port_status_update(Manager *m, const HostDevice *d, const HostPort *port, const Plan *p,
-			      const Outcomes *outcomes, uint64_t now, PortStatus *ret) {
+static int port_status_update(Manager *m, const HostState *h, const HostDevice *d,
+			      const HostPort *port, const Plan *p, const Outcomes *outcomes,
+			      uint64_t now, PortStatus *ret) {
 	_cleanup_strv_free_ char **profiles = NULL;
 	PortSettings ls = { 0 };
 	PortStatus *old;
@@ -305,8 +306,8 @@ static int port_status_update(Manager *m, const HostDevice *d, const HostPort *p
 		return matched;
 	}
 	old = manager_port_status(m, d->name, port->port);
-	r = port_status_build(ret, d, port, matched > 0 ? &ls : NULL, &profiles, p, outcomes, old,
-			      now);
+	r = port_status_build(ret, d, port, host_netdev_find(h, port->netdev),
+			      matched > 0 ? &ls : NULL, &profiles, p, outcomes, old, now);
 	port_settings_done(&ls);
 	if (r < 0) {
 		port_status_done(ret);
@@ -352,7 +353,7 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 		r = host_status_update(m, p, outcomes, now);
 	for (size_t i = 0; r >= 0 && i < h->n_devices; i++)
 		for (size_t k = 0; r >= 0 && k < h->devices[i].n_ports; k++) {
-			r = port_status_update(m, &h->devices[i], &h->devices[i].ports[k], p,
+			r = port_status_update(m, h, &h->devices[i], &h->devices[i].ports[k], p,
 					       outcomes, now, &l[n]);
 			if (r >= 0)
 				n++;

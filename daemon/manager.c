@@ -9,6 +9,7 @@
 #include "log.h"
 #include "manager-bus.h"
 #include "manager-watch.h"
+#include "bus-args.h"
 #include "manager.h"
 #include "manager-checks.h"
 #include "manager-publish.h"
@@ -353,47 +354,7 @@ void manager_state_update(Manager *m) {
 }
 
 int manager_port_find(Manager *m, const char *name, PortStatus **ret) {
-	PortStatus *found = NULL;
-	char device[128];
-	uint32_t port;
-	size_t n = 0;
-
-	if (!*name || streq(name, "host"))
-		return -EINVAL;
-	/* A netdev names a port only when exactly one port sits on it (rxe and siw can share). */
-	for (size_t i = 0; i < m->n_ports; i++)
-		if (streq_ptr(m->ports[i].netdev, name)) {
-			found = &m->ports[i];
-			n++;
-		}
-	if (n > 1)
-		return -EADDRNOTAVAIL;
-	if (found) {
-		*ret = found;
-		return 0;
-	}
-	if (port_name_parse(name, device, sizeof(device), &port) < 0)
-		return -EINVAL;
-	for (size_t i = 0; i < m->n_ports; i++) {
-		PortStatus *s = &m->ports[i];
-
-		if (!streq(s->device, device))
-			continue;
-		if (port == s->port) {
-			*ret = s;
-			return 0;
-		}
-		if (port == 0) {
-			found = s;
-			n++;
-		}
-	}
-	if (n > 1)
-		return -EADDRNOTAVAIL;
-	if (!found)
-		return -ENODEV;
-	*ret = found;
-	return 0;
+	return link_name_resolve(m->ports, m->n_ports, name, ret);
 }
 
 static int port_key_compare(const void *key, const void *elem) {

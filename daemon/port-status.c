@@ -102,6 +102,7 @@ void port_status_done(PortStatus *s) {
 	for (size_t i = 0; i < s->n_history; i++)
 		free(s->history[i].contender);
 	free(s->history);
+	strv_free(s->observe_errors);
 	*s = (PortStatus){ 0 };
 }
 
@@ -315,7 +316,8 @@ static bool plan_port_pending(const Plan *p, const char *name) {
 
 static ConfigState state_compute(const PortStatus *s, bool failed, bool unmet,
 				 bool *ret_waiting_gids) {
-	bool pending = false, degraded = false;
+	/* a value that could not be read or parsed: the link cannot be known to be converged */
+	bool pending = false, degraded = strv_length(s->observe_errors) > 0;
 
 	for (size_t i = 0; i < s->n_settings; i++) {
 		const SettingStatus *x = &s->settings[i];
@@ -334,7 +336,17 @@ static ConfigState state_compute(const PortStatus *s, bool failed, bool unmet,
 	return degraded ? CONFIG_STATE_DEGRADED : CONFIG_STATE_CONVERGED;
 }
 
-static int facts_copy(PortStatus *s, const HostDevice *d, const HostPort *p) {
+static int errors_copy(char ***dst, char *const *src) {
+	STRV_FOREACH (e, src) {
+		int r = strv_extend(dst, *e);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int facts_copy(PortStatus *s, const HostDevice *d, const HostPort *p, const HostNetdev *nd) {
 	int r;
 
 	if (asprintf(&s->name, "%s/%u", d->name, p->port) < 0) {
@@ -352,6 +364,12 @@ static int facts_copy(PortStatus *s, const HostDevice *d, const HostPort *p) {
 		r = strdup_to(&s->netdev, p->netdev);
 	if (r >= 0)
 		r = strdup_to(&s->driver, d->driver);
+	if (r >= 0)
+		r = errors_copy(&s->observe_errors, d->errors);
+	if (r >= 0)
+		r = errors_copy(&s->observe_errors, p->errors);
+	if (r >= 0 && nd)
+		r = errors_copy(&s->observe_errors, nd->errors);
 	if (r < 0)
 		return r;
 	if (p->n_gids > 0) {
@@ -364,9 +382,9 @@ static int facts_copy(PortStatus *s, const HostDevice *d, const HostPort *p) {
 	return 0;
 }
 
-int port_status_build(PortStatus *s, const HostDevice *d, const HostPort *p, const PortSettings *ls,
-		      char ***profiles, const Plan *plan, const Outcomes *outcomes, PortStatus *old,
-		      uint64_t now) {
+int port_status_build(PortStatus *s, const HostDevice *d, const HostPort *p, const HostNetdev *nd,
+		      const PortSettings *ls, char ***profiles, const Plan *plan,
+		      const Outcomes *outcomes, PortStatus *old, uint64_t now) {
 	const Outcome *failed;
 	bool held, waiting = false, publish_unmet;
 	uint32_t unmet;
@@ -374,7 +392,7 @@ int port_status_build(PortStatus *s, const HostDevice *d, const HostPort *p, con
 	int r;
 
 	*s = (PortStatus){ 0 };
-	r = facts_copy(s, d, p);
+	r = facts_copy(s, d, p, nd);
 	if (r < 0)
 		return r;
 	if (old) {
@@ -382,8 +400,8 @@ int port_status_build(PortStatus *s, const HostDevice *d, const HostPort *p, con
 		s->n_history = old->n_history;
 		old->n_history = 0;
 	}
-	s->publish = ls && (ls->set & KEY_BIT(KEY_GIDS_PUBLISH)) ? ls->gids_publish
-								 : GID_CHOICE_DEFAULT;
+	s->publish =
+		ls && (ls->set & KEY_BIT(KEY_GIDS_PUBLISH)) ? ls->gids_publish : GID_CHOICE_DEFAULT;
 	if (ls)
 		s->profiles = TAKE_PTR(*profiles);
 	if (!ls || !(ls->set & KEYS_PORT)) {
@@ -510,6 +528,8 @@ unsigned port_status_changes(const PortStatus *a, const PortStatus *b) {
 		m |= 1u << PORT_PROPERTY_SETTINGS;
 	if (!streq_ptr(a->last_error, b->last_error))
 		m |= 1u << PORT_PROPERTY_LAST_ERROR;
+	if (!strv_equal(a->observe_errors, b->observe_errors))
+		m |= 1u << PORT_PROPERTY_OBSERVE_ERRORS;
 	return m;
 }
 
@@ -529,6 +549,8 @@ char *port_status_reasons(const PortStatus *s) {
 		fprintf(f, "%s%s %s (%s)", n++ > 0 ? "; " : "", key_to_string(x->key),
 			setting_result_to_string(x->result), x->error);
 	}
+	STRV_FOREACH (e, s->observe_errors)
+		fprintf(f, "%scould not use %s", n++ > 0 ? "; " : "", *e);
 	if (fclose(f) != 0 || n == 0)
 		return NULL;
 	return TAKE_PTR(buf);

@@ -103,6 +103,10 @@ typedef struct PortStatus {
 	size_t n_settings;
 	SettingHistory *history; /* settings rdmad wrote */
 	size_t n_history;
+	/* What the observation could not read or make sense of (the device's, the port's and
+	 * its netdev's sysfs and configfs values, each naming its file): a managed link with any
+	 * is degraded, never converged, since its picture of the kernel is incomplete. */
+	char **observe_errors;
 } PortStatus;
 
 /* Modules, soft devices and the netns mode. */
@@ -117,12 +121,13 @@ typedef struct HostStatus {
 void port_status_done(PortStatus *s);
 void host_status_done(HostStatus *s);
 
-/* Fill the observed facts and the per-setting results of port p of d from the final plan, the
- * outcomes of this reconcile, and old (the port's previous status, or NULL; its history is
- * taken). ls: what its profiles declare (NULL when none matches); *profiles is taken. */
-int port_status_build(PortStatus *s, const HostDevice *d, const HostPort *p, const PortSettings *ls,
-		      char ***profiles, const Plan *plan, const Outcomes *outcomes, PortStatus *old,
-		      uint64_t now);
+/* Fill the observed facts and the per-setting results of port p of d (on netdev nd, or NULL)
+ * from the final plan, the outcomes of this reconcile, and old (the port's previous status, or
+ * NULL; its history is taken). ls: what its profiles declare (NULL when none matches);
+ * *profiles is taken. */
+int port_status_build(PortStatus *s, const HostDevice *d, const HostPort *p, const HostNetdev *nd,
+		      const PortSettings *ls, char ***profiles, const Plan *plan,
+		      const Outcomes *outcomes, PortStatus *old, uint64_t now);
 
 SettingStatus *port_status_setting(PortStatus *s, Key key);
 SettingHistory *port_status_history(PortStatus *s, Key key, bool create);
@@ -147,6 +152,7 @@ typedef enum PortProperty {
 	PORT_PROPERTY_PREFERRED_GID_INDEX,
 	PORT_PROPERTY_SETTINGS,
 	PORT_PROPERTY_LAST_ERROR,
+	PORT_PROPERTY_OBSERVE_ERRORS,
 	_PORT_PROPERTY_MAX,
 } PortProperty;
 unsigned port_status_changes(const PortStatus *a, const PortStatus *b) _pure_;

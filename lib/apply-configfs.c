@@ -10,6 +10,7 @@
 
 #include "apply-internal.h"
 #include "fileio.h"
+#include "sysfs-value.h"
 
 #define CONFIGFS_MAGIC 0x62656570
 #define RDMA_CM_DIR    "sys/kernel/config/rdma_cm"
@@ -84,7 +85,8 @@ int apply_configfs(Applier *a, const Action *x, ActionOutcome *ret) {
 	if (n < 0)
 		return outcome_set(ret, APPLY_FAILED, (int) n, "read /%s: %s", path,
 				   strerror((int) -n));
-	if (streq(have, want))
+	/* with its length: "106\0junk" is not 106 */
+	if ((size_t) n == strlen(want) && streq(have, want))
 		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
 
 	r = write_file_at(applier_rootfd(a), path, want);
@@ -95,8 +97,12 @@ int apply_configfs(Applier *a, const Action *x, ActionOutcome *ret) {
 	if (n < 0)
 		return outcome_set(ret, APPLY_FAILED, (int) n, "read back /%s: %s", path,
 				   strerror((int) -n));
-	if (!streq(have, want))
+	if ((size_t) n != strlen(want) || !streq(have, want)) {
+		char excerpt[SYSFS_EXCERPT_SIZE];
+
+		sysfs_excerpt(have, (size_t) n, false, excerpt);
 		return outcome_set(ret, APPLY_FAILED, -EIO, "/%s reads '%s' after writing '%s'",
-				   path, have, want);
+				   path, excerpt, want);
+	}
 	return outcome_set(ret, APPLY_CHANGED, 0, NULL);
 }

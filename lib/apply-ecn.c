@@ -11,6 +11,7 @@
 int apply_ecn(Applier *a, const Action *x, ActionOutcome *ret) {
 	const char *kind = x->key == KEY_ECN_ROCE_NP ? "roce_np" : "roce_rp";
 	char have[N_PRIO][16];
+	size_t len[N_PRIO];
 	bool changed = false;
 
 	/* Read all eight first: a missing or unreadable one means nothing is written. */
@@ -26,6 +27,7 @@ int apply_ecn(Applier *a, const Action *x, ActionOutcome *ret) {
 		if (n < 0)
 			return outcome_set(ret, APPLY_FAILED, (int) n, "read /%s: %s", path,
 					   strerror((int) -n));
+		len[prio] = (size_t) n;
 	}
 	for (unsigned prio = 0; prio < N_PRIO; prio++) {
 		const char *want = (x->value.priorities & (1u << prio)) ? "1" : "0";
@@ -33,7 +35,7 @@ int apply_ecn(Applier *a, const Action *x, ActionOutcome *ret) {
 		char path[128], back[16];
 		ssize_t n;
 
-		if (streq(have[prio], want))
+		if (streq(have[prio], want) && strlen(have[prio]) == len[prio])
 			continue;
 		snprintf(path, sizeof(path), "sys/class/net/%s/ecn/%s/enable/%u", x->netdev, kind,
 			 prio);
@@ -46,7 +48,7 @@ int apply_ecn(Applier *a, const Action *x, ActionOutcome *ret) {
 				changed ? " (lower priorities already written)" : "", strerror(-r));
 		}
 		n = read_small_at(applier_rootfd(a), path, back, sizeof(back));
-		if (n < 0 || !streq(back, want))
+		if (n != 1 || !streq(back, want))
 			return outcome_set(ret, APPLY_FAILED, -EIO, "/%s does not read back '%s'",
 					   path, want);
 		changed = true;

@@ -10,6 +10,7 @@
 #include "fileio.h"
 #include "host-internal.h"
 #include "strv.h"
+#include "sysfs-value.h"
 
 void host_netdev_done(HostNetdev *n) {
 	free(n->name);
@@ -17,24 +18,41 @@ void host_netdev_done(HostNetdev *n) {
 	free(n->pci);
 	free(n->operstate);
 	free(n->addresses);
+	strv_free(n->errors);
 }
 
 static int netdev_compare(const void *a, const void *b) {
 	return strcmp(((const HostNetdev *) a)->name, ((const HostNetdev *) b)->name);
 }
 
-static void ecn_read(int netfd, const char *name, const char *kind, HostNetdev *n, uint8_t *mask) {
-	char path[128], buf[16];
+/* path: under /sys/class/net */
+static int netdev_error_add(HostNetdev *n, const char *path, ssize_t r, const char *buf) {
+	char file[192];
+
+	snprintf(file, sizeof(file), "/sys/class/net/%s", path);
+	return sysfs_error_add(&n->errors, file, r, buf);
+}
+
+static int ecn_read(int netfd, const char *name, const char *kind, HostNetdev *n, uint8_t *mask) {
+	char path[128], buf[SYSFS_VALUE_MAX];
+	int64_t v;
+	ssize_t r;
 
 	for (unsigned prio = 0; prio < N_PRIO; prio++) {
 		snprintf(path, sizeof(path), "%s/ecn/%s/enable/%u", name, kind, prio);
-		if (read_small_at(netfd, path, buf, sizeof(buf)) < 0) {
+		r = sysfs_value_read_at(netfd, path, buf, sizeof(buf));
+		if (r == -ENOENT) {
 			n->ecn_supported = false;
-			return;
+			return 0;
 		}
-		if (streq(buf, "1"))
+		if (r < 0 || sysfs_int_parse(buf, (size_t) r, 0, 1, &v) < 0) {
+			n->ecn_supported = false;
+			return netdev_error_add(n, path, r, buf);
+		}
+		if (v)
 			*mask |= (uint8_t) (1u << prio);
 	}
+	return 0;
 }
 
 /* The driver and PCI address of the device below the netdev (none for virtual netdevs). */
@@ -52,33 +70,68 @@ static void netdev_read_parent(int netfd, const char *name, HostNetdev *n) {
 	}
 }
 
+/* A number attribute: the value, or an error recorded on n (a missing file is no value: an
+ * admin-down netdev has no carrier, and a fixture leaves out what the kernel fails to read). */
+static int netdev_read_int(int netfd, const char *name, const char *attr, int64_t min, int64_t max,
+			   HostNetdev *n, int64_t *ret) {
+	char path[128], buf[SYSFS_VALUE_MAX];
+	ssize_t r;
+
+	snprintf(path, sizeof(path), "%s/%s", name, attr);
+	r = sysfs_value_read_at(netfd, path, buf, sizeof(buf));
+	if (r == -ENOENT || r == -EINVAL)
+		return 0;
+	if (r >= 0 && sysfs_int_parse(buf, (size_t) r, min, max, ret) >= 0)
+		return 1;
+	return netdev_error_add(n, path, r, buf);
+}
+
 static int netdev_observe(int netfd, const char *name, HostNetdev *ret) {
 	HostNetdev n = { 0 };
-	char path[128], buf[64];
+	char path[128], buf[SYSFS_VALUE_MAX];
 	struct stat st;
+	int64_t v;
+	uint32_t flags;
+	ssize_t k;
+	int r;
 
 	n.name = strdup(name);
 	if (!n.name)
 		return -ENOMEM;
-	snprintf(path, sizeof(path), "%s/ifindex", name);
-	if (read_small_at(netfd, path, buf, sizeof(buf)) > 0)
-		n.ifindex = (int) strtol(buf, NULL, 10);
-	snprintf(path, sizeof(path), "%s/mtu", name);
-	if (read_small_at(netfd, path, buf, sizeof(buf)) > 0)
-		n.mtu = (unsigned) strtoul(buf, NULL, 10);
+	r = netdev_read_int(netfd, name, "ifindex", 1, INT32_MAX, &n, &v);
+	if (r > 0)
+		n.ifindex = (int) v;
+	if (r >= 0)
+		r = netdev_read_int(netfd, name, "mtu", 0, UINT32_MAX, &n, &v);
+	if (r > 0)
+		n.mtu = (unsigned) v;
 	snprintf(path, sizeof(path), "%s/flags", name);
-	if (read_small_at(netfd, path, buf, sizeof(buf)) > 0)
-		n.up = strtoul(buf, NULL, 16) & 0x1; /* IFF_UP */
+	k = sysfs_value_read_at(netfd, path, buf, sizeof(buf));
+	if (r >= 0 && k >= 0 && sysfs_hex_parse(buf, (size_t) k, &flags) >= 0)
+		n.up = flags & 0x1; /* IFF_UP */
+	else if (r >= 0 && k != -ENOENT)
+		r = netdev_error_add(&n, path, k, buf);
 	snprintf(path, sizeof(path), "%s/operstate", name);
-	(void) read_line_at(netfd, path, &n.operstate);
-	netdev_read_parent(netfd, name, &n);
+	k = sysfs_value_read_at(netfd, path, buf, sizeof(buf));
+	if (r >= 0 && k >= 0 && sysfs_text_ok(buf, (size_t) k)) {
+		n.operstate = strdup(buf);
+		if (!n.operstate)
+			r = -ENOMEM;
+	} else if (r >= 0 && k != -ENOENT)
+		r = netdev_error_add(&n, path, k, buf);
+	if (r >= 0)
+		netdev_read_parent(netfd, name, &n);
 
 	snprintf(path, sizeof(path), "%s/ecn", name);
 	n.ecn_supported = fstatat(netfd, path, &st, 0) >= 0;
-	if (n.ecn_supported)
-		ecn_read(netfd, name, "roce_np", &n, &n.ecn_roce_np);
-	if (n.ecn_supported)
-		ecn_read(netfd, name, "roce_rp", &n, &n.ecn_roce_rp);
+	if (r >= 0 && n.ecn_supported)
+		r = ecn_read(netfd, name, "roce_np", &n, &n.ecn_roce_np);
+	if (r >= 0 && n.ecn_supported)
+		r = ecn_read(netfd, name, "roce_rp", &n, &n.ecn_roce_rp);
+	if (r < 0) {
+		host_netdev_done(&n);
+		return r;
+	}
 	*ret = n;
 	return 0;
 }

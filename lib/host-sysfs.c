@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include "gid.h"
 #include "host-internal.h"
 #include "strv.h"
+#include "sysfs-value.h"
 
 static int errors_add(char ***errors, const char *format, ...) _printf_(2, 3);
 static int errors_add(char ***errors, const char *format, ...) {
@@ -26,20 +28,6 @@ static int errors_add(char ***errors, const char *format, ...) {
 	return strv_consume(errors, m);
 }
 
-/* "4: ACTIVE" -> 4, checked against the name the kernel prints after the number. */
-static int parse_numbered(const char *s, int max, int *ret) {
-	char *end;
-	long v;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	v = strtol(s, &end, 10);
-	if (*end != ':' || end[1] != ' ' || !end[2] || v < 0 || v >= max)
-		return -EINVAL;
-	*ret = (int) v;
-	return 0;
-}
-
 static int is_number(const char *s) {
 	if (!*s)
 		return 0;
@@ -49,132 +37,142 @@ static int is_number(const char *s) {
 	return 1;
 }
 
-static int port_read_numbered(int portfd, const char *file, int max, HostPort *p, int *ret) {
-	char buf[64];
-	ssize_t n;
-
-	n = read_small_at(portfd, file, buf, sizeof(buf));
-	if (n < 0)
-		return errors_add(&p->errors, "%s: %s", file, strerror((int) -n));
-	if (parse_numbered(buf, max, ret) < 0)
-		return errors_add(&p->errors, "%s: unexpected content '%s'", file, buf);
-	return 1;
+/* "/sys/class/infiniband/DEV/ports/N/FILE": what an error names (under the root). */
+#define PORT_FILE_MAX (NAME_MAX + 96)
+static const char *port_file(char buf[static PORT_FILE_MAX], const char *dir, const char *file) {
+	snprintf(buf, PORT_FILE_MAX, "%s/%s", dir, file);
+	return buf;
 }
 
 /* Each attribute on its own: one unreadable file does not hide the others. The link layer is
- * always read: it tells an IB GID from a RoCE v1 one. */
-static int port_read_state(int portfd, HostObserveFlags flags, HostPort *p) {
-	char buf[64];
+ * always read: it tells an IB GID from a RoCE v1 one. A value that does not parse is recorded
+ * and left unknown (_INVALID), never guessed. */
+static int port_read_state(int portfd, const char *dir, HostObserveFlags flags, HostPort *p) {
+	char buf[SYSFS_VALUE_MAX], file[PORT_FILE_MAX];
+	PortPhysState ps;
+	PortState st;
+	LinkLayer ll;
 	ssize_t n;
-	int r, v;
+	int r = 0;
 
 	p->state = _PORT_STATE_INVALID;
 	p->phys_state = _PORT_PHYS_STATE_INVALID;
 	if (flags & HOST_OBSERVE_DETAILS) {
-		r = port_read_numbered(portfd, "state", _PORT_STATE_MAX, p, &v);
+		n = sysfs_value_read_at(portfd, "state", buf, sizeof(buf));
+		if (n >= 0 && sysfs_port_state_parse(buf, (size_t) n, &st) >= 0)
+			p->state = st;
+		else
+			r = sysfs_error_add(&p->errors, port_file(file, dir, "state"), n, buf);
 		if (r < 0)
 			return r;
-		if (r > 0)
-			p->state = (PortState) v;
-		r = port_read_numbered(portfd, "phys_state", _PORT_PHYS_STATE_MAX, p, &v);
+		n = sysfs_value_read_at(portfd, "phys_state", buf, sizeof(buf));
+		if (n >= 0 && sysfs_port_phys_state_parse(buf, (size_t) n, &ps) >= 0)
+			p->phys_state = ps;
+		else
+			r = sysfs_error_add(&p->errors, port_file(file, dir, "phys_state"), n, buf);
 		if (r < 0)
 			return r;
-		if (r > 0)
-			p->phys_state = (PortPhysState) v;
 	}
 
-	n = read_small_at(portfd, "link_layer", buf, sizeof(buf));
-	if (n < 0)
-		return errors_add(&p->errors, "link_layer: %s", strerror((int) -n));
-	p->link_layer = link_layer_from_string(buf);
-	if (p->link_layer < 0)
-		return errors_add(&p->errors, "link_layer: unexpected content '%s'", buf);
+	n = sysfs_value_read_at(portfd, "link_layer", buf, sizeof(buf));
+	if (n >= 0 && sysfs_link_layer_parse(buf, (size_t) n, &ll) >= 0)
+		p->link_layer = ll;
+	else
+		return sysfs_error_add(&p->errors, port_file(file, dir, "link_layer"), n, buf);
 	return 0;
 }
 
-static int gid_compare(const void *a, const void *b) {
-	uint32_t x = ((const Gid *) a)->index, y = ((const Gid *) b)->index;
-
-	return x < y ? -1 : x > y;
-}
-
-/* One slot. Returns 1 for a populated slot, 0 for an empty one. */
-static int port_read_gid(int portfd, HostPort *p, const char *index, Gid *ret) {
-	char path[64], buf[64];
+/* One slot. Returns 1 for a populated slot, 0 for an empty one or one that cannot be used (the
+ * reason recorded on p), -ENOMEM. */
+static int port_read_gid(int portfd, const char *dir, HostPort *p, const char *index, Gid *ret) {
+	char path[64], buf[SYSFS_VALUE_MAX], file[PORT_FILE_MAX];
 	Gid g = { .index = (uint32_t) strtoul(index, NULL, 10) };
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "gids/%s", index);
-	n = read_small_at(portfd, path, buf, sizeof(buf));
-	if (n < 0) {
-		/* An empty slot of some drivers fails instead of reading zeros. */
-		if (n == -EINVAL || n == -ENODATA || n == -EAGAIN)
-			return 0;
-		errors_add(&p->errors, "%s: %s", path, strerror((int) -n));
+	n = sysfs_value_read_at(portfd, path, buf, sizeof(buf));
+	/* An empty slot of some drivers fails instead of reading zeros. */
+	if (n == -EINVAL || n == -ENODATA || n == -EAGAIN)
 		return 0;
-	}
-	if (gid_parse(buf, g.raw) < 0) {
-		errors_add(&p->errors, "%s: unexpected content '%s'", path, buf);
-		return 0;
-	}
+	if (n < 0 || sysfs_gid_parse(buf, (size_t) n, g.raw) < 0)
+		return sysfs_error_add(&p->errors, port_file(file, dir, path), n, buf);
 	if (gid_is_zero(g.raw))
 		return 0;
 
 	snprintf(path, sizeof(path), "gid_attrs/types/%s", index);
-	n = read_small_at(portfd, path, buf, sizeof(buf));
-	if (n >= 0 && streq(buf, "RoCE v2"))
-		g.type = GID_TYPE_ROCE_V2;
-	else if (n >= 0 && streq(buf, "IB/RoCE v1"))
-		g.type = p->link_layer == LINK_LAYER_INFINIBAND ? GID_TYPE_IB : GID_TYPE_ROCE_V1;
-	else if (n < 0 && p->link_layer == LINK_LAYER_INFINIBAND)
+	n = sysfs_value_read_at(portfd, path, buf, sizeof(buf));
+	if (n < 0 && n != -EFBIG && p->link_layer == LINK_LAYER_INFINIBAND)
 		g.type = GID_TYPE_IB; /* IB ports may have no type attributes */
-	else {
-		if (n < 0)
-			errors_add(&p->errors, "%s: %s", path, strerror((int) -n));
-		else
-			errors_add(&p->errors, "%s: unexpected content '%s'", path, buf);
-		return 0;
-	}
+	else if (n < 0 || sysfs_gid_type_parse(buf, (size_t) n, p->link_layer, &g.type) < 0)
+		return sysfs_error_add(&p->errors, port_file(file, dir, path), n, buf);
 
 	snprintf(path, sizeof(path), "gid_attrs/ndevs/%s", index);
-	n = read_small_at(portfd, path, buf, sizeof(buf));
-	if (n > 0 && (size_t) n < sizeof(g.netdev))
-		memcpy(g.netdev, buf, n + 1);
+	n = sysfs_value_read_at(portfd, path, buf, sizeof(buf));
+	/* none: an IB GID (kernel: EINVAL, a fixture: no file) */
+	if ((n >= 0 || n == -EFBIG) &&
+	    sysfs_netdev_name_parse(buf, n < 0 ? 0 : (size_t) n, g.netdev) < 0)
+		return sysfs_error_add(&p->errors, port_file(file, dir, path), n, buf);
 	*ret = g;
 	return 1;
 }
 
-static int port_read_gids(int portfd, HostPort *p) {
+static int index_compare(const void *a, const void *b) {
+	uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The slots in index order (not readdir's, which differs between file systems): the errors a
+ * table of garbage gives, and which of them are kept, are the same everywhere. */
+static int port_read_gids(int portfd, const char *dir, HostPort *p) {
 	_cleanup_close_ int fd = -EBADF;
-	size_t n_alloc = 0;
+	_cleanup_free_ uint32_t *slots = NULL;
+	size_t n_alloc = 0, n_slots = 0, n_slots_alloc = 0;
 	DIR *d;
 	int r = 0;
 
 	fd = openat(portfd, "gids", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT ? 0 : errors_add(&p->errors, "gids: %s", strerror(errno));
+		return errno == ENOENT
+			       ? 0
+			       : errors_add(&p->errors, "%s/gids: %s", dir, strerror(errno));
 	d = fdopendir_consume(TAKE_FD(fd));
 	if (!d)
 		return -ENOMEM;
 	for (struct dirent *de; (de = readdir(d));) {
-		Gid g;
-
 		if (!is_number(de->d_name) || strlen(de->d_name) > 9)
 			continue;
-		if (port_read_gid(portfd, p, de->d_name, &g) <= 0)
+		r = GREEDY_REALLOC(slots, n_slots_alloc, n_slots + 1);
+		if (r < 0)
+			break;
+		slots[n_slots++] = (uint32_t) strtoul(de->d_name, NULL, 10);
+	}
+	closedir(d);
+	if (r < 0)
+		return r;
+	if (n_slots > 1)
+		qsort(slots, n_slots, sizeof(uint32_t), index_compare);
+	for (size_t i = 0; i < n_slots; i++) {
+		char index[16];
+		Gid g;
+
+		snprintf(index, sizeof(index), "%" PRIu32, slots[i]);
+		r = port_read_gid(portfd, dir, p, index, &g);
+		if (r < 0)
+			return r;
+		if (r == 0)
 			continue;
 		r = GREEDY_REALLOC(p->gids, n_alloc, p->n_gids + 1);
 		if (r < 0)
-			break;
+			return r;
 		p->gids[p->n_gids++] = g;
 	}
-	closedir(d);
-	if (p->n_gids > 1)
-		qsort(p->gids, p->n_gids, sizeof(Gid), gid_compare);
-	return r;
+	return 0;
 }
 
-int host_port_observe(int devfd, uint32_t port, HostObserveFlags flags, HostPort *ret) {
+/* dir: the port's directory for messages, "/sys/class/infiniband/DEV/ports/N" */
+static int port_observe(int devfd, const char *dir, uint32_t port, HostObserveFlags flags,
+			HostPort *ret) {
 	_cleanup_close_ int portfd = -EBADF;
 	HostPort p = { .port = port, .link_layer = _LINK_LAYER_INVALID };
 	char path[32];
@@ -186,11 +184,11 @@ int host_port_observe(int devfd, uint32_t port, HostObserveFlags flags, HostPort
 		return -ENOMEM;
 	portfd = openat(devfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (portfd < 0)
-		r = errors_add(&p.errors, "%s: %s", path, strerror(errno));
+		r = errors_add(&p.errors, "%s: %s", dir, strerror(errno));
 	else {
-		r = port_read_state(portfd, flags, &p);
+		r = port_read_state(portfd, dir, flags, &p);
 		if (r >= 0 && (flags & HOST_OBSERVE_GIDS))
-			r = port_read_gids(portfd, &p);
+			r = port_read_gids(portfd, dir, &p);
 	}
 	if (r < 0) {
 		host_port_done(&p);
@@ -198,6 +196,13 @@ int host_port_observe(int devfd, uint32_t port, HostObserveFlags flags, HostPort
 	}
 	*ret = p;
 	return 0;
+}
+
+int host_port_observe(int devfd, uint32_t port, HostObserveFlags flags, HostPort *ret) {
+	char dir[32];
+
+	snprintf(dir, sizeof(dir), "ports/%u", port);
+	return port_observe(devfd, dir, port, flags, ret);
 }
 
 void host_port_done(HostPort *p) {
@@ -212,15 +217,19 @@ void host_port_done(HostPort *p) {
  * function's netdev whose dev_port matches (the kernel counts dev_port from 0). */
 static char *port_find_netdev(int devfd, const HostDevice *d, const HostPort *p) {
 	_cleanup_close_ int fd = -EBADF;
-	char path[64], buf[64];
+	char path[64], buf[SYSFS_VALUE_MAX], name[NETDEV_NAME_MAX];
 	char *found = NULL;
+	ssize_t n;
 	DIR *dir;
 
 	if (d->parent)
 		return strdup(d->parent);
+	/* only a valid name: it goes into paths and netlink requests (a bad one is reported by
+	 * the GID table's observation) */
 	snprintf(path, sizeof(path), "ports/%u/gid_attrs/ndevs/0", p->port);
-	if (read_small_at(devfd, path, buf, sizeof(buf)) > 0)
-		return strdup(buf);
+	n = sysfs_value_read_at(devfd, path, buf, sizeof(buf));
+	if (n > 0 && sysfs_netdev_name_parse(buf, (size_t) n, name) >= 0)
+		return strdup(name);
 
 	fd = openat(devfd, "device/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -255,11 +264,21 @@ static char *port_find_netdev(int devfd, const HostDevice *d, const HostPort *p)
 
 static void device_read_driver(int devfd, HostDevice *d) {
 	_cleanup_free_ char *subsystem = NULL;
-	char buf[64];
+	char buf[SYSFS_VALUE_MAX], name[NETDEV_NAME_MAX];
+	ssize_t n;
 
-	if (read_small_at(devfd, "parent", buf, sizeof(buf)) > 0) {
+	n = sysfs_value_read_at(devfd, "parent", buf, sizeof(buf));
+	if (n != -ENOENT && n != -EINVAL &&
+	    !(n >= 0 && sysfs_netdev_name_parse(buf, (size_t) n, name) >= 0)) {
+		char file[NAME_MAX + 64];
+
+		snprintf(file, sizeof(file), "/sys/class/infiniband/%s/parent", d->name);
+		(void) sysfs_error_add(&d->errors, file, n, buf);
+		return;
+	}
+	if (n >= 0) {
 		/* Only Soft-RoCE has a "parent" attribute: the netdev it runs on. */
-		d->parent = strdup(buf);
+		d->parent = strdup(name);
 		d->driver = strdup(soft_device_driver_to_string(SOFT_DEVICE_RXE));
 		return;
 	}
@@ -281,33 +300,31 @@ static int port_compare(const void *a, const void *b) {
 	return x < y ? -1 : x > y;
 }
 
-static void port_read_configfs(int cmfd, const char *dev, HostPort *p) {
-	char path[NAME_MAX + 64], buf[64];
+static int port_read_configfs(int cmfd, const char *dev, HostPort *p) {
+	char path[NAME_MAX + 64], file[NAME_MAX + 96], buf[SYSFS_VALUE_MAX];
+	int64_t tos;
 	ssize_t n;
+	int r = 0;
 
+	/* not there (no such file): not known, the planner writes it */
 	snprintf(path, sizeof(path), "%s/ports/%u/default_roce_mode", dev, p->port);
-	n = read_small_at(cmfd, path, buf, sizeof(buf));
-	if (n >= 0) {
-		p->roce_mode = roce_mode_configfs_from_string(buf);
-		p->has_roce_mode = p->roce_mode >= 0;
-		if (!p->has_roce_mode)
-			errors_add(&p->errors,
-				   "configfs default_roce_mode: unexpected content '%s'", buf);
-	}
+	snprintf(file, sizeof(file), "/sys/kernel/config/rdma_cm/%s", path);
+	n = sysfs_value_read_at(cmfd, path, buf, sizeof(buf));
+	if (n >= 0 && sysfs_roce_mode_parse(buf, (size_t) n, &p->roce_mode) >= 0)
+		p->has_roce_mode = true;
+	else if (n != -ENOENT)
+		r = sysfs_error_add(&p->errors, file, n, buf);
+	if (r < 0)
+		return r;
 	snprintf(path, sizeof(path), "%s/ports/%u/default_roce_tos", dev, p->port);
-	n = read_small_at(cmfd, path, buf, sizeof(buf));
-	if (n >= 0) {
-		char *end;
-		unsigned long v = strtoul(buf, &end, 10);
-
-		if (!*buf || *end || v > 255)
-			errors_add(&p->errors, "configfs default_roce_tos: unexpected content '%s'",
-				   buf);
-		else {
-			p->roce_tos = (unsigned) v;
-			p->has_roce_tos = true;
-		}
-	}
+	snprintf(file, sizeof(file), "/sys/kernel/config/rdma_cm/%s", path);
+	n = sysfs_value_read_at(cmfd, path, buf, sizeof(buf));
+	if (n >= 0 && sysfs_int_parse(buf, (size_t) n, 0, 255, &tos) >= 0) {
+		p->roce_tos = (unsigned) tos;
+		p->has_roce_tos = true;
+	} else if (n != -ENOENT)
+		r = sysfs_error_add(&p->errors, file, n, buf);
+	return r;
 }
 
 static int device_observe(int classfd, int cmfd, const char *name, HostObserveFlags flags,
@@ -328,7 +345,7 @@ static int device_observe(int classfd, int cmfd, const char *name, HostObserveFl
 	devfd = openat(classfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (devfd < 0) {
 		/* Gone between readdir and open, or a broken link: report, keep going. */
-		errors_add(&d.errors, "%s", strerror(errno));
+		errors_add(&d.errors, "/sys/class/infiniband/%s: %s", name, strerror(errno));
 		*ret = d;
 		return 0;
 	}
@@ -342,19 +359,26 @@ static int device_observe(int classfd, int cmfd, const char *name, HostObserveFl
 	portsfd = openat(devfd, "ports", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	dir = portsfd >= 0 ? fdopendir_consume(TAKE_FD(portsfd)) : NULL;
 	if (!dir)
-		errors_add(&d.errors, "ports: %s", strerror(errno));
+		errors_add(&d.errors, "/sys/class/infiniband/%s/ports: %s", name, strerror(errno));
 	for (struct dirent *de; dir && (de = readdir(dir));) {
 		HostPort p;
 
 		if (!is_number(de->d_name) || strlen(de->d_name) > 3)
 			continue;
-		r = host_port_observe(devfd, (uint32_t) strtoul(de->d_name, NULL, 10), flags, &p);
+		char pdir[NAME_MAX + 64];
+
+		snprintf(pdir, sizeof(pdir), "/sys/class/infiniband/%s/ports/%s", name, de->d_name);
+		r = port_observe(devfd, pdir, (uint32_t) strtoul(de->d_name, NULL, 10), flags, &p);
 		if (r < 0)
 			break;
 		if (flags & HOST_OBSERVE_DETAILS)
 			p.netdev = port_find_netdev(devfd, &d, &p);
 		if (cmfd >= 0 && (flags & HOST_OBSERVE_CONFIGFS))
-			port_read_configfs(cmfd, name, &p);
+			r = port_read_configfs(cmfd, name, &p);
+		if (r < 0) {
+			host_port_done(&p);
+			break;
+		}
 		r = GREEDY_REALLOC(d.ports, n_alloc, d.n_ports + 1);
 		if (r < 0) {
 			host_port_done(&p);

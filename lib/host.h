@@ -86,6 +86,7 @@ typedef struct HostNetdev {
 	 * HOST_OBSERVE_RAILS): valid when rail_sysctls_observed, -1 each one not readable. */
 	bool rail_sysctls_observed;
 	int rail_sysctl[_RAIL_SYSCTL_MAX];
+	char **errors; /* sysfs values that could not be read or made sense of */
 } HostNetdev;
 
 /* A PCI network function (class 0x02xx): what a driver binds before any RDMA device exists,

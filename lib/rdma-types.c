@@ -138,7 +138,8 @@ int port_name_parse(const char *s, char *device, size_t size, uint32_t *ret_port
 	if (n == 0 || n >= size)
 		return -EINVAL;
 	if (slash) {
-		if (slash[1] < '0' || slash[1] > '9')
+		/* digits, the first not 0: "rxe0/01" and "rxe0/+1" are not names */
+		if (slash[1] < '1' || slash[1] > '9')
 			return -EINVAL;
 		port = strtoul(slash + 1, &end, 10);
 		if (*end || port == 0 || port > 255)

@@ -13,7 +13,8 @@ netns_mirror() {
         sys=$root/sys/class/net/$name
         ip link add "$name" type veth peer name "peer$netns_mirror_n"
         netns_mirror_n=$((netns_mirror_n + 1))
-        [[ -f $sys/mtu ]] && ip link set "$name" mtu "$(cat "$sys/mtu")"
+        # (a fixture of garbage values, rxe-garbage, has an MTU no kernel prints: keep 1500)
+        [[ -f $sys/mtu && $(cat "$sys/mtu") =~ ^[0-9]+$ ]] && ip link set "$name" mtu "$(cat "$sys/mtu")"
         if [[ ! -f $sys/flags ]] || (($(cat "$sys/flags") & 1)); then
                 ip link set "$name" up
         fi

@@ -145,6 +145,9 @@ static void host_errors_print(const HostState *h) {
 				fprintf(stderr, "rdmactl: warning: %s/%u: %s\n", d->name,
 					d->ports[k].port, *e);
 	}
+	for (size_t i = 0; i < h->n_netdevs; i++)
+		STRV_FOREACH (e, h->netdevs[i].errors)
+			fprintf(stderr, "rdmactl: warning: %s: %s\n", h->netdevs[i].name, *e);
 }
 
 static int records_observe(const Options *o, HostState *h) {

@@ -55,6 +55,15 @@ static void print_field(const char *name, const char *value) {
 	printf("%13s: %s\n", name, value ? value : "-");
 }
 
+/* What the observation of the link could not read or parse, one line each. */
+static void print_observe_errors(json_object *l, const char *indent) {
+	json_object *errors = jarray(l, "observe_errors");
+
+	for (size_t i = 0; i < jlen(errors); i++)
+		printf("%scould not use %s\n", indent,
+		       json_object_get_string(json_object_array_get_idx(errors, i)));
+}
+
 /* Why a link is not converged: its settings that are not, one line each. */
 static void print_reasons(json_object *l) {
 	json_object *settings = jarray(l, "settings");
@@ -73,6 +82,7 @@ static void print_reasons(json_object *l) {
 	}
 	if (json_get_string(l, "last_error") && jlen(settings) == 0)
 		printf("    %s\n", json_get_string(l, "last_error"));
+	print_observe_errors(l, "    ");
 }
 
 static int status_overview(json_object *d) {
@@ -200,6 +210,7 @@ static int status_link(json_object *l) {
 	}
 	print_field("GID index", gid);
 	print_field("Last error", json_get_string(l, "last_error"));
+	print_observe_errors(l, "  ");
 	for (size_t i = 0; i < jlen(settings); i++) {
 		json_object *x = json_object_array_get_idx(settings, i);
 		const char *cells[] = { json_get_string(x, "setting"),

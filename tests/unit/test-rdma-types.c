@@ -62,7 +62,7 @@ TEST(link_names) {
 	CHECK_INTEQ(port, 255);
 	static const char *const bad[] = { "",		 "/1",	      "mlx5_0/",    "mlx5_0/0",
 					   "mlx5_0/256", "mlx5_0/ 1", "mlx5_0/+1",  "mlx5_0/1x",
-					   "a/b/c",	 "mlx5_0/1/", "toolongname" };
+					   "a/b/c",	 "mlx5_0/1/", "toolongname", "mlx5_0/01" };
 	for (size_t i = 0; i < ELEMENTSOF(bad); i++)
 		CHECK_INTEQ(port_name_parse(bad[i], dev, sizeof(dev), &port), -EINVAL);
 }
