@@ -35,8 +35,9 @@ static char *message_sanitize(const char *m) {
 	return s;
 }
 
-static int diagnostics_addv(Diagnostics *d, bool warning, const char *file, unsigned line,
-			    unsigned column, const char *format, va_list ap) {
+_printf_(6, 0) static int diagnostics_addv(Diagnostics *d, bool warning, const char *file,
+					   unsigned line, unsigned column, const char *format,
+					   va_list ap) {
 	_cleanup_free_ char *f = NULL, *m = NULL, *clean = NULL;
 	size_t same = 0;
 	int r;
