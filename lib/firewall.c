@@ -304,13 +304,21 @@ char *firewall_chain_describe(const FirewallState *s, const char *netdev) {
 	f = open_memstream(&text, &size);
 	if (!f)
 		return NULL;
-	if (c->drop_last || c->n_allow > 0) {
-		if (c->drop_last)
-			r = allow_write(f, c->allow, c->n_allow);
-		else {
-			r = allow_write(f, c->allow, c->n_allow);
-			fputs(" (no drop rule)", f);
+	if (c->drop_last)
+		r = allow_write(f, c->allow, c->n_allow);
+	else if (c->n_allow > 0) {
+		fprintf(f, "udp/%d from", ROCE_V2_UDP_PORT);
+		for (size_t i = 0; r >= 0 && i < c->n_allow; i++) {
+			_cleanup_free_ char *a = address_to_string(&c->allow[i]);
+
+			if (!a)
+				r = -ENOMEM;
+			else
+				fprintf(f, " %s", a);
 		}
+		fputs(", no drop rule last", f);
+	}
+	if (c->drop_last || c->n_allow > 0) {
 		if (c->iifname_mixed)
 			fputs(" (rules on other netdevs)", f);
 		else if (!streq_ptr(c->iifname, netdev))

@@ -99,6 +99,23 @@ TEST(parse_changed) {
 	free(d);
 	firewall_state_done(&s);
 
+	/* someone's rule after rdmad's drop rule */
+	{
+		static const char appended[] =
+			"{\"nftables\": [" META ", " TABLE ", " CHAIN("veth0", -10, "accept") ", "
+			RULE("veth0", IIF("veth0") ", " SADDR("ip", PREFIX("192.0.2.0", 24)) ", " DPORT ", {\"accept\": null}") ", "
+			RULE("veth0", IIF("veth0") ", " DPORT ", {\"drop\": null}") ", "
+			RULE("veth0", DPORT ", {\"accept\": null}") "]}";
+
+		CHECK_INTEQ(firewall_state_parse(appended, &s), 0);
+		c = firewall_chain_find(&s, "veth0");
+		CHECK(c && c->base_ok && c->n_other == 1 && !c->drop_last && c->n_allow == 1);
+		d = firewall_chain_describe(&s, "veth0");
+		CHECK_STREQ(d, "udp/4791 from 192.0.2.0/24, no drop rule last, 1 rule not rdmad's");
+		free(d);
+		firewall_state_done(&s);
+	}
+
 	/* `list tables inet`: someone else's table only */
 	CHECK_INTEQ(firewall_state_parse(tables, &s), 0);
 	CHECK(!s.table);
