@@ -313,9 +313,10 @@ int manager_watch_nft(Manager *m) {
 		r = nl_socket_set_nonblocking(sk);
 	if (r < 0) {
 		/* Not fatal: without nf_tables there is no table to keep either. */
-		log_warning("Failed to watch nftables changes (%s), a changed "
-			    "security.roce-allow-from table is put back on the next reconcile only.",
-			    nl_geterror(r));
+		log_warning(
+			"Failed to watch nftables changes (%s), a changed "
+			"security.roce-allow-from table is put back on the next reconcile only.",
+			nl_geterror(r));
 		nl_socket_free(sk);
 		m->nft_watch = NULL;
 		return 0;

@@ -28,9 +28,8 @@ static bool live_done_as_wanted(const Live *l, const Action *x) {
 
 	switch (v->firewall_op) {
 	case FIREWALL_OP_CHAIN:
-		return l->s.table &&
-		       firewall_chain_converged(firewall_chain_find(&l->s, x->netdev), x->netdev,
-						v->allow, v->n_allow);
+		return l->s.table && firewall_chain_converged(firewall_chain_find(&l->s, x->netdev),
+							      x->netdev, v->allow, v->n_allow);
 	case FIREWALL_OP_CHAIN_REMOVE:
 		return !l->s.table || !firewall_chain_find(&l->s, x->netdev);
 	case FIREWALL_OP_TABLE_REMOVE:
@@ -78,14 +77,14 @@ int apply_firewall(Applier *a, const Action *x, ActionOutcome *ret) {
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return outcome_set(ret, APPLY_FAILED, r, "cannot build the nftables commands for %s",
-				   strna(x->netdev));
+		return outcome_set(ret, APPLY_FAILED, r,
+				   "cannot build the nftables commands for %s", strna(x->netdev));
 	r = firewall_write(batch, &error);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return outcome_set(ret, APPLY_FAILED, r, "nftables refused %s (%s): %s",
-				   x->desired, strna(x->netdev), error ? error : strerror(-r));
+		return outcome_set(ret, APPLY_FAILED, r, "nftables refused %s (%s): %s", x->desired,
+				   strna(x->netdev), error ? error : strerror(-r));
 	r = live_read(&live);
 	if (r == -ENOMEM)
 		return r;

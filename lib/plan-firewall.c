@@ -24,11 +24,12 @@ int rule_roce_allow_from(Plan *p, const PlanPort *l, Key key) {
 		return plan_port_add(p, l, PHASE_FIREWALL, key, NULL, des, netdev_missing(l));
 	if (!device_is_rxe(l->device)) {
 		/* refused, not half done: a rule here would look like protection and be none */
-		snprintf(why, sizeof(why),
-			 "not Soft-RoCE (driver %s): hardware RoCE is handled by the NIC and never "
-			 "reaches the kernel's network stack, so nftables does not see it; restrict "
-			 "it on the switch or the fabric",
-			 strna(l->device->driver));
+		snprintf(
+			why, sizeof(why),
+			"not Soft-RoCE (driver %s): hardware RoCE is handled by the NIC and never "
+			"reaches the kernel's network stack, so nftables does not see it; restrict "
+			"it on the switch or the fabric",
+			strna(l->device->driver));
 		return plan_port_add(p, l, PHASE_FIREWALL, key, NULL, des, why);
 	}
 	if (netdev_conflict(l, key, why, sizeof(why)))

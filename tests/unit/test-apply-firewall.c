@@ -39,12 +39,13 @@ static HostState *observe(void) {
 	h->devices = calloc(1, sizeof(HostDevice));
 	h->n_devices = 1;
 	d = &h->devices[0];
-	*d = (HostDevice){ .name = strdup("rxe0"), .driver = strdup("rdma_rxe"),
+	*d = (HostDevice){ .name = strdup("rxe0"),
+			   .driver = strdup("rdma_rxe"),
 			   .parent = strdup("r0") };
 	d->ports = calloc(1, sizeof(HostPort));
 	d->n_ports = 1;
-	d->ports[0] = (HostPort){ .port = 1, .link_layer = LINK_LAYER_ETHERNET,
-				  .netdev = strdup("r0") };
+	d->ports[0] =
+		(HostPort){ .port = 1, .link_layer = LINK_LAYER_ETHERNET, .netdev = strdup("r0") };
 	h->netdevs = calloc(1, sizeof(HostNetdev));
 	h->n_netdevs = 1;
 	h->netdevs[0] = (HostNetdev){ .name = strdup("r0"), .ifindex = 2 };
@@ -98,15 +99,14 @@ static size_t pass(const char *profile, unsigned *changed) {
 
 static const char allow[] = "match: {device: rxe0}\n"
 			    "security:\n  roce-allow-from: [192.0.2.2, \"2001:db8::/32\"]\n";
-static const char want[] =
-	"table inet rdmad {\n"
-	"\tchain r0 {\n"
-	"\t\ttype filter hook input priority filter - 10; policy accept;\n"
-	"\t\tiifname \"r0\" ip saddr 192.0.2.2 udp dport 4791 accept\n"
-	"\t\tiifname \"r0\" ip6 saddr 2001:db8::/32 udp dport 4791 accept\n"
-	"\t\tiifname \"r0\" udp dport 4791 drop\n"
-	"\t}\n"
-	"}\n";
+static const char want[] = "table inet rdmad {\n"
+			   "\tchain r0 {\n"
+			   "\t\ttype filter hook input priority filter - 10; policy accept;\n"
+			   "\t\tiifname \"r0\" ip saddr 192.0.2.2 udp dport 4791 accept\n"
+			   "\t\tiifname \"r0\" ip6 saddr 2001:db8::/32 udp dport 4791 accept\n"
+			   "\t\tiifname \"r0\" udp dport 4791 drop\n"
+			   "\t}\n"
+			   "}\n";
 static char admin[4096];
 
 TEST(netns) {
@@ -118,7 +118,8 @@ TEST(netns) {
 	CHECK(system("ip link add r0 type veth peer name r1") == 0);
 	/* someone else's table, before rdmad's */
 	CHECK(nft("add table inet admin; "
-		  "add chain inet admin input { type filter hook input priority 0; policy accept; }; "
+		  "add chain inet admin input { type filter hook input priority 0; policy accept; "
+		  "}; "
 		  "add rule inet admin input tcp dport 22 accept; "
 		  "add rule inet admin input udp dport 4791 counter accept") != NULL);
 	snprintf(admin, sizeof(admin), "%s", nft("list table inet admin"));
@@ -178,7 +179,8 @@ TEST(put_back) {
 	CHECK(nft("list table inet admin") == NULL);
 	/* theirs back, for the rest */
 	CHECK(nft("add table inet admin; "
-		  "add chain inet admin input { type filter hook input priority 0; policy accept; }; "
+		  "add chain inet admin input { type filter hook input priority 0; policy accept; "
+		  "}; "
 		  "add rule inet admin input tcp dport 22 accept; "
 		  "add rule inet admin input udp dport 4791 counter accept") != NULL);
 	CHECK_STREQ(nft("list table inet admin"), admin);

@@ -13,26 +13,47 @@
 
 #define META  "{\"metainfo\": {\"version\": \"1.0.6\", \"json_schema_version\": 1}}"
 #define TABLE "{\"table\": {\"family\": \"inet\", \"name\": \"rdmad\", \"handle\": 1}}"
-#define CHAIN(name, prio, policy)                                                            \
-	"{\"chain\": {\"family\": \"inet\", \"table\": \"rdmad\", \"name\": \"" name           \
-	"\", \"handle\": 1, \"type\": \"filter\", \"hook\": \"input\", \"prio\": " #prio       \
+#define CHAIN(name, prio, policy)                                                        \
+	"{\"chain\": {\"family\": \"inet\", \"table\": \"rdmad\", \"name\": \"" name     \
+	"\", \"handle\": 1, \"type\": \"filter\", \"hook\": \"input\", \"prio\": " #prio \
 	", \"policy\": \"" policy "\"}}"
-#define IIF(n)	"{\"match\": {\"op\": \"==\", \"left\": {\"meta\": {\"key\": \"iifname\"}}, \"right\": \"" n "\"}}"
-#define DPORT	"{\"match\": {\"op\": \"==\", \"left\": {\"payload\": {\"protocol\": \"udp\", \"field\": \"dport\"}}, \"right\": 4791}}"
-#define SADDR(proto, right)                                                                       \
-	"{\"match\": {\"op\": \"==\", \"left\": {\"payload\": {\"protocol\": \"" proto             \
+#define IIF(n)                                                                                   \
+	"{\"match\": {\"op\": \"==\", \"left\": {\"meta\": {\"key\": \"iifname\"}}, \"right\": " \
+	"\"" n "\"}}"
+#define DPORT                                                                                      \
+	"{\"match\": {\"op\": \"==\", \"left\": {\"payload\": {\"protocol\": \"udp\", \"field\": " \
+	"\"dport\"}}, \"right\": 4791}}"
+#define SADDR(proto, right)                                                            \
+	"{\"match\": {\"op\": \"==\", \"left\": {\"payload\": {\"protocol\": \"" proto \
 	"\", \"field\": \"saddr\"}}, \"right\": " right "}}"
 #define PREFIX(a, l) "{\"prefix\": {\"addr\": \"" a "\", \"len\": " #l "}}"
-#define RULE(chain, ...) \
-	"{\"rule\": {\"family\": \"inet\", \"table\": \"rdmad\", \"chain\": \"" chain "\", \"handle\": 2, \"expr\": [" __VA_ARGS__ "]}}"
+#define RULE(chain, ...)                                                              \
+	"{\"rule\": {\"family\": \"inet\", \"table\": \"rdmad\", \"chain\": \"" chain \
+	"\", \"handle\": 2, \"expr\": [" __VA_ARGS__ "]}}"
 
 /* what nftables 1.0.6 lists for veth0 allowed from 192.0.2.0/24, 2001:db8::/32, 192.0.2.7 */
 static const char listing[] =
-	"{\"nftables\": [" META ", " TABLE ", " CHAIN("veth0", -10, "accept") ", "
-	RULE("veth0", IIF("veth0") ", " SADDR("ip", PREFIX("192.0.2.0", 24)) ", " DPORT ", {\"accept\": null}") ", "
-	RULE("veth0", IIF("veth0") ", " SADDR("ip6", PREFIX("2001:db8::", 32)) ", " DPORT ", {\"accept\": null}") ", "
-	RULE("veth0", IIF("veth0") ", " SADDR("ip", "\"192.0.2.7\"") ", " DPORT ", {\"accept\": null}") ", "
-	RULE("veth0", IIF("veth0") ", " DPORT ", {\"drop\": null}") "]}";
+	"{\"nftables\": [" META ", " TABLE
+	", " CHAIN("veth0", -10, "accept") ", " RULE("veth0", IIF("veth0") ", " SADDR("ip", PREFIX("192.0.2.0", 24)) ", " DPORT ", {\"accept\": null}") ", " RULE(
+		"veth0",
+		IIF("veth0") ", " SADDR(
+			"ip6",
+			PREFIX(
+				"2001:db8::",
+				32)) ", " DPORT
+				     ", {\"accept\": null}") ", " RULE("veth0",
+								       IIF("veth0") ", " SADDR(
+									       "ip", "\"192.0.2."
+										     "7\"") ","
+											    " " DPORT
+											    ", "
+											    "{\"acc"
+											    "ept\":"
+											    " null"
+											    "}") ","
+												 " " RULE("veth0",
+													  IIF("veth0") ", " DPORT
+														       ", {\"drop\": null}") "]}";
 
 static Address *prefixes(const char *const *l, size_t *ret_n) {
 	size_t n = 0;
@@ -80,10 +101,14 @@ TEST(parse_converged) {
 TEST(parse_changed) {
 	/* policy drop, a rule of someone else's after the drop rule */
 	static const char changed[] =
-		"{\"nftables\": [" META ", " TABLE ", " CHAIN("veth0", -10, "drop") ", "
-		RULE("veth0", IIF("veth0") ", " DPORT ", {\"drop\": null}") ", "
-		RULE("veth0", IIF("veth0") ", {\"accept\": null}") "]}";
-	static const char tables[] = "{\"nftables\": [" META ", "
+		"{\"nftables\": [" META ", " TABLE ", " CHAIN("veth0", -10, "drop") ", " RULE(
+			"veth0",
+			IIF("veth0") ", " DPORT
+				     ", {\"drop\": null}") ", " RULE("veth0",
+								     IIF("veth0") ", {\"accept\": "
+										  "null}") "]}";
+	static const char tables[] =
+		"{\"nftables\": [" META ", "
 		"{\"table\": {\"family\": \"inet\", \"name\": \"filter\", \"handle\": 2}}]}";
 	FirewallState s;
 	const FirewallChain *c;
@@ -102,10 +127,18 @@ TEST(parse_changed) {
 	/* someone's rule after rdmad's drop rule */
 	{
 		static const char appended[] =
-			"{\"nftables\": [" META ", " TABLE ", " CHAIN("veth0", -10, "accept") ", "
-			RULE("veth0", IIF("veth0") ", " SADDR("ip", PREFIX("192.0.2.0", 24)) ", " DPORT ", {\"accept\": null}") ", "
-			RULE("veth0", IIF("veth0") ", " DPORT ", {\"drop\": null}") ", "
-			RULE("veth0", DPORT ", {\"accept\": null}") "]}";
+			"{\"nftables\": [" META ", " TABLE
+			", " CHAIN("veth0", -10, "accept") ", " RULE(
+				"veth0",
+				IIF("veth0") ", " SADDR(
+					"ip",
+					PREFIX("192.0.2.0",
+					       24)) ", " DPORT
+						    ", {\"accept\": null}") ", " RULE("veth0",
+										      IIF("veth0") ", " DPORT
+												   ", {\"drop\": null}") ", " RULE("veth0",
+																   DPORT
+																   ", {\"accept\": null}") "]}";
 
 		CHECK_INTEQ(firewall_state_parse(appended, &s), 0);
 		c = firewall_chain_find(&s, "veth0");
@@ -136,26 +169,30 @@ TEST(batches) {
 
 	/* nothing there: the table, the chain, the rules */
 	CHECK_INTEQ(firewall_chain_batch(&live, "veth0", a, 2, &b), 0);
-	CHECK_STREQ(b,
-		    "{\"nftables\":[{\"add\":{\"table\":{\"family\":\"inet\",\"name\":\"rdmad\"}}},"
-		    "{\"add\":{\"chain\":{\"family\":\"inet\",\"table\":\"rdmad\",\"name\":\"veth0\","
-		    "\"type\":\"filter\",\"hook\":\"input\",\"prio\":-10,\"policy\":\"accept\"}}},"
-		    "{\"add\":{\"rule\":{\"family\":\"inet\",\"table\":\"rdmad\",\"chain\":\"veth0\","
-		    "\"expr\":[{\"match\":{\"op\":\"==\",\"left\":{\"meta\":{\"key\":\"iifname\"}},"
-		    "\"right\":\"veth0\"}},{\"match\":{\"op\":\"==\",\"left\":{\"payload\":"
-		    "{\"protocol\":\"ip\",\"field\":\"saddr\"}},\"right\":{\"prefix\":{\"addr\":"
-		    "\"192.0.2.0\",\"len\":24}}}},{\"match\":{\"op\":\"==\",\"left\":{\"payload\":"
-		    "{\"protocol\":\"udp\",\"field\":\"dport\"}},\"right\":4791}},{\"accept\":null}]}}},"
-		    "{\"add\":{\"rule\":{\"family\":\"inet\",\"table\":\"rdmad\",\"chain\":\"veth0\","
-		    "\"expr\":[{\"match\":{\"op\":\"==\",\"left\":{\"meta\":{\"key\":\"iifname\"}},"
-		    "\"right\":\"veth0\"}},{\"match\":{\"op\":\"==\",\"left\":{\"payload\":"
-		    "{\"protocol\":\"ip6\",\"field\":\"saddr\"}},\"right\":{\"prefix\":{\"addr\":"
-		    "\"2001:db8::\",\"len\":32}}}},{\"match\":{\"op\":\"==\",\"left\":{\"payload\":"
-		    "{\"protocol\":\"udp\",\"field\":\"dport\"}},\"right\":4791}},{\"accept\":null}]}}},"
-		    "{\"add\":{\"rule\":{\"family\":\"inet\",\"table\":\"rdmad\",\"chain\":\"veth0\","
-		    "\"expr\":[{\"match\":{\"op\":\"==\",\"left\":{\"meta\":{\"key\":\"iifname\"}},"
-		    "\"right\":\"veth0\"}},{\"match\":{\"op\":\"==\",\"left\":{\"payload\":"
-		    "{\"protocol\":\"udp\",\"field\":\"dport\"}},\"right\":4791}},{\"drop\":null}]}}}]}");
+	CHECK_STREQ(
+		b,
+		"{\"nftables\":[{\"add\":{\"table\":{\"family\":\"inet\",\"name\":\"rdmad\"}}},"
+		"{\"add\":{\"chain\":{\"family\":\"inet\",\"table\":\"rdmad\",\"name\":\"veth0\","
+		"\"type\":\"filter\",\"hook\":\"input\",\"prio\":-10,\"policy\":\"accept\"}}},"
+		"{\"add\":{\"rule\":{\"family\":\"inet\",\"table\":\"rdmad\",\"chain\":\"veth0\","
+		"\"expr\":[{\"match\":{\"op\":\"==\",\"left\":{\"meta\":{\"key\":\"iifname\"}},"
+		"\"right\":\"veth0\"}},{\"match\":{\"op\":\"==\",\"left\":{\"payload\":"
+		"{\"protocol\":\"ip\",\"field\":\"saddr\"}},\"right\":{\"prefix\":{\"addr\":"
+		"\"192.0.2.0\",\"len\":24}}}},{\"match\":{\"op\":\"==\",\"left\":{\"payload\":"
+		"{\"protocol\":\"udp\",\"field\":\"dport\"}},\"right\":4791}},{\"accept\":null}]}}}"
+		","
+		"{\"add\":{\"rule\":{\"family\":\"inet\",\"table\":\"rdmad\",\"chain\":\"veth0\","
+		"\"expr\":[{\"match\":{\"op\":\"==\",\"left\":{\"meta\":{\"key\":\"iifname\"}},"
+		"\"right\":\"veth0\"}},{\"match\":{\"op\":\"==\",\"left\":{\"payload\":"
+		"{\"protocol\":\"ip6\",\"field\":\"saddr\"}},\"right\":{\"prefix\":{\"addr\":"
+		"\"2001:db8::\",\"len\":32}}}},{\"match\":{\"op\":\"==\",\"left\":{\"payload\":"
+		"{\"protocol\":\"udp\",\"field\":\"dport\"}},\"right\":4791}},{\"accept\":null}]}}}"
+		","
+		"{\"add\":{\"rule\":{\"family\":\"inet\",\"table\":\"rdmad\",\"chain\":\"veth0\","
+		"\"expr\":[{\"match\":{\"op\":\"==\",\"left\":{\"meta\":{\"key\":\"iifname\"}},"
+		"\"right\":\"veth0\"}},{\"match\":{\"op\":\"==\",\"left\":{\"payload\":"
+		"{\"protocol\":\"udp\",\"field\":\"dport\"}},\"right\":4791}},{\"drop\":null}]}}}]"
+		"}");
 	free(b);
 
 	/* what the builder writes, the parser reads as converged (a host address too) */
@@ -185,9 +222,10 @@ TEST(batches) {
 
 	CHECK_INTEQ(firewall_chain_batch(NULL, "a\"b", a, n, &b), -EINVAL);
 	CHECK_INTEQ(firewall_chain_delete_batch("veth0", &b), 0);
-	CHECK_STREQ(b, "{\"nftables\":[{\"flush\":{\"chain\":{\"family\":\"inet\",\"table\":"
-		       "\"rdmad\",\"name\":\"veth0\"}}},{\"delete\":{\"chain\":{\"family\":\"inet\","
-		       "\"table\":\"rdmad\",\"name\":\"veth0\"}}}]}");
+	CHECK_STREQ(b,
+		    "{\"nftables\":[{\"flush\":{\"chain\":{\"family\":\"inet\",\"table\":"
+		    "\"rdmad\",\"name\":\"veth0\"}}},{\"delete\":{\"chain\":{\"family\":\"inet\","
+		    "\"table\":\"rdmad\",\"name\":\"veth0\"}}}]}");
 	free(b);
 	CHECK_INTEQ(firewall_table_delete_batch(&b), 0);
 	CHECK_STREQ(b, "{\"nftables\":[{\"delete\":{\"table\":{\"family\":\"inet\",\"name\":"
@@ -282,8 +320,8 @@ TEST(plan_chain) {
 
 TEST(plan_refused) {
 	HostState *h = host_new(NULL);
-	Plan *p = plan("match: {device: mlx5_0}\nsecurity:\n  roce-allow-from: [192.0.2.0/24]\n",
-		       h);
+	Plan *p =
+		plan("match: {device: mlx5_0}\nsecurity:\n  roce-allow-from: [192.0.2.0/24]\n", h);
 
 	/* hardware RoCE: unsupported, saying why */
 	CHECK_INTEQ(p->n_actions, 1);
@@ -304,9 +342,10 @@ TEST(plan_refused) {
 }
 
 TEST(plan_removed) {
-	static const char two[] = "{\"nftables\": [" META ", " TABLE ", "
-		CHAIN("veth0", -10, "accept") ", " CHAIN("veth2", -10, "accept") ", "
-		RULE("veth2", IIF("veth2") ", " DPORT ", {\"drop\": null}") "]}";
+	static const char two[] =
+		"{\"nftables\": [" META ", " TABLE
+		", " CHAIN("veth0", -10, "accept") ", " CHAIN("veth2", -10, "accept") ", " RULE(
+			"veth2", IIF("veth2") ", " DPORT ", {\"drop\": null}") "]}";
 	HostState *h = host_new(two);
 	Plan *p;
 
