@@ -231,11 +231,15 @@ int firewall_state_parse(const char *json, FirewallState *ret) {
 			} else if (pass == 0 && !has_member(item, "metainfo") &&
 				   !has_member(item, "rule") &&
 				   json_object_is_type(item, json_type_object)) {
-				json_object_object_foreach(item, key, val) {
-					(void) key;
-					if (is_ours(val))
+				/* a set, map, flowtable ... in rdmad's table (no
+				 * json_object_object_foreach: a GNU statement expression) */
+				struct json_object_iterator it = json_object_iter_begin(item),
+							    end = json_object_iter_end(item);
+
+				for (; !json_object_iter_equal(&it, &end);
+				     json_object_iter_next(&it))
+					if (is_ours(json_object_iter_peek_value(&it)))
 						s.n_other++;
-				}
 			}
 		}
 	if (r < 0) {
