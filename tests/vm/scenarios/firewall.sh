@@ -29,6 +29,7 @@ rping_from() {
 	server=$!
 	sleep 0.5
 	timeout 15 rping -c -a 192.0.2.1 -I "$1" -C 3 -v > "$VM_LOGDIR/rping-$1.log" 2>&1 || rc=$?
+	echo "$rc" > "$VM_LOGDIR/rping-$1.rc"
 	kill "$server" 2> /dev/null
 	wait "$server" 2> /dev/null
 	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data' "$VM_LOGDIR/rping-$1.log")" -eq 3 ]
@@ -81,7 +82,8 @@ is "... holding veth0's chain: UDP 4791 from 192.0.2.2 accepted, the rest droppe
 check "rdmactl plan: nothing pending" rdmactl --no-pager plan --exit-code
 check "rping from 192.0.2.2 (allowed) passes" rping_from 192.0.2.2
 check "rping from 192.0.2.3 (not allowed) fails within 15 s" rping_refused 192.0.2.3
-diag "rping -c -I 192.0.2.3: $(tail -2 "$VM_LOGDIR/rping-192.0.2.3.log" | tr '\n' ' ')"
+diag "rping -c -I 192.0.2.3: exit $(cat "$VM_LOGDIR/rping-192.0.2.3.rc") (124: timed out)," \
+	"$(grep -c '^ping data' "$VM_LOGDIR/rping-192.0.2.3.log") pings answered"
 others > "$VM_LOGDIR/after.json"
 check "the rest of the ruleset is byte-identical (nft -j list ruleset without rdmad's table)" \
 	cmp -s "$VM_LOGDIR/before.json" "$VM_LOGDIR/after.json"
