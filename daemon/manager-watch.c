@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Event sources. They only mark what to look at again; the reconcile re-reads everything it
  * needs (level-triggered), so a lost or reordered event costs a little latency, not state. */
+#include <linux/netfilter/nfnetlink.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <netlink/attr.h>
@@ -256,5 +257,74 @@ int manager_watch_rtnl(Manager *m) {
 	if (r < 0)
 		return log_error_errno(r, "Failed to watch the rtnetlink socket");
 	(void) sd_event_source_set_description(m->rtnl_source, "rtnetlink");
+	return 0;
+}
+
+/* nftables: every change to the ruleset, by anyone, is multicast on NFNLGRP_NFTABLES. The
+ * message is not read: any change makes the netdevs whose links declare
+ * security.roce-allow-from dirty, and their reconcile reads rdmad's table again (an
+ * administrator's `nft flush ruleset` or `nft delete table inet rdmad` puts it back). rdmad's
+ * own transactions come back here too: that reconcile finds the table as declared and writes
+ * nothing, so it ends there. */
+static void firewall_changed(Manager *m) {
+	for (size_t i = 0; i < m->n_ports; i++)
+		if (m->ports[i].netdev &&
+		    port_status_setting(&m->ports[i], KEY_SECURITY_ROCE_ALLOW_FROM))
+			manager_mark_netdev(m, m->ports[i].netdev);
+}
+
+static int on_nft_message(struct nl_msg *msg, void *userdata) {
+	firewall_changed(userdata);
+	return NL_OK;
+}
+
+static int on_nft_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+	Manager *m = userdata;
+	int r;
+
+	for (;;) {
+		r = nl_recvmsgs_default(m->nft_watch);
+		if (r >= 0)
+			continue;
+		if (r == -NLE_AGAIN)
+			break;
+		/* ENOBUFS (changes dropped) or another error: look again all the same */
+		log_debug("nftables notification socket: %s, looking again.", nl_geterror(r));
+		firewall_changed(m);
+		break;
+	}
+	return 0;
+}
+
+int manager_watch_nft(Manager *m) {
+	struct nl_sock *sk;
+	int r;
+
+	sk = nl_socket_alloc();
+	if (!sk)
+		return log_error_errno(-ENOMEM, "Failed to allocate the nftables socket");
+	m->nft_watch = sk;
+	nl_socket_disable_seq_check(sk);
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_nft_message, m);
+	r = nl_connect(sk, NETLINK_NETFILTER);
+	if (r >= 0)
+		r = nl_socket_add_memberships(sk, NFNLGRP_NFTABLES, 0);
+	if (r >= 0)
+		r = nl_socket_set_nonblocking(sk);
+	if (r < 0) {
+		/* Not fatal: without nf_tables there is no table to keep either. */
+		log_warning(
+			"Failed to watch nftables changes (%s), a changed "
+			"security.roce-allow-from table is put back on the next reconcile only.",
+			nl_geterror(r));
+		nl_socket_free(sk);
+		m->nft_watch = NULL;
+		return 0;
+	}
+	(void) nl_socket_set_buffer_size(sk, 256 * 1024, 0);
+	r = sd_event_add_io(m->event, &m->nft_source, nl_socket_get_fd(sk), EPOLLIN, on_nft_io, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to watch the nftables socket");
+	(void) sd_event_source_set_description(m->nft_source, "nftables");
 	return 0;
 }

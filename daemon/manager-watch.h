@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Event sources (manager-watch.c): udev and rtnetlink. They mark what to look at again. */
+/* Event sources (manager-watch.c): udev, rtnetlink and nftables. They mark what to look at again. */
 
 #include "manager.h"
 
 int manager_watch_udev(Manager *m);
 int manager_watch_rtnl(Manager *m);
+int manager_watch_nft(Manager *m);

@@ -53,6 +53,9 @@ Manager *manager_free(Manager *m) {
 	sd_event_source_unref(m->rtnl_source);
 	if (m->rtnl_watch)
 		nl_socket_free(m->rtnl_watch);
+	sd_event_source_unref(m->nft_source);
+	if (m->nft_watch)
+		nl_socket_free(m->nft_watch);
 	sd_device_monitor_unref(m->udev);
 	sd_event_source_unref(m->bus_reconnect);
 	sd_bus_flush_close_unref(m->bus);
@@ -282,6 +285,9 @@ int manager_start(Manager *m) {
 		log_warning_errno(r, "Failed to enable the watchdog, ignoring");
 
 	r = manager_watch_rtnl(m);
+	if (r < 0)
+		return r;
+	r = manager_watch_nft(m);
 	if (r < 0)
 		return r;
 	if (m->use_bus) {

@@ -94,6 +94,8 @@ typedef struct Manager {
 	sd_device_monitor *udev;
 	struct nl_sock *rtnl_watch;
 	sd_event_source *rtnl_source;
+	struct nl_sock *nft_watch; /* NFNLGRP_NFTABLES (security.roce-allow-from) */
+	sd_event_source *nft_source;
 
 	unsigned n_reconciles;
 	unsigned n_writes; /* actions that changed something, over the daemon's life */

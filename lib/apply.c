@@ -201,6 +201,8 @@ int action_apply(Applier *a, const Action *x, ActionOutcome *ret) {
 		return apply_ecn(a, x, ret);
 	case KEY_COUNTERS_OPTIONAL:
 		return apply_counters_optional(a, x, ret);
+	case KEY_SECURITY_ROCE_ALLOW_FROM:
+		return apply_firewall(a, x, ret);
 	default:
 		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s is not applied by this version",
 				   key_to_string(x->key));

@@ -50,6 +50,8 @@ int apply_netns_mode(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_counters_optional(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_netdev(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_rail(Applier *a, const Action *x, ActionOutcome *ret);
+/* security.roce-allow-from: a chain of rdmad's nftables table, or its removal. */
+int apply_firewall(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_configfs(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_dcb(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_ecn(Applier *a, const Action *x, ActionOutcome *ret);

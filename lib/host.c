@@ -23,6 +23,7 @@ HostState *host_state_free(HostState *h) {
 	rail_records_free(h->rail_records, h->n_rail_records);
 	free(h->rail_rules);
 	free(h->rail_routes);
+	firewall_state_done(&h->firewall);
 	strv_free(h->modules);
 	free(h->root);
 	free(h);
@@ -72,6 +73,11 @@ int host_observe_devices_only(const char *root, HostObserveFlags flags, char *co
 	}
 	if (flags & HOST_OBSERVE_RAILS) {
 		r = host_rails_observe(h);
+		if (r < 0)
+			return r;
+	}
+	if (flags & HOST_OBSERVE_FIREWALL) {
+		r = host_firewall_observe(h);
 		if (r < 0)
 			return r;
 	}

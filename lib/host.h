@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "dcbnl.h"
+#include "firewall.h"
 #include "profile.h"
 #include "rail-record.h"
 #include "rail.h"
@@ -123,6 +124,12 @@ typedef struct HostState {
 	size_t n_rail_routes;
 	bool rails_observed;
 	int rails_error;
+	/* With HOST_OBSERVE_FIREWALL, over NETLINK_NETFILTER in this network namespace: rdmad's
+	 * nftables table (firewall.h); valid when firewall_observed, else firewall_error says
+	 * why not. */
+	FirewallState firewall;
+	bool firewall_observed;
+	int firewall_error;
 	bool configfs_mounted; /* rdma_cm's directory exists */
 	NetnsMode netns_mode;  /* valid when has_netns_mode */
 	/* Only some devices were observed (an event touched them): host-level keys (modules,
@@ -148,7 +155,9 @@ typedef enum HostObserveFlags {
 	HOST_OBSERVE_RAILS = 1 << 9,
 	/* the ports' hw counters and which optional ones are enabled (RDMA netlink, root "/") */
 	HOST_OBSERVE_COUNTERS = 1 << 10,
-	HOST_OBSERVE_ALL = (1 << 11) - 1,
+	/* rdmad's nftables table (security.roce-allow-from), through libnftables */
+	HOST_OBSERVE_FIREWALL = 1 << 11,
+	HOST_OBSERVE_ALL = (1 << 12) - 1,
 } HostObserveFlags;
 
 /* Read the RDMA devices, their netdevs and the loaded modules under root ("/" for the real
@@ -188,6 +197,15 @@ struct nl_sock;
 int rail_socket_open(struct nl_sock **ret);
 int rail_routing_read(struct nl_sock *sk, HostState *h);
 int rail_sysctl_read(const char *root, const char *netdev, RailSysctl s);
+
+/* rdmad's nftables table (host-firewall.c), into h->firewall; a failure to read it (no
+ * CAP_NET_ADMIN, no nf_tables) is recorded in firewall_error. */
+int host_firewall_observe(HostState *h);
+/* The pieces, for the apply backend (apply-firewall.c): the table as the host has it now
+ * (absent: ret->table false), and one batch of JSON commands sent as one transaction
+ * (libnftables' error text, first line, in *ret_error when it fails). */
+int firewall_read(FirewallState *ret);
+int firewall_write(const char *batch, char **ret_error);
 
 /* The soft devices rdmad created (soft-device-record.c) and the rail routing it set up
  * (rail-record.c), from its state directory. */

@@ -37,6 +37,7 @@ typedef struct ActionSpec {
 	const RailItem *rail;
 	const char *netdev;
 	int ifindex;
+	FirewallOp firewall_op; /* security.roce-allow-from */
 } ActionSpec;
 
 /* Add an action as spec describes it (strings copied). */
@@ -59,6 +60,11 @@ const char *netdev_conflict(const PlanPort *l, Key key, char *buf, size_t size);
  * rdmad set up that no profile declares any more. */
 int rule_rail_routing(Plan *p, const PlanPort *l, Key key);
 int plan_rails_removed(Plan *p, const Config *c, const HostState *h);
+
+/* plan-firewall.c: a Soft-RoCE link's chain in rdmad's nftables table, and (full observations)
+ * the removal of the chains (or the table) no profile declares any more. */
+int rule_roce_allow_from(Plan *p, const PlanPort *l, Key key);
+int plan_firewall_removed(Plan *p, const Config *c, const HostState *h);
 
 /* plan-qos.c */
 int rule_qos_pfc(Plan *p, const PlanPort *l, Key key);

@@ -18,6 +18,7 @@ static const char *const action_phase_table[_PHASE_MAX] = {
 	[PHASE_QOS] = "qos",
 	[PHASE_ECN] = "ecn",
 	[PHASE_COUNTERS] = "counters",
+	[PHASE_FIREWALL] = "firewall",
 };
 DEFINE_STRING_TABLE_LOOKUP(action_phase, ActionPhase)
 
@@ -32,6 +33,7 @@ static void action_done(Action *a) {
 	free(a->value.name);
 	free(a->value.lower);
 	strv_free(a->value.counters);
+	free(a->value.allow);
 }
 
 Plan *plan_free(Plan *p) {
@@ -112,6 +114,19 @@ static void action_value_fill(ActionValue *v, const ActionSpec *s, bool *oom) {
 	case KEY_NETDEV_RAIL_ROUTING:
 		if (s->rail)
 			v->rail = *s->rail;
+		break;
+	case KEY_SECURITY_ROCE_ALLOW_FROM:
+		v->firewall_op = s->firewall_op;
+		if (s->firewall_op == FIREWALL_OP_CHAIN && set && set->n_roce_allow_from > 0) {
+			v->allow = malloc(sizeof(Address) * set->n_roce_allow_from);
+			if (!v->allow)
+				*oom = true;
+			else {
+				memcpy(v->allow, set->roce_allow_from,
+				       sizeof(Address) * set->n_roce_allow_from);
+				v->n_allow = set->n_roce_allow_from;
+			}
+		}
 		break;
 	case KEY_COUNTERS_OPTIONAL:
 		v->counters = strv_copy(set->counters_optional);
@@ -246,6 +261,11 @@ static bool netdev_value_differs(const PortSettings *a, const PortSettings *b, K
 		return a->netdev_mtu != b->netdev_mtu;
 	case KEY_NETDEV_RAIL_ROUTING:
 		return a->rail_routing != b->rail_routing || a->rail_table != b->rail_table;
+	case KEY_SECURITY_ROCE_ALLOW_FROM:
+		return a->n_roce_allow_from != b->n_roce_allow_from ||
+		       (a->n_roce_allow_from > 0 &&
+			memcmp(a->roce_allow_from, b->roce_allow_from,
+			       sizeof(Address) * a->n_roce_allow_from) != 0);
 	case KEY_ECN_ROCE_NP:
 		return a->ecn_roce_np != b->ecn_roce_np;
 	case KEY_ECN_ROCE_RP:
@@ -501,6 +521,7 @@ static const struct {
 	{ KEY_ECN_ROCE_NP,      rule_ecn },
 	{ KEY_ECN_ROCE_RP,      rule_ecn },
 	{ KEY_COUNTERS_OPTIONAL, rule_counters_optional },
+	{ KEY_SECURITY_ROCE_ALLOW_FROM, rule_roce_allow_from },
 	/* clang-format on */
 };
 
@@ -564,6 +585,10 @@ int plan_compute(const Config *c, const HostState *h, Plan **ret) {
 			return r;
 		/* rdmad's rail routing that no profile declares as it is any more */
 		r = plan_rails_removed(p, c, h);
+		if (r < 0)
+			return r;
+		/* chains of rdmad's nftables table that no profile declares any more */
+		r = plan_firewall_removed(p, c, h);
 		if (r < 0)
 			return r;
 	}

@@ -19,6 +19,7 @@ typedef enum ActionPhase {
 	PHASE_QOS,
 	PHASE_ECN,
 	PHASE_COUNTERS,
+	PHASE_FIREWALL,
 	_PHASE_MAX,
 	_PHASE_INVALID = -EINVAL,
 } ActionPhase;
@@ -54,6 +55,10 @@ typedef struct ActionValue {
 	DcbDesired dcb;		  /* qos.* */
 	RailItem rail;		  /* netdev.rail-routing: one rule, route or sysctl */
 	char **counters;	  /* counters.optional: the whole set to enable, by name */
+	/* security.roce-allow-from: the chain as declared (the prefixes), or a removal */
+	FirewallOp firewall_op;
+	Address *allow;
+	size_t n_allow;
 } ActionValue;
 
 typedef struct Action {

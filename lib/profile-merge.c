@@ -50,6 +50,19 @@ static int link_settings_overlay(PortSettings *dst, const PortSettings *src, con
 		dst->addresses = a;
 		dst->n_addresses = src->n_addresses;
 	}
+	if (set & KEY_BIT(KEY_SECURITY_ROCE_ALLOW_FROM)) {
+		Address *a = NULL; /* a later profile's list whole */
+
+		if (src->n_roce_allow_from > 0) {
+			a = malloc(sizeof(Address) * src->n_roce_allow_from);
+			if (!a)
+				return -ENOMEM;
+			memcpy(a, src->roce_allow_from, sizeof(Address) * src->n_roce_allow_from);
+		}
+		free(dst->roce_allow_from);
+		dst->roce_allow_from = a;
+		dst->n_roce_allow_from = src->n_roce_allow_from;
+	}
 	if (set & KEY_BIT(KEY_NETDEV_RAIL_ROUTING)) {
 		dst->rail_routing = src->rail_routing;
 		dst->rail_table = src->rail_table;

@@ -473,6 +473,68 @@ static int parse_addresses(SchemaContext *ctx, const SchemaKey *row, yaml_node_t
 	return 0;
 }
 
+/* security.roce-allow-from: a list of prefixes ("192.0.2.0/24", "2001:db8::/32"; an address
+ * alone is one host), each once and without host bits. An empty list is valid: every
+ * source is dropped. */
+static int allow_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
+		      void *userdata) {
+	AddressList *l = userdata;
+	_cleanup_free_ char *canon = NULL;
+	Address a, *p;
+	const char *s = NULL;
+	int r;
+
+	r = expect_string(ctx, row, node, &s);
+	if (r < 0)
+		return r;
+	r = address_from_string(s, &a);
+	if (r < 0)
+		return schema_error(ctx, node,
+				    "'%s': '%s' is not an IPv4 or IPv6 prefix (192.0.2.0/24, "
+				    "2001:db8::/32) or address",
+				    row->path, s);
+	if (!address_is_prefix(&a)) {
+		Address net = a;
+		unsigned len = a.family == AF_INET ? 4 : 16;
+
+		for (unsigned bit = a.prefixlen; bit < len * 8; bit++)
+			net.addr[bit / 8] &= (uint8_t) ~(0x80 >> (bit % 8));
+		canon = address_to_string(&net);
+		return schema_error(ctx, node,
+				    "'%s': '%s' has host bits set: did you mean %s?", row->path, s,
+				    strna(canon));
+	}
+	for (size_t i = 0; i < l->n; i++)
+		if (address_equal(&l->items[i], &a))
+			return schema_error(ctx, node, "'%s': '%s' is listed twice", row->path, s);
+	p = realloc(l->items, sizeof(Address) * (l->n + 1));
+	if (!p)
+		return -ENOMEM;
+	l->items = p;
+	l->items[l->n++] = a;
+	return 0;
+}
+
+static int parse_roce_allow_from(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
+				 void *dest) {
+	PortSettings *s = dest;
+	AddressList l = { 0 };
+	int r;
+
+	if (node->type != YAML_SEQUENCE_NODE)
+		return schema_error(ctx, node, "'%s' expects a list of prefixes, got %s",
+				    row->path, yaml_node_kind(node));
+	r = for_each_item(ctx, row, node, allow_item, &l);
+	if (r < 0) {
+		free(l.items);
+		return r;
+	}
+	free(s->roce_allow_from);
+	s->roce_allow_from = l.items;
+	s->n_roce_allow_from = l.n;
+	return 0;
+}
+
 /* true (a table rdmad picks), false (none), or a table number. */
 static int parse_rail_routing(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
 			      void *dest) {
@@ -985,6 +1047,8 @@ static const SchemaKey schema_table[] = {
 	{ "ecn.roce-rp",      KEY_ECN_ROCE_RP,         parse_priorities,       PROFILE_FIELD(settings.ecn_roce_rp),     0, 0 },
 	{ "counters",         _KEY_INVALID,            NULL,                   0,                                       0, 0 },
 	{ "counters.optional", KEY_COUNTERS_OPTIONAL,  parse_counters,         PROFILE_FIELD(settings.counters_optional), 0, 0 },
+	{ "security",         _KEY_INVALID,            NULL,                   0,                                       0, 0 },
+	{ "security.roce-allow-from", KEY_SECURITY_ROCE_ALLOW_FROM, parse_roce_allow_from, PROFILE_FIELD(settings), 0, 0 },
 	{ "links",            KEY_LINKS,               parse_links,            0,                                       0, 0 },
 	{ "system",           _KEY_INVALID,            NULL,                   0,                                       0, 0 },
 	{ "system.netns-mode", KEY_SYSTEM_NETNS_MODE,  parse_netns_mode,       PROFILE_FIELD(netns_mode),               0, 0 },

@@ -28,6 +28,7 @@ static const char *const key_table[_KEY_MAX] = {
 	[KEY_ECN_ROCE_NP] = "ecn.roce-np",
 	[KEY_ECN_ROCE_RP] = "ecn.roce-rp",
 	[KEY_COUNTERS_OPTIONAL] = "counters.optional",
+	[KEY_SECURITY_ROCE_ALLOW_FROM] = "security.roce-allow-from",
 	[KEY_LINKS] = "links",
 	[KEY_SYSTEM_NETNS_MODE] = "system.netns-mode",
 };
@@ -43,6 +44,7 @@ void soft_devices_free(SoftDevice *l, size_t n) {
 
 void port_settings_done(PortSettings *s) {
 	free(s->addresses);
+	free(s->roce_allow_from);
 	strv_free(s->counters_optional);
 	*s = (PortSettings){ 0 };
 }

@@ -40,6 +40,7 @@ typedef enum Key {
 	KEY_ECN_ROCE_NP,
 	KEY_ECN_ROCE_RP,
 	KEY_COUNTERS_OPTIONAL,
+	KEY_SECURITY_ROCE_ALLOW_FROM,
 	KEY_LINKS,
 	KEY_SYSTEM_NETNS_MODE,
 	_KEY_MAX,
@@ -111,6 +112,10 @@ typedef struct PortSettings {
 	/* counters.optional: the whole set of optional hw counters to enable, as declared (none
 	 * left enabled but these); NULL-terminated, empty: disable them all */
 	char **counters_optional;
+	/* security.roce-allow-from: the prefixes UDP 4791 (RoCE v2) is accepted from on a
+	 * Soft-RoCE netdev, in order; the rest is dropped (firewall.h). Empty: all dropped. */
+	Address *roce_allow_from;
+	size_t n_roce_allow_from;
 	const char *origin[_KEY_MAX]; /* name of the profile that set each key (merged only) */
 } PortSettings;
 

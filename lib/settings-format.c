@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "dcbnl.h"
+#include "firewall.h"
 #include "rail.h"
 #include "settings-format.h"
 
@@ -231,6 +232,15 @@ static int format_value(FILE *f, const PortSettings *s, Key key) {
 		break;
 	case KEY_COUNTERS_OPTIONAL: {
 		_cleanup_free_ char *c = setting_format_counters(s->counters_optional);
+
+		if (!c)
+			return -ENOMEM;
+		fputs(c, f);
+		break;
+	}
+	case KEY_SECURITY_ROCE_ALLOW_FROM: {
+		_cleanup_free_ char *c =
+			firewall_allow_format(s->roce_allow_from, s->n_roce_allow_from);
 
 		if (!c)
 			return -ENOMEM;

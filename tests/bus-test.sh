@@ -234,10 +234,12 @@ is "nobody with CAP_NET_ADMIN is refused too (dbus-daemon does not vouch for cap
         org.freedesktop.DBus.Error.AccessDenied
 check "root may Reconcile" "\"$rdmactl\" reconcile"
 
-# rdmad does the verbs and nftables work of Preflight() and SelfTest() through rdmactl: it
-# links neither libibverbs, librdmacm nor libnftables itself (rdmactl links all three).
-is "rdmad links no libibverbs, librdmacm or libnftables" \
-        "$(ldd "$rdmad" | grep -oE 'lib(ibverbs|rdmacm|nftables)\.so' | sort -u | tr '\n' ' ')" ""
+# rdmad does the verbs work of Preflight() and SelfTest() through rdmactl: it links neither
+# libibverbs nor librdmacm itself (rdmactl links both). It does link libnftables: it owns the
+# table inet rdmad (security.roce-allow-from), read and written through that library.
+is "rdmad links no libibverbs or librdmacm, and libnftables" \
+        "$(ldd "$rdmad" | grep -oE 'lib(ibverbs|rdmacm|nftables)\.so' | sort -u | tr '\n' ' ')" \
+        "libnftables.so "
 is "... rdmactl links them" \
         "$(ldd "$rdmactl" | grep -oE 'lib(ibverbs|rdmacm|nftables)\.so' | sort -u | tr '\n' ' ')" \
         "libibverbs.so libnftables.so librdmacm.so "

@@ -45,7 +45,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 
-echo "1..26"
+echo "1..31"
 
 rc=0
 run --once 2> "$work/once.log" || rc=$?
@@ -186,5 +186,33 @@ printf 'match: {device: nothing0}\nroce: {tos: 0}\n' > "$work/conf-none/50-none.
 check "a link no longer managed: its env file removed" "[[ ! -e $env ]]" ||
         sed 's/^/# /' "$work/none.log"
 
-[[ $failed -eq 0 ]] || sed 's/^/# /' "$work/daemon.log"
+# security.roce-allow-from: rdmad's nftables table, put back when someone deletes it or
+# flushes the ruleset (NFNLGRP_NFTABLES), and no write of rdmad's own that feeds itself.
+mkdir -p "$work/conf-fw"
+printf 'match: {device: rxe0}\nsecurity: {roce-allow-from: [192.0.2.2]}\n' \
+        > "$work/conf-fw/50-fw.yaml"
+"$rdmad" --root "$root" --config-dir "$work/conf-fw" --state-dir "$work/state" -v \
+        > "$work/fw.log" 2>&1 &
+pid=$!
+fw_rules() { nft list table inet rdmad 2> /dev/null | grep -c 'iifname "veth0"'; }
+wait_rules() { for _ in $(seq "$1"); do [[ $(fw_rules) == 2 ]] && return 0; sleep 0.1; done; return 1; }
+check "rdmad makes its table: veth0 accepts UDP 4791 from 192.0.2.2 only" \
+        "wait_rules 300 && nft list table inet rdmad | grep -q 'iifname \"veth0\" ip saddr 192.0.2.2 udp dport 4791 accept'"
+nft delete table inet rdmad
+check "nft delete table inet rdmad: rdmad puts it back within 10 s" "wait_rules 100"
+nft flush ruleset
+check "nft flush ruleset: rdmad puts its table back within 10 s" "wait_rules 100"
+sleep 3
+check "... three writes in all (made, put back twice): its own changes do not feed back" \
+        "[[ \$(grep -c 'security.roce-allow-from .* -> udp/4791' $work/fw.log) == 3 ]]"
+kill "$pid"
+wait "$pid" 2> /dev/null || true
+pid=
+# The key removed: the table goes.
+"$rdmad" --root "$root" --config-dir "$work/conf-none" --state-dir "$work/state" --once \
+        2> "$work/fw-none.log" || true
+check "no profile declares the key: rdmad's table is removed" \
+        "! nft list table inet rdmad > /dev/null 2>&1"
+
+[[ $failed -eq 0 ]] || sed 's/^/# /' "$work/daemon.log" "$work/fw.log"
 exit $failed

@@ -499,13 +499,16 @@ TEST(firewall) {
 
 	/* a set { 4791, 4792 } accepted from 192.0.2.0/24, then policy drop: IPv4 restricted
 	 * to a subnet, IPv6 dropped */
-	CHECK_INTEQ(judge("{\"nftables\": [" META ", " INET_TABLE
-			  ", " INET_INPUT("drop") ", " RULE(2, CT_ESTABLISHED ", {\"accept\": "
-									      "null}") ", " RULE(
-				  4, UDP_DPORT("{\"set\": [4791, 4792]}") ", " SADDR(
-					     "==", "192.0.2.0", 24) ", {\"accept\": null}") "]}",
-			  "veth0", &seen),
-		    PREFLIGHT_OK);
+	CHECK_INTEQ(
+		judge("{\"nftables\": [" META ", " INET_TABLE ", " INET_INPUT("drop") ", " RULE(
+			      2, CT_ESTABLISHED
+			      ", {\"accept\": "
+			      "null}") ", " RULE(4,
+						 UDP_DPORT("{\"set\": [4791, 4792]}") ", " SADDR(
+							 "==", "192.0.2.0",
+							 24) ", {\"accept\": null}") "]}",
+		      "veth0", &seen),
+		PREFLIGHT_OK);
 	CHECK(seen && strstr(seen, "policy drop, rules accept some sources"));
 
 	/* an inet chain with policy accept and nothing about 4791 (ssh, loopback) */
@@ -563,6 +566,28 @@ TEST(firewall) {
 			  "veth0", &seen),
 		    PREFLIGHT_WARN);
 	CHECK(seen && strstr(seen, "could not tell") && strstr(seen, "handle 2"));
+
+	/* rdmad's own table (security.roce-allow-from), as libnftables lists it */
+	CHECK_INTEQ(
+		judge("{\"nftables\": [" META ", "
+		      "{\"table\": {\"family\": \"inet\", \"name\": \"rdmad\", \"handle\": 1}}, "
+		      "{\"chain\": {\"family\": \"inet\", \"table\": \"rdmad\", \"name\": "
+		      "\"veth0\", \"handle\": 1, \"type\": \"filter\", \"hook\": \"input\", "
+		      "\"prio\": -10, \"policy\": \"accept\"}}, "
+		      "{\"rule\": {\"family\": \"inet\", \"table\": \"rdmad\", \"chain\": "
+		      "\"veth0\", \"handle\": 2, \"expr\": [{\"match\": {\"op\": \"==\", "
+		      "\"left\": {\"meta\": {\"key\": \"iifname\"}}, \"right\": "
+		      "\"veth0\"}}, " SADDR("==", "192.0.2.0", 24) ", " UDP_DPORT(
+			      "4791") ", {\"accept\": null}]}}, "
+				      "{\"rule\": {\"family\": \"inet\", \"table\": \"rdmad\", "
+				      "\"chain\": "
+				      "\"veth0\", \"handle\": 3, \"expr\": [{\"match\": {\"op\": "
+				      "\"==\", "
+				      "\"left\": {\"meta\": {\"key\": \"iifname\"}}, \"right\": "
+				      "\"veth0\"}}, " UDP_DPORT("4791") ", {\"drop\": null}]}}]}",
+		      "veth0", &seen),
+		PREFLIGHT_OK);
+	CHECK(seen && strstr(seen, "table inet rdmad"));
 
 	CHECK(preflight_firewall_judge("[]", "veth0", &(PreflightStatus){ 0 }, &seen) == -EBADMSG);
 }

@@ -85,6 +85,21 @@ static const struct {
 	  "(lower-case letters, digits and '_', as `rdma statistic mode supported` lists them)" },
 	{ "counters:\n  optionl: [np_cnp_sent]\n",
 	  "t.yaml:2:3: error: unknown key 'optionl' in 'counters', did you mean 'optional'?" },
+	/* security */
+	{ "security:\n  roce-allow-from: [192.0.2.0/24, 198.51.100.7/24]\n",
+	  "t.yaml:2:35: error: 'security.roce-allow-from': '198.51.100.7/24' has host bits set: "
+	  "did you mean 198.51.100.0/24?" },
+	{ "security:\n  roce-allow-from: [192.0.2.0/33]\n",
+	  "t.yaml:2:21: error: 'security.roce-allow-from': '192.0.2.0/33' is not an IPv4 or IPv6 "
+	  "prefix (192.0.2.0/24, 2001:db8::/32) or address" },
+	{ "security:\n  roce-allow-from: [\"2001:db8::/32\", \"2001:db8::/32\"]\n",
+	  "t.yaml:2:38: error: 'security.roce-allow-from': '2001:db8::/32' is listed twice" },
+	{ "security:\n  roce-allow-from: 192.0.2.0/24\n",
+	  "t.yaml:2:20: error: 'security.roce-allow-from' expects a list of prefixes, got a "
+	  "scalar" },
+	{ "security:\n  roce-alow-from: [192.0.2.0/24]\n",
+	  "t.yaml:2:3: error: unknown key 'roce-alow-from' in 'security', did you mean "
+	  "'roce-allow-from'?" },
 	/* roce */
 	{ "roce:\n  mode: v3\n",
 	  "t.yaml:2:9: error: 'roce.mode': unknown value 'v3', expected one of: v1, v2" },
@@ -266,6 +281,7 @@ static const char full[] =
 	"        tsa: [ets,strict,strict,ets,strict,strict,ets,strict]}\necn:\n"
 	"  roce-np: [3]\n  roce-rp: []\n"
 	"counters:\n  optional: [cc_rx_ce_pkts, np_cnp_sent]\n"
+	"security:\n  roce-allow-from: [192.0.2.0/24, \"2001:db8::/32\", 198.51.100.7]\n"
 	"links:\n  - {name: rxe0, type: rxe, netdev: veth0}\n"
 	"system:\n  netns-mode: exclusive\n";
 
@@ -285,6 +301,12 @@ TEST(full_profile) {
 	CHECK_INTEQ(p->settings.set, (UINT64_C(1) << _KEY_MAX) - 1);
 	CHECK(p->settings.rail_routing);
 	CHECK_INTEQ(p->settings.rail_table, 1011);
+	CHECK_INTEQ(p->settings.n_roce_allow_from, 3);
+	if (p->settings.n_roce_allow_from == 3) {
+		CHECK_INTEQ(p->settings.roce_allow_from[0].prefixlen, 24);
+		CHECK_INTEQ(p->settings.roce_allow_from[1].family, AF_INET6);
+		CHECK_INTEQ(p->settings.roce_allow_from[2].prefixlen, 32);
+	}
 	CHECK_STREQ(p->match.device[0], "mlx5_*");
 	CHECK_STREQ(p->match.netdev[1], "eth0");
 	CHECK_INTEQ(p->match.n_ports, 1);

@@ -5,7 +5,7 @@
 #             cpio to pack the initramfs, xz/zstd/binutils to extract vmlinux from the bzImage,
 #             make/gcc-12/libelf1 to build the dcbsim module against the kernel's headers.
 # Guest side: the light VM's initramfs is assembled from these host binaries (busybox-static,
-#             bash, kmod, iproute2, rdma-core tools, perftest, jq, tcpdump ...); the full VM
+#             bash, kmod, iproute2, nft, rdma-core tools, perftest, jq, tcpdump ...); the full VM
 #             boots the host's own root (systemd, udev, dbus) read-only over 9p, and runs
 #             ansible-playbook from it (ansible.sh; the apt module needs python3-apt).
 # Recommends are not needed: the VM is headless (qemu-system-x86 would pull in a GUI).
@@ -14,7 +14,7 @@ set -euo pipefail
 VM_PACKAGES=(
 	qemu-system-x86 cpio kmod xz-utils zstd binutils util-linux coreutils
 	make gcc-12 libelf1
-	busybox-static bash iproute2 jq tcpdump
+	busybox-static bash iproute2 jq tcpdump nftables
 	rdma-core ibverbs-providers ibverbs-utils perftest rdmacm-utils
 	systemd systemd-sysv udev dbus
 	ansible-core python3-apt

@@ -311,6 +311,28 @@ UNIT
 	sed -i 's/tos: 106/tos: 96/' /etc/rdmad/50-rxe.yaml
 	check "systemctl reload with good profiles succeeds" timeout 60 systemctl reload rdmad
 	check "... and re-plans the host" wait_until 5 sh -c "[ \"\$(cat $TOS)\" = 96 ]"
+	# security.roce-allow-from under the unit's sandbox (RestrictAddressFamilies=AF_UNIX
+	# AF_NETLINK, SystemCallFilter=): libnftables' transaction and the NFNLGRP_NFTABLES watch
+	modprobe nf_tables
+	printf 'match: {device: rxe0}\nsecurity: {roce-allow-from: [192.0.2.0/24]}\n' \
+		> /etc/rdmad/55-firewall.yaml
+	check "security.roce-allow-from: systemctl reload rdmad" timeout 60 systemctl reload rdmad
+	check "... rdmad.service makes table inet rdmad with veth0's chain" \
+		wait_until 10 sh -c "nft list chain inet rdmad veth0 2> /dev/null |
+			grep -q 'iifname \"veth0\" ip saddr 192.0.2.0/24 udp dport 4791 accept'"
+	status=$(rdmactl --no-pager status rxe0/1 2>&1)
+	check "... rdmactl status rxe0/1: security.roce-allow-from converged" \
+		grep -Eq '^ *security\.roce-allow-from +udp/4791 from 192\.0\.2\.0/24, others dropped .*converged' \
+		<<< "$status" || diag "$status"
+	nft delete table inet rdmad
+	check "... and puts it back after nft delete table inet rdmad" \
+		wait_until 10 nft list table inet rdmad
+	rm /etc/rdmad/55-firewall.yaml
+	check "the key removed: systemctl reload rdmad" timeout 60 systemctl reload rdmad
+	check "... table inet rdmad is removed" \
+		wait_until 10 sh -c "! nft list table inet rdmad > /dev/null 2>&1"
+	check "... and nothing of rdmad's failed meanwhile (no EPERM from the sandbox)" \
+		sh -c "! journalctl -q -u rdmad -o cat | grep -q 'roce-allow-from.*\(failed\|refused\|could not\)'"
 	# systemctl restart dbus: the same rdmad connects again and owns its name again
 	pid=$(systemctl show -P MainPID rdmad)
 	check "systemctl restart dbus" timeout 60 systemctl restart dbus

@@ -1,0 +1,111 @@
+#!/bin/bash
+# firewall.sh (light VM) - security.roce-allow-from on a real kernel: rxe0 on veth0 (192.0.2.1),
+# rxe1 on veth1 with two addresses (192.0.2.2, allowed; 192.0.2.3, not), the pair routed over
+# the wire (route_over_wire). The running rdmad makes its table inet rdmad; rping from the
+# allowed address passes, from the other one it fails (bounded); an administrator's table
+# added before is byte-identical after; deleting rdmad's table or flushing the ruleset makes
+# rdmad put its table back within seconds (NFNLGRP_NFTABLES); removing the key and reloading
+# removes the table, and rping from the other address passes again.
+set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
+. "$VM_LIB"
+
+CONF=/etc/rdmad
+
+for b in rdmad rdmactl nft; do
+	command -v "$b" > /dev/null || bail "no $b on PATH: run-vm.sh --bin, nft from the host"
+done
+modprobe -a nf_tables nfnetlink || bail "no nf_tables"
+rxe_pair
+ip addr add 192.0.2.3/24 dev veth1
+wait_until 5 has_gid rxe1 1 "$(gid_of_ipv4 192.0.2.3)" || bail "rxe1 has no GID for 192.0.2.3"
+route_over_wire veth0 192.0.2.1 veth1 192.0.2.2
+ip route add 192.0.2.3/32 dev veth0 src 192.0.2.1 table 100
+
+# rping_from SRC: rdma_cm rxe1 (bound to SRC) -> rxe0, 3 pings, the client given 15 s
+rping_from() {
+	local server rc=0
+	rping -s -a 192.0.2.1 -C 3 > "$VM_LOGDIR/rping-server.log" 2>&1 &
+	server=$!
+	sleep 0.5
+	timeout 15 rping -c -a 192.0.2.1 -I "$1" -C 3 -v > "$VM_LOGDIR/rping-$1.log" 2>&1 || rc=$?
+	echo "$rc" > "$VM_LOGDIR/rping-$1.rc"
+	kill "$server" 2> /dev/null
+	wait "$server" 2> /dev/null
+	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data' "$VM_LOGDIR/rping-$1.log")" -eq 3 ]
+}
+rping_refused() { ! rping_from "$1"; }
+# the ruleset without rdmad's table, as JSON
+others() {
+	nft -j list ruleset | jq -S 'del(.nftables[] | select(.table.name == "rdmad" or
+		.chain.table == "rdmad" or .rule.table == "rdmad"))'
+}
+table_present() { nft list table inet rdmad > /dev/null 2>&1; }
+table_absent() { ! table_present; }
+
+# someone else's table, there first
+nft -f - << 'NFT' || bail "nft -f (the administrator's table)"
+table inet admin {
+	chain input {
+		type filter hook input priority filter; policy accept;
+		tcp dport 22 accept
+		ip saddr 198.51.100.0/24 drop
+	}
+}
+NFT
+others > "$VM_LOGDIR/before.json"
+check "nft -j list ruleset shows the administrator's table" \
+	grep -q '"name": "admin"' "$VM_LOGDIR/before.json"
+check "before rdmad: rping from 192.0.2.3 passes (nothing filters it yet)" rping_from 192.0.2.3
+
+mkdir -p "$CONF"
+cat > "$CONF/50-fw.yaml" << 'YAML'
+match: {device: rxe0}
+security: {roce-allow-from: [192.0.2.2]}
+YAML
+check "rdmactl check accepts the profile" rdmactl check
+check "rdmactl plan shows the chain to make, with what is there" \
+	grep -q "security.roce-allow-from.*absent (no table inet rdmad).*udp/4791 from 192.0.2.2/32, others dropped" \
+	<<< "$(rdmactl --no-pager plan 2>&1)"
+
+rdmad -v > "$VM_LOGDIR/rdmad.log" 2>&1 &
+RDMAD=$!
+check "rdmad makes table inet rdmad" wait_until 20 table_present
+is "... holding veth0's chain: UDP 4791 from 192.0.2.2 accepted, the rest dropped" \
+	"$(nft list table inet rdmad)" "table inet rdmad {
+	chain veth0 {
+		type filter hook input priority filter - 10; policy accept;
+		iifname \"veth0\" ip saddr 192.0.2.2 udp dport 4791 accept
+		iifname \"veth0\" udp dport 4791 drop
+	}
+}"
+check "rdmactl plan: nothing pending" rdmactl --no-pager plan --exit-code
+check "rping from 192.0.2.2 (allowed) passes" rping_from 192.0.2.2
+check "rping from 192.0.2.3 (not allowed) fails within 15 s" rping_refused 192.0.2.3
+diag "rping -c -I 192.0.2.3: exit $(cat "$VM_LOGDIR/rping-192.0.2.3.rc") (124: timed out)," \
+	"$(grep -c '^ping data' "$VM_LOGDIR/rping-192.0.2.3.log") pings answered"
+others > "$VM_LOGDIR/after.json"
+check "the rest of the ruleset is byte-identical (nft -j list ruleset without rdmad's table)" \
+	cmp -s "$VM_LOGDIR/before.json" "$VM_LOGDIR/after.json"
+
+writes() { grep -c 'security.roce-allow-from .* -> ' "$VM_LOGDIR/rdmad.log"; }
+nft delete table inet rdmad
+check "nft delete table inet rdmad: rdmad puts it back within 10 s" wait_until 10 table_present
+check "... and rping from 192.0.2.3 is refused again" rping_refused 192.0.2.3
+nft flush ruleset
+check "nft flush ruleset: rdmad puts its table back within 10 s" wait_until 10 table_present
+sleep 3
+is "three writes in all (made, put back twice): its own changes do not feed back" "$(writes)" 3
+
+# the key removed, the profiles reloaded: the table goes
+cat > "$CONF/50-fw.yaml" << 'YAML'
+match: {device: rxe0}
+gids: {require: [roce-v2-ipv4]}
+YAML
+kill -HUP "$RDMAD"
+check "the key removed and rdmad reloaded: table inet rdmad is removed" wait_until 20 table_absent
+check "rping from 192.0.2.3 passes again" rping_from 192.0.2.3
+kill "$RDMAD"
+wait "$RDMAD" 2> /dev/null
+check "rdmad logged the removal" grep -q 'security.roce-allow-from table inet rdmad .* -> table inet rdmad: absent' "$VM_LOGDIR/rdmad.log"
+done_testing
