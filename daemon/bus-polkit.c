@@ -30,8 +30,8 @@ struct PolkitQuery {
 	sd_bus_slot *slot;	 /* CheckAuthorization, while pending */
 	char *action;
 	uid_t uid;
-	int verdict;	   /* 0 pending, 1 authorized, -EACCES refused */
-	char *denied_why;  /* the AccessDenied message, when refused */
+	int verdict;	  /* 0 pending, 1 authorized, -EACCES refused */
+	char *denied_why; /* the AccessDenied message, when refused */
 };
 
 /* Root or CAP_NET_ADMIN. sd_bus_query_sender_privilege() uses only credentials the bus vouches
@@ -141,8 +141,7 @@ static int on_check_authorization(sd_bus_message *reply, void *userdata, sd_bus_
 	/* The method handler runs again and finds the verdict. */
 	r = sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->request), q->request);
 	if (r < 0) {
-		log_warning_errno(r, "Failed to dispatch the %s call again after polkit's "
-				     "answer",
+		log_warning_errno(r, "Failed to dispatch the %s call again after polkit's answer",
 				  q->action);
 		(void) sd_bus_reply_method_errorf(q->request, SD_BUS_ERROR_ACCESS_DENIED,
 						  "Not authorized for %s: %s", q->action,
@@ -210,9 +209,8 @@ int bus_verify_polkit_async(PolkitRegistry *reg, sd_bus_message *msg, const char
 		return -ENOMEM;
 	}
 	q->uid = uid;
-	r = sd_bus_call_async(sd_bus_message_get_bus(msg), &q->slot, call,
-			      on_check_authorization, q,
-			      flags ? POLKIT_INTERACTIVE_TIMEOUT_USEC : 0);
+	r = sd_bus_call_async(sd_bus_message_get_bus(msg), &q->slot, call, on_check_authorization,
+			      q, flags ? POLKIT_INTERACTIVE_TIMEOUT_USEC : 0);
 	if (r < 0) {
 		polkit_query_free(q);
 		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,

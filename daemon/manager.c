@@ -436,9 +436,10 @@ int manager_plan(const Manager *m, Plan **ret) {
 	return plan_compute(m->config ? m->config : &empty, h, ret);
 }
 
-/* A job asks which GID to use now: read the port's table again rather than trust the last
- * reconcile's copy (GIDs of an upper netdev, a VLAN or macvlan, arrive without an event on
- * the link's own netdev). When it differs, the link's status is refreshed too. */
+/* A job asks which GID to use now: for root, read the port's table again rather than trust the
+ * last reconcile's copy (GIDs of an upper netdev, a VLAN or macvlan, arrive without an event on
+ * the link's own netdev); when it differs, the link's status is refreshed too. An unprivileged
+ * caller gets the copy: it must not make rdmad read or reconcile (docs/SECURITY.md). */
 int manager_gid_resolve(Manager *m, const PortStatus *s, GidType type, GidFamily family,
 			bool fresh, Gid *ret) {
 	_cleanup_(host_state_freep) HostState *h = NULL;

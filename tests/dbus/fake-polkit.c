@@ -76,8 +76,8 @@ static int method_check(sd_bus_message *msg, void *userdata, sd_bus_error *error
 	if (strcmp(mode, "challenge") == 0)
 		return sd_bus_reply_method_return(msg, "(bba{ss})", 0, 1, 0);
 	return sd_bus_reply_method_return(
-		msg, "(bba{ss})", strncmp(mode, "allow:", 6) == 0 && uid == strtoul(mode + 6, NULL, 10),
-		0, 0);
+		msg, "(bba{ss})",
+		strncmp(mode, "allow:", 6) == 0 && uid == strtoul(mode + 6, NULL, 10), 0, 0);
 }
 
 static const sd_bus_vtable vtable[] = {
