@@ -147,7 +147,8 @@ LINK_GETTER(property_get_settings) {
 }
 
 /* GetCounters(): the port's counters read now (counters.h), as "DIR/FILE" -> value, data in
- * bytes; rate-limited for unprivileged callers. A method, not a property: they change all the time, and nothing polls them. */
+ * bytes; rate-limited for unprivileged callers. A method, not a property: they change all the
+ * time, and nothing polls them. */
 static int method_get_counters(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	_cleanup_(port_counters_done) PortCounters c = { 0 };
