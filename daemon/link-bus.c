@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 
+#include "bus-polkit.h"
 #include "counters.h"
 #include "gid.h"
 #include "link-bus.h"
@@ -147,7 +148,8 @@ LINK_GETTER(property_get_settings) {
 }
 
 /* GetCounters(): the port's counters read now (counters.h), as "DIR/FILE" -> value, data in
- * bytes. A method, not a property: they change all the time, and nothing polls them. */
+ * bytes; rate-limited for unprivileged callers. A method, not a property: they change all the
+ * time, and nothing polls them. */
 static int method_get_counters(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	_cleanup_(port_counters_done) PortCounters c = { 0 };
@@ -158,6 +160,18 @@ static int method_get_counters(sd_bus_message *msg, void *userdata, sd_bus_error
 	const PortStatus *s = userdata;
 	int r;
 
+	/* Every call reads sysfs: unprivileged callers together get COUNTERS_RATELIMIT_BURST
+	 * reads a second. */
+	if (!bus_sender_is_root(msg)) {
+		uint64_t now = 0;
+
+		(void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+		if (!ratelimit_below(&m->counters_ratelimit, now))
+			return sd_bus_error_setf(error, "org.rdmad1.Error.Busy",
+						 "Too many counter reads by unprivileged callers "
+						 "(at most %u a second); try again in a second",
+						 COUNTERS_RATELIMIT_BURST);
+	}
 	rootfd = open(m->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return -errno;

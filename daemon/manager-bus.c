@@ -2,12 +2,12 @@
 /* org.rdmad1.Manager on /org/rdmad1: the bus glue and its vtable. What the methods do is in
  * manager.c; this file only translates calls, replies and errors. */
 #include <assert.h>
-#include <linux/capability.h>
 #include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bus-polkit.h"
 #include "config.h"
 #include "gid.h"
 #include "json-util.h"
@@ -24,22 +24,9 @@
 #define ERROR_INVALID_PROFILE "org.rdmad1.Error.InvalidProfiles"
 #define ERROR_NO_GID	      "org.rdmad1.Error.NoGid"
 
-/* Changes need root or CAP_NET_ADMIN; reads are open to every local user.
- * sd_bus_query_sender_privilege() uses only credentials the bus vouches for: dbus-daemon gives
- * the caller's UID (from its socket), never capabilities, and what /proc/PID says can change
- * between the call and the check (a caller that execs a setuid or file-capability binary
- * right after sending). So over dbus-daemon this is UID 0; a non-root CAP_NET_ADMIN caller is
- * accepted only where the bus passes capabilities itself. */
-int bus_verify_privileged(sd_bus_message *msg, sd_bus_error *error) {
-	int r;
-
-	r = sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN);
-	if (r > 0)
-		return 0;
-	return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
-				"Changing rdmad's state needs root (dbus-daemon vouches "
-				"for no capability of a non-root caller)");
-}
+/* polkit actions (units/org.rdmad1.policy) of the methods that change state */
+#define ACTION_RELOAD	 "org.rdmad1.reload"
+#define ACTION_RECONCILE "org.rdmad1.reconcile"
 
 int bus_link_error(sd_bus_error *error, const char *name, int r) {
 	char q[ARG_QUOTE_MAX + 4];
@@ -108,9 +95,11 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	Manager *m = userdata;
 	int r;
 
-	r = bus_verify_privileged(msg, error);
+	r = bus_verify_polkit_async(&m->polkit, msg, ACTION_RELOAD, error);
 	if (r < 0)
 		return r;
+	if (r == 0)
+		return 1; /* polkit is asked; called again with its answer */
 	r = manager_reload(m);
 	if (r == -EINVAL) {
 		r = manager_config_errors(m, &errors);
@@ -134,29 +123,45 @@ static int method_reconcile(sd_bus_message *msg, void *userdata, sd_bus_error *e
 	Manager *m = userdata;
 	int r;
 
-	r = bus_verify_privileged(msg, error);
+	r = bus_verify_polkit_async(&m->polkit, msg, ACTION_RECONCILE, error);
 	if (r < 0)
 		return r;
+	if (r == 0)
+		return 1;
 	r = manager_reconcile_all(m);
 	if (r < 0)
 		return sd_bus_error_set_errnof(error, r, "Reconcile failed: %s", strerror(-r));
 	return sd_bus_reply_method_return(msg, NULL);
 }
 
+/* Plan() observes the host (sysfs, netlink) on the main loop: for root at every call; for
+ * everyone else at most once per PLAN_REUSE_USEC, the answer shared meanwhile, so that no
+ * local user can keep rdmad reading the kernel. */
 static int method_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 	_cleanup_(json_object_putp) json_object *j = NULL;
 	_cleanup_(plan_freep) Plan *p = NULL;
 	Manager *m = userdata;
+	bool root = bus_sender_is_root(msg);
+	uint64_t now = 0;
+	char *s;
 	int r;
 
+	(void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+	if (!root && m->plan_shared && now < m->plan_shared_usec + PLAN_REUSE_USEC)
+		return sd_bus_reply_method_return(msg, "s", m->plan_shared);
 	r = manager_plan(m, &p);
 	if (r < 0)
 		return sd_bus_error_set_errnof(error, r, "Failed to plan: %s", strerror(-r));
 	r = plan_to_json(p, &j);
 	if (r < 0)
 		return r;
-	return sd_bus_reply_method_return(
-		msg, "s", json_object_to_json_string_ext(j, JSON_C_TO_STRING_NOSLASHESCAPE));
+	s = strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (!s)
+		return -ENOMEM;
+	free(m->plan_shared);
+	m->plan_shared = s;
+	m->plan_shared_usec = now;
+	return sd_bus_reply_method_return(msg, "s", s);
 }
 
 static int method_describe(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -199,7 +204,9 @@ static int method_resolve_gid(sd_bus_message *msg, void *userdata, sd_bus_error 
 	r = manager_port_find(m, name, &s);
 	if (r < 0)
 		return bus_link_error(error, name, r);
-	r = manager_gid_resolve(m, s, type, family, &g);
+	/* Root's answer reads the GID table now (and a difference schedules a reconcile);
+	 * anyone else's comes from the last reconcile's: it neither reads nor schedules. */
+	r = manager_gid_resolve(m, s, type, family, bus_sender_is_root(msg), &g);
 	if (r == -ENODEV)
 		return sd_bus_error_setf(error, ERROR_NO_SUCH_LINK, "%s went away", s->name);
 	if (r < 0) {
@@ -314,6 +321,8 @@ static int bus_reconnect(sd_event_source *s, void *userdata) {
 	int r;
 
 	m->bus_reconnect = sd_event_source_unref(m->bus_reconnect);
+	/* Their callers and polkit's answers were on the old connection. */
+	polkit_registry_clear(&m->polkit);
 	m->bus = sd_bus_flush_close_unref(m->bus);
 	r = manager_connect_bus(m);
 	if (r < 0) {

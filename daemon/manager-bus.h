@@ -13,7 +13,6 @@ bool manager_bus_ready(Manager *m);
 void manager_bus_emit_changed(Manager *m, const char *property, ...);
 
 /* For the method handlers of other files (manager-checks.c). */
-int bus_verify_privileged(sd_bus_message *msg, sd_bus_error *error);
 int bus_link_error(sd_bus_error *error, const char *name, int r);
 
 /* Preflight() and SelfTest() (manager-checks.c): rdmactl run as a helper. */

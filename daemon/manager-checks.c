@@ -2,16 +2,16 @@
 /* Preflight() and SelfTest(): rdmactl run as a helper (manager-helper.h says why), its JSON
  * passed through. Preflight() is a read open to every local user, judged for the caller (whose
  * are the device nodes): one run at a time, callers of the same user meanwhile share it and
- * get its answer again for 5 s, so that no one can make rdmad start many. SelfTest() needs root: it sends
- * traffic and takes the link's time. */
+ * get its answer again for 5 s, so that no one can make rdmad start many. SelfTest() needs root
+ * or polkit's org.rdmad1.selftest: it sends traffic and takes the link's time. */
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
-#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-polkit.h"
 #include "log.h"
 #include "manager-bus.h"
 #include "manager-checks.h"
@@ -180,13 +180,13 @@ int method_self_test(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 	PortStatus *s;
 	int r;
 
-	/* Root only (sd_bus_query_sender_privilege: see bus_verify_privileged()). */
-	r = sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN);
+	/* Root, or whom polkit authorizes for org.rdmad1.selftest: it sends RDMA traffic on the
+	 * link and takes its time. */
+	r = bus_verify_polkit_async(&m->polkit, msg, "org.rdmad1.selftest", error);
 	if (r < 0)
 		return r;
 	if (r == 0)
-		return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
-					"SelfTest() needs root: it sends RDMA traffic on the link");
+		return 1; /* polkit is asked; called again with its answer */
 	r = sd_bus_message_read(msg, "ssuuu", &link, &peer, &size, &iters, &timeout);
 	if (r < 0)
 		return r;

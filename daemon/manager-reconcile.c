@@ -548,6 +548,9 @@ finish:
 			(uint64_t) (ts.tv_sec - start.tv_sec) * 1000000 +
 			(uint64_t) (ts.tv_nsec / 1000) - (uint64_t) (start.tv_nsec / 1000);
 		manager_bus_emit_changed(m, "LastReconcileUSec", NULL);
+		/* the Plan() unprivileged callers share is out of date now */
+		free(m->plan_shared);
+		m->plan_shared = NULL;
 	}
 	manager_state_update(m);
 	if (r >= 0 && h)

@@ -34,6 +34,8 @@ int manager_new(const char *root, char **config_dirs, const char *state_dir, boo
 	m->test_mode = test_mode;
 	m->dirty_all = true; /* the first reconcile looks at everything */
 	m->nccl_gid_index = -1;
+	m->counters_ratelimit = (RateLimit) { .interval_usec = COUNTERS_RATELIMIT_INTERVAL_USEC,
+					      .burst = COUNTERS_RATELIMIT_BURST };
 
 	r = sd_event_default(&m->event);
 	if (r < 0)
@@ -49,6 +51,8 @@ Manager *manager_free(Manager *m) {
 	if (!m)
 		return NULL;
 	manager_checks_done(m);
+	polkit_registry_clear(&m->polkit);
+	free(m->plan_shared);
 	sd_event_source_unref(m->reconcile_timer);
 	sd_event_source_unref(m->rtnl_source);
 	if (m->rtnl_watch)
@@ -405,16 +409,25 @@ int manager_plan(const Manager *m, Plan **ret) {
 	return plan_compute(m->config ? m->config : &empty, h, ret);
 }
 
-/* A job asks which GID to use now: read the port's table again rather than trust the last
- * reconcile's copy (GIDs of an upper netdev, a VLAN or macvlan, arrive without an event on
- * the link's own netdev). When it differs, the link's status is refreshed too. */
-int manager_gid_resolve(Manager *m, const PortStatus *s, GidType type, GidFamily family, Gid *ret) {
+/* A job asks which GID to use now: for root, read the port's table again rather than trust the
+ * last reconcile's copy (GIDs of an upper netdev, a VLAN or macvlan, arrive without an event on
+ * the link's own netdev); when it differs, the link's status is refreshed too. An unprivileged
+ * caller gets the copy: it must not make rdmad read or reconcile (docs/SECURITY.md). */
+int manager_gid_resolve(Manager *m, const PortStatus *s, GidType type, GidFamily family,
+			bool fresh, Gid *ret) {
 	_cleanup_(host_state_freep) HostState *h = NULL;
 	char *const devices[] = { s->device, NULL };
 	const HostDevice *d;
 	const Gid *g = NULL, *cached = NULL;
 	int r;
 
+	if (!fresh) {
+		r = port_status_gid_preferred(s, type, family, &cached);
+		if (r < 0)
+			return r;
+		*ret = *cached;
+		return 0;
+	}
 	r = host_observe_devices_only(m->root, HOST_OBSERVE_GIDS | HOST_OBSERVE_DETAILS, devices,
 				      &h);
 	if (r < 0)

@@ -10,10 +10,12 @@
 #include <systemd/sd-event.h>
 
 #include "apply.h"
+#include "bus-polkit.h"
 #include "host.h"
 #include "plan.h"
 #include "port-status.h"
 #include "profile.h"
+#include "ratelimit.h"
 
 /* What a change notification was about: a contested setting is blamed only on a change of its
  * own kind. */
@@ -40,6 +42,11 @@ typedef struct Published {
 	uint32_t index;
 	uint8_t gid[16];
 } Published;
+
+/* What unprivileged callers may make rdmad read from the kernel (docs/SECURITY.md). */
+#define PLAN_REUSE_USEC			 (5 * 1000000ULL)
+#define COUNTERS_RATELIMIT_INTERVAL_USEC (1000000ULL)
+#define COUNTERS_RATELIMIT_BURST	 64
 
 typedef struct Manager {
 	sd_event *event;
@@ -90,6 +97,14 @@ typedef struct Manager {
 	struct Helper *self_test;
 	sd_bus_message *self_test_caller;
 
+	/* Unprivileged callers (docs/SECURITY.md): polkit checks at work (bus-polkit.h); the
+	 * last Plan() they were given, and when (CLOCK_MONOTONIC), observed at most once per
+	 * PLAN_REUSE_USEC for all of them; their GetCounters() reads of sysfs. */
+	PolkitRegistry polkit;
+	char *plan_shared;
+	uint64_t plan_shared_usec;
+	RateLimit counters_ratelimit;
+
 	sd_event_source *reconcile_timer;
 	sd_device_monitor *udev;
 	struct nl_sock *rtnl_watch;
@@ -130,8 +145,11 @@ void manager_state_update(Manager *m);
 int manager_port_find(Manager *m, const char *name, PortStatus **ret);
 /* The status of device/port, NULL if none. */
 PortStatus *manager_port_status(Manager *m, const char *device, uint32_t port);
-/* The GID a job should use on s, from the port's table read now (-ENODATA: none). */
-int manager_gid_resolve(Manager *m, const PortStatus *s, GidType type, GidFamily family, Gid *ret);
+/* The GID a job should use on s: with fresh, from the port's table read now (a difference
+ * from the last reconcile's copy schedules one); without, from that copy, no I/O and nothing
+ * scheduled (an unprivileged caller's). -ENODATA: none. */
+int manager_gid_resolve(Manager *m, const PortStatus *s, GidType type, GidFamily family,
+			bool fresh, Gid *ret);
 /* The config errors as "FILE:LINE:COLUMN: error: ..." lines. */
 int manager_config_errors(const Manager *m, char ***ret);
 /* What a reconcile would change now, observed afresh (no GID tables: plans do not need them). */

@@ -7,7 +7,7 @@
 # nobody and as nobody holding CAP_NET_ADMIN; and that the reference, org.rdmad1(5), documents
 # every member the daemon introspects and every error it can return. Prints TAP.
 #
-#   tests/bus-test.sh RDMAD RDMACTL POLICY MAN-PAGE.scd BUS-CALL-HUGE
+#   tests/bus-test.sh RDMAD RDMACTL POLICY MAN-PAGE.scd BUS-CALL-HUGE FAKE-POLKIT
 set -euo pipefail
 
 rdmad=$(realpath "$1")
@@ -15,6 +15,7 @@ rdmactl=$(realpath "$2")
 policy=$(realpath "$3")
 page=$(realpath "$4")
 huge_call=$(realpath "$5")
+fake_polkit=$(realpath "$6")
 src=$(cd "$(dirname "$0")" && pwd)
 
 if [[ -z ${RDMAD_FIXTURE_NETNS:-} ]]; then
@@ -23,9 +24,9 @@ fi
 
 work=$(mktemp -d)
 chmod 755 "$work"
-pid= bus_pid= mon_pid=
+pid= bus_pid= mon_pid= pk_pid=
 cleanup() {
-        for p in $mon_pid $pid $bus_pid; do
+        for p in $mon_pid $pk_pid $pid $bus_pid; do
                 kill "$p" 2> /dev/null && wait "$p" 2> /dev/null
         done
         rm -rf "$work"
@@ -144,6 +145,18 @@ plan_online=$(call Plan | sed 's/^s //' | json 'json.dumps(json.loads(d), sort_k
 plan_offline=$("$rdmactl" plan --json --root "$root" --config-dir "$work/conf" |
         json 'json.dumps(d, sort_keys=True)')
 is "Plan() is rdmactl plan --json, converged" "$plan_online" "$plan_offline"
+# An unprivileged Plan() observes the host at most once per 5 s for all such callers: a
+# change within that time shows in root's Plan() (observed at each call), not in nobody's.
+nplan() { nobody busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.rdmad1 /org/rdmad1 org.rdmad1.Manager Plan; }
+tosf=$root/sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos
+sleep 5.1
+p1=$(nplan)
+echo 0 > "$tosf"
+is "nobody's Plan() within 5 s of the last is that one: rdmad did not observe again" \
+        "$(nplan)" "$p1"
+check "root's Plan() observes now: the ToS rdmad would write back" \
+        "[[ \$(call Plan) == *roce.tos* && '$p1' != *roce.tos* ]]"
+echo 106 > "$tosf"
 check "Describe() is JSON with the 4 links" \
         "[[ \$(call Describe | sed 's/^s //' | json 'len(json.loads(d)[\"links\"])') == 4 ]]"
 
@@ -220,11 +233,13 @@ check "rdmactl status lists the links" \
 check "rdmactl status --json is Describe()" \
         "[[ \$(\"$rdmactl\" status --json | json 'd[\"state\"]') == running ]]"
 
-# Authorization: reads for everyone, changes for root only (over dbus-daemon)
+# Authorization: reads for everyone, changes for root or whom polkit authorizes; no polkitd
+# on this bus yet: polkit cannot be asked, and the answer is no.
 check "nobody may read: status" "nobody \"$rdmactl\" status > /dev/null"
 check "nobody may read: ResolveGid" "[[ \$(nobody \"$rdmactl\" gid ens1f0np0) == 3 ]]"
-is "nobody may not Reload: AccessDenied" "$(nobody "$rdmactl" reload 2>&1)" \
-        "rdmactl reload: Changing rdmad's state needs root (dbus-daemon vouches for no capability of a non-root caller)"
+is "nobody may not Reload without polkitd: AccessDenied naming the action" \
+        "$(nobody "$rdmactl" reload 2>&1)" \
+        "rdmactl reload: Not authorized for org.rdmad1.reload: needs root, and polkit could not be asked"
 is "nobody may not Reconcile: AccessDenied" "$(nobody bash -c "call_error Reconcile" | cut -d: -f1)" \
         org.freedesktop.DBus.Error.AccessDenied
 # dbus-daemon vouches for the caller's UID only; capabilities would come from /proc/PID, which
@@ -233,6 +248,67 @@ is "nobody with CAP_NET_ADMIN is refused too (dbus-daemon does not vouch for cap
         "$(nobody_netadmin bash -c "call_error Reconcile" | cut -d: -f1)" \
         org.freedesktop.DBus.Error.AccessDenied
 check "root may Reconcile" "\"$rdmactl\" reconcile"
+
+# polkit delegation, against a stand-in polkitd (tests/dbus/fake-polkit.c) that owns
+# org.freedesktop.PolicyKit1 as the user polkitd under polkitd's own bus policy.
+start_polkit() {
+        setpriv --reuid=polkitd --regid=polkitd --clear-groups "$fake_polkit" "$1" \
+                > "$work/polkit.log" 2> "$work/polkit.err" &
+        pk_pid=$!
+        for _ in $(seq 50); do grep -q ready "$work/polkit.err" && break; sleep 0.1; done
+}
+stop_polkit() { kill "$pk_pid"; wait "$pk_pid" 2> /dev/null || true; pk_pid=; }
+reconciles() { mprop LastReconcileUSec; }
+nobody_uid=$(id -u nobody)
+start_polkit "allow:$nobody_uid"
+check "a polkitd stand-in owns org.freedesktop.PolicyKit1 on this bus" \
+        "grep -q ready '$work/polkit.err'" || sed 's/^/# /' "$work/polkit.err"
+before=$(reconciles)
+check "nobody, whom polkit authorizes, may Reconcile" "nobody \"$rdmactl\" reconcile"
+check "... and it ran: LastReconcileUSec moved" "[[ \$(reconciles) != '$before' ]]"
+check "nobody, authorized, may Reload" "nobody \"$rdmactl\" reload"
+is "rdmad asked polkit for the subject's bus name: action, flags 0 (not interactive), nobody's UID" \
+        "$(cat "$work/polkit.log")" \
+        "org.rdmad1.reconcile 0 $nobody_uid
+org.rdmad1.reload 0 $nobody_uid"
+nobody busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --allow-interactive-authorization=yes \
+        call org.rdmad1 /org/rdmad1 org.rdmad1.Manager Reconcile > /dev/null
+is "a call that allows interactive authorization: polkit's AllowUserInteraction flag (1)" \
+        "$(tail -1 "$work/polkit.log")" "org.rdmad1.reconcile 1 $nobody_uid"
+is "SelfTest() is polkit's org.rdmad1.selftest: authorized, nobody gets to its argument checks" \
+        "$(nobody bash -c "call_error SelfTest string:mlx5_0/1 'string:x;reboot' uint32:0 uint32:0 uint32:0" | cut -d: -f1) $(tail -1 "$work/polkit.log" | cut -d' ' -f1)" \
+        "org.freedesktop.DBus.Error.InvalidArgs org.rdmad1.selftest"
+"$rdmactl" reconcile
+is "root is not sent to polkit" "$(wc -l < "$work/polkit.log")" 4
+daemon_uid=$(id -u daemon)
+is "another user polkit does not authorize: AccessDenied naming the action" \
+        "$(setpriv --reuid=daemon --regid=daemon --clear-groups "$rdmactl" reconcile 2>&1)" \
+        "rdmactl reconcile: Not authorized for org.rdmad1.reconcile: needs root or polkit's authorization"
+is "... polkit was asked for that user" "$(tail -1 "$work/polkit.log")" "org.rdmad1.reconcile 0 $daemon_uid"
+stop_polkit
+start_polkit challenge
+is "polkit wants authentication: AccessDenied says so" \
+        "$(nobody "$rdmactl" reload 2>&1)" \
+        "rdmactl reload: Not authorized for org.rdmad1.reload: needs root or polkit's authorization, which needs authentication (allow interactive authorization, in a session with a polkit agent)"
+stop_polkit
+# A polkitd that never answers: each check waits (rdmad does not), at most 4 per user.
+start_polkit hang
+pend=()
+for i in 1 2 3 4; do
+        nobody dbus-send --system --print-reply --reply-timeout=60000 --dest=org.rdmad1 \
+                /org/rdmad1 org.rdmad1.Manager.Reconcile > "$work/pending.$i" 2>&1 &
+        pend+=($!)
+done
+for _ in $(seq 100); do [[ $(wc -l < "$work/polkit.log") -ge 4 ]] && break; sleep 0.1; done
+is "four unanswered checks of nobody's: a fifth Reconcile is Busy at once" \
+        "$(nobody bash -c "call_error Reconcile" | cut -d: -f1)" org.rdmad1.Error.Busy
+check "... while rdmad answers everyone else (the event loop does not wait for polkit)" \
+        "nobody \"$rdmactl\" status > /dev/null && \"$rdmactl\" reconcile"
+stop_polkit
+wait "${pend[@]}" || true
+check "polkitd gone without answering: the four waiting calls get AccessDenied" \
+        "[[ \$(cat $work/pending.* | grep -c 'org.freedesktop.DBus.Error.AccessDenied') == 4 ]]" ||
+        sed 's/^/# /' "$work"/pending.*
 
 # rdmad does the verbs work of Preflight() and SelfTest() through rdmactl: it links neither
 # libibverbs nor librdmacm itself (rdmactl links both). It does link libnftables: it owns the
@@ -311,6 +387,16 @@ is "two reconciles that change nothing: LastReconcileUSec twice, State and links
 zero=0000:0000:0000:0000:0000:0000:0000:0000
 echo "$zero" > "$port1/gids/2"
 echo "$zero" > "$port1/gids/3"
+# Unprivileged reads come from the last reconcile: nobody's ResolveGid does not read the
+# table, nor does it (or Plan(), Describe()) make rdmad reconcile.
+before=$(reconciles)
+is "nobody's ResolveGid answers from the last reconcile: still index 3" \
+        "$(nobody "$rdmactl" gid mlx5_0/1)" 3
+nobody busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.rdmad1 /org/rdmad1 org.rdmad1.Manager Plan > /dev/null
+nobody busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.rdmad1 /org/rdmad1 org.rdmad1.Manager Describe > /dev/null
+sleep 1.5
+is "... and nobody's ResolveGid, Plan(), Describe() made rdmad reconcile nothing (LastReconcileUSec)" \
+        "$(reconciles)" "$before"
 # No event tells rdmad (no udev under --root): ResolveGid reads the table itself, and the
 # difference it finds makes rdmad look at the device again.
 is "ResolveGid reads the GID table now: the IPv6 GID 7, without a reconcile" \
@@ -420,6 +506,15 @@ echo 3 > "$root/sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent"
 is "Link.GetCounters() of mlx5_0/1, as nobody" \
         "$(nobody busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.rdmad1 "$link" org.rdmad1.Link GetCounters 2>&1)" \
         'a{st} 2 "counters/port_rcv_data" 40 "hw_counters/np_cnp_sent" 3'
+# Each call reads sysfs: unprivileged callers together get 64 a second, then Busy.
+nobody bash -c "seq 200 | xargs -P 8 -I{} busctl --address='$DBUS_SYSTEM_BUS_ADDRESS' call \
+        org.rdmad1 '$link' org.rdmad1.Link GetCounters" > "$work/counters.out" 2>&1 || true
+busy=$(grep -c 'Too many counter reads' "$work/counters.out" || true)
+got=$(grep -c '^a{st} 2 ' "$work/counters.out" || true)
+check "200 GetCounters() by nobody at once: $got answered, $busy refused as Busy (rate limit)" \
+        "[[ $busy -gt 0 && $got -gt 0 && \$((busy + got)) == 200 ]]" || head -3 "$work/counters.out"
+check "... root's are not limited" \
+        "busctl --address='$DBUS_SYSTEM_BUS_ADDRESS' call org.rdmad1 '$link' org.rdmad1.Link GetCounters | grep -q '^a{st} 2 '"
 rm -r "$root/sys/class/infiniband/mlx5_0/ports/1/counters" "$root/sys/class/infiniband/mlx5_0/ports/1/hw_counters"
 
 # Never echo unbounded caller input: with an argument just under dbus-daemon's 32 MiB message

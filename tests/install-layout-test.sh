@@ -5,8 +5,8 @@
 # checked against the places the readers really look: systemd's unit search path
 # (`systemd-analyze unit-paths`), dbus-daemon's system bus configuration (the <includedir>s
 # of /usr/share/dbus-1/system.conf; <standard_system_servicedirs/> as dbus-daemon(1) lists
-# them), bash-completion's on-demand directories, and rdmad's own compiled profile search
-# path. Configures scratch builds only (no compile, nothing installed). Prints TAP.
+# them), bash-completion's on-demand directories, polkitd's compiled-in actions directory (the
+# strings of its binary), and rdmad's own compiled profile search path. Configures scratch builds only (no compile, nothing installed). Prints TAP.
 #
 #   tests/install-layout-test.sh SOURCE_DIR
 set -euo pipefail
@@ -40,6 +40,8 @@ done < <(sed -n 's|.*<includedir>\(.*\)</includedir>.*|\1|p' /usr/share/dbus-1/s
 service_dirs=(/usr/local/share/dbus-1/system-services /usr/share/dbus-1/system-services
         /lib/dbus-1/system-services)
 completion_dirs=(/usr/local/share/bash-completion/completions /usr/share/bash-completion/completions)
+# polkitd reads actions from one directory, compiled in (package polkitd)
+mapfile -t polkit_action_dirs < <(strings /usr/lib/polkit-1/polkitd | grep -x '/.*/polkit-1/actions')
 
 for prefix in /usr/local /usr; do
         b=$work/build-${prefix//\//_}
@@ -63,6 +65,8 @@ for k, v in json.load(open(sys.argv[1])).items():
                 "$(dirname "$(dest org.rdmad1.conf)")" "${policy_dirs[@]}"
         in_list "--prefix=$prefix: the activation file in a system bus service dir" \
                 "$(dirname "$(dest org.rdmad1.service)")" "${service_dirs[@]}"
+        in_list "--prefix=$prefix: the polkit actions where polkitd reads actions" \
+                "$(dirname "$(dest org.rdmad1.policy)")" "${polkit_action_dirs[@]}"
         in_list "--prefix=$prefix: the shipped profiles in rdmad's compiled search path" \
                 "$(dest conf.d)" "${search[@]}"
         in_list "--prefix=$prefix: the completion where bash-completion loads it" \

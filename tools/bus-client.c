@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "bus-client.h"
 
@@ -11,6 +12,11 @@ int rdmad_bus_open(sd_bus **ret) {
 	int r, has_owner;
 
 	r = sd_bus_open_system(&bus);
+	if (r < 0)
+		return r;
+	/* On a terminal, polkit may ask the user to authenticate (reload, reconcile, selftest
+	 * by a non-root user: the actions say auth_admin_keep), through their polkit agent. */
+	r = sd_bus_set_allow_interactive_authorization(bus, isatty(STDIN_FILENO));
 	if (r < 0)
 		return r;
 	r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",

@@ -87,6 +87,9 @@ check "sys-kernel-config.mount mounted configfs (the unit wants it)" \
 check "rdmad's state directory /run/rdmad/state exists (RuntimeDirectory=)" test -d /run/rdmad/state
 check "/etc/rdmad exists, with its README" test -f /etc/rdmad/README
 check "org.rdmad1 is activatable (the package's activation file)" wait_until 5 activatable org.rdmad1
+check "polkitd knows the package's actions: org.rdmad1.reload, auth_admin_keep when active" \
+	logged "$VM_LOGDIR/pkaction.txt" bash -c \
+	"pkaction --verbose --action-id org.rdmad1.reload | grep -Eq 'implicit active: +auth_admin_keep'"
 
 # ---- the daemon on the system bus ------------------------------------------------------------
 check "rdmad owns org.rdmad1 on the system bus" wait_until 10 busctl --system status org.rdmad1

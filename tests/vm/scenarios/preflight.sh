@@ -176,10 +176,10 @@ diag "SelfTest: $(jq -c '{setup_usec, latency_usec, bandwidth_bps}' "$VM_LOGDIR/
 check "... run as a transient service too" \
 	sh -c "journalctl -q -o cat | grep -Eq 'rdmad-selftest-[0-9]+-[0-9]+.service'"
 # (dbus-send: busctl prints any AccessDenied as "Access denied", without rdmad's message)
-is "SelfTest() as nobody: AccessDenied, saying why" \
+is "SelfTest() as nobody: AccessDenied naming the polkit action (polkitd answers: not authorized)" \
 	"$("${as_nobody[@]}" dbus-send --system --print-reply --dest=org.rdmad1 /org/rdmad1 \
 		org.rdmad1.Manager.SelfTest string:rxe0/1 string: uint32:0 uint32:0 uint32:0 2>&1)" \
-	"Error org.freedesktop.DBus.Error.AccessDenied: SelfTest() needs root: it sends RDMA traffic on the link"
+	"Error org.freedesktop.DBus.Error.AccessDenied: Not authorized for org.rdmad1.selftest: needs root or polkit's authorization"
 check "rdmad still running" systemctl is-active --quiet rdmad
 check "systemctl stop rdmad" timeout 60 systemctl stop rdmad
 
