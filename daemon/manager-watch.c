@@ -220,8 +220,15 @@ static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userda
 		if (r == -NLE_AGAIN)
 			break;
 		if (r == -NLE_NOMEM) {
-			/* ENOBUFS: the kernel dropped events. Resynchronise from scratch. */
-			log_warning("rtnetlink socket overrun, resynchronising everything.");
+			/* ENOBUFS (libnl says NOMEM): the kernel dropped events, so what is
+			 * queued is a partial picture. Resynchronise from scratch: every device
+			 * and netdev observed again. */
+			m->n_overruns++;
+			log_full(LOG_WARNING, ENOBUFS,
+				 &(LogFields){ .message_id = MESSAGE_ID_EVENTS_LOST },
+				 "rtnetlink socket overrun (ENOBUFS, %u so far): events were lost, "
+				 "looking at every link again.",
+				 m->n_overruns);
 			manager_mark_dirty_all(m);
 			break;
 		}
