@@ -166,6 +166,10 @@ int applier_kmod(Applier *a, struct kmod_ctx **ret) {
 	return 0;
 }
 
+void applier_kmod_forget(Applier *a) {
+	a->kmod = kmod_unref(a->kmod);
+}
+
 int action_apply(Applier *a, const Action *x, ActionOutcome *ret) {
 	*ret = (ActionOutcome){ 0 };
 
