@@ -140,6 +140,12 @@ int manager_watch_udev(Manager *m) {
 			return log_error_errno(r, "Failed to filter udev events on %s",
 					       subsystems[i]);
 	}
+	/* sd-device drops what overruns its socket without telling us (unlike rtnetlink's
+	 * ENOBUFS below): a large buffer, as networkd's, so that a storm of uevents (a driver
+	 * reload with many VFs) is not lost. SO_RCVBUFFORCE needs CAP_NET_ADMIN: best effort. */
+	r = sd_device_monitor_set_receive_buffer_size(m->udev, 128 * 1024 * 1024);
+	if (r < 0)
+		log_debug("Could not enlarge the udev monitor's buffer: %s", strerror(-r));
 	r = sd_device_monitor_attach_event(m->udev, m->event);
 	if (r >= 0)
 		r = sd_device_monitor_start(m->udev, on_udev, m);
