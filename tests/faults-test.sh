@@ -5,7 +5,8 @@
 # links (mlx5_0/1 on ens1f0np0, mlx5_1/1 on ens1f1np1, veth in a private network namespace), a
 # private dbus-daemon with the shipped policy, and in each fault: rdmad keeps running, reports
 # the fault on the link it concerns, converges the other link, converges once the fault is gone.
-#   - configfs writes failing with EBUSY, EINVAL, ENOENT, EIO (RDMAD_TEST_FAULTS, rdmad(8));
+#   - configfs writes failing with EBUSY, EINVAL, ENOENT, EIO, a sysfs (ECN) write with EIO
+#     (RDMAD_TEST_FAULTS, rdmad(8));
 #   - 100 reloads, SIGHUP and D-Bus Reload mixed, in about a second: one converged state,
 #     the same fds, RSS within noise (the figures are printed);
 #   - a profile rewritten in place (truncate, then write) while reloads come: each reload
@@ -45,6 +46,16 @@ cm=$root/sys/kernel/config/rdma_cm
 mkdir -p "$cm/mlx5_1/ports/1"
 echo 'RoCE v2' > "$cm/mlx5_1/ports/1/default_roce_mode"
 echo 0 > "$cm/mlx5_1/ports/1/default_roce_tos"
+# mlx5's ECN switches (sysfs), off on every priority, for both PFs.
+for nd in ens1f0np0 ens1f1np1; do
+        for kind in roce_np roce_rp; do
+                d=$(realpath "$root/sys/class/net/$nd")/ecn/$kind/enable
+                mkdir -p "$d"
+                for p in 0 1 2 3 4 5 6 7; do echo 0 > "$d/$p"; done
+        done
+done
+ecn0=$root/sys/class/net/ens1f0np0/ecn/roce_np/enable/3
+ecn1=$root/sys/class/net/ens1f1np1/ecn/roce_np/enable/3
 tos0=$cm/mlx5_0/ports/1/default_roce_tos
 tos1=$cm/mlx5_1/ports/1/default_roce_tos
 mkdir -p "$work/conf" "$work/state"
@@ -137,6 +148,17 @@ for e in EBUSY:'Device or resource busy' EINVAL:'Invalid argument' \
         check "$name cleared: mlx5_0/1 converges on a retry ($((SECONDS - t0)) s)" \
                 "wait_until 20 both $tos"
 done
+# A sysfs write: ECN on priority 3, mlx5_1's switch failing with EIO.
+echo "sys/class/net/ens1f1np1/ecn/roce_np/enable/3 EIO" > "$work/faults"
+for d in 0 1; do echo 'ecn: {roce-np: [3]}' >> "$work/conf/50-mlx5_$d.yaml"; done
+reload_bus > /dev/null
+check "EIO writing mlx5_1's ECN switch (sysfs): logged on mlx5_1/1 with the file" \
+        "wait_until 5 grep -q 'mlx5_1/1: failed to set ecn.roce-np .*ecn/roce_np/enable/3: Input/output error' '$work/rdmad.log'"
+check "... mlx5_1/1 failed, mlx5_0/1 converged with ECN on priority 3" \
+        "wait_until 5 eval '[[ \$(lstate 1) == \"s \\\"failed\\\"\" ]]' && [[ \$(lstate 0) == 's \"converged\"' && \$(cat $ecn0) == 1 && \$(cat $ecn1) == 0 ]]"
+: > "$work/faults"
+check "EIO cleared: mlx5_1/1 converges with ECN on priority 3" \
+        "wait_until 20 eval '[[ \$(cat $ecn1) == 1 ]]' && wait_until 20 both $tos"
 check "rdmad kept running through the write faults" "kill -0 $pid"
 
 # ---- 100 reloads in about a second -------------------------------------------------------------
