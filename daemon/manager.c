@@ -102,8 +102,8 @@ static int profiles_list(const Manager *m, char ***ret_files, FileStamps *ret_st
 
 	static const char *const suffixes[] = { ".yaml", ".yml", NULL };
 	const char *root = m->config_dirs ? "/" : m->root;
-	const char *const *dirs = m->config_dirs ? (const char *const *) m->config_dirs
-						 : profile_dirs_default;
+	const char *const *dirs =
+		m->config_dirs ? (const char *const *) m->config_dirs : profile_dirs_default;
 
 	r = profile_dropins_find(root, dirs, &files);
 	if (r < 0)

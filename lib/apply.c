@@ -233,8 +233,8 @@ static int errno_from_name(const char *s) {
 		const char *name;
 		int error;
 	} table[] = {
-		{ "EBUSY", EBUSY },   { "EINVAL", EINVAL },	{ "ENOENT", ENOENT },
-		{ "EIO", EIO },	      { "EPERM", EPERM },	{ "ENODEV", ENODEV },
+		{ "EBUSY", EBUSY },   { "EINVAL", EINVAL },	    { "ENOENT", ENOENT },
+		{ "EIO", EIO },	      { "EPERM", EPERM },	    { "ENODEV", ENODEV },
 		{ "EAGAIN", EAGAIN }, { "EOPNOTSUPP", EOPNOTSUPP },
 	};
 

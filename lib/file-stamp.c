@@ -75,8 +75,8 @@ static int path_compare(const void *a, const void *b) {
 	return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
-int file_stamps_take_dirs(const char *root, const char *const *dirs,
-			  const char *const *suffixes, FileStamps *ret) {
+int file_stamps_take_dirs(const char *root, const char *const *dirs, const char *const *suffixes,
+			  FileStamps *ret) {
 	_cleanup_strv_free_ char **paths = NULL;
 	int r;
 

@@ -30,8 +30,8 @@ typedef struct FileStamps {
 int file_stamps_take(char *const *files, FileStamps *ret);
 /* The same for every entry of dirs (under root) whose name ends in one of suffixes, sorted by
  * path: masked and invalid files included, a missing dir is empty. */
-int file_stamps_take_dirs(const char *root, const char *const *dirs,
-			  const char *const *suffixes, FileStamps *ret);
+int file_stamps_take_dirs(const char *root, const char *const *dirs, const char *const *suffixes,
+			  FileStamps *ret);
 void file_stamps_done(FileStamps *s);
 /* Whether a and b list the same files, unchanged. Otherwise *ret_path names the first one that
  * differs (appeared, went, or changed), pointing into a or b. */
