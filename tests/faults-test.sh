@@ -140,6 +140,10 @@ for e in EBUSY:'Device or resource busy' EINVAL:'Invalid argument' \
                 "wait_until 5 eval '[[ \$(lstate 0) == \"s \\\"failed\\\"\" ]]' &&
                  bc get-property org.rdmad1 /org/rdmad1/link/mlx5_5f0_2f1 org.rdmad1.Link LastError | grep -q '$text' &&
                  [[ \$(mprop State) == 's \"degraded\"' ]]"
+        "$rdmactl" status --no-pager mlx5_0/1 > "$work/status.txt" 2>&1 || true
+        check "... rdmactl status: roce.tos failed on mlx5_0/1, with the error" \
+                "grep -Eq '^roce\.tos +$tos +$((tos - 2)) +failed +.*$text' '$work/status.txt'" ||
+                sed 's/^/# /' "$work/status.txt"
         check "... mlx5_1/1 converged to ToS $tos all the same" \
                 "[[ \$(cat $tos1) == $tos && \$(lstate 1) == 's \"converged\"' ]]"
         check "... and mlx5_0's ToS is left as it was" "[[ \$(cat $tos0) == $((tos - 2)) ]]"
