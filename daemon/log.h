@@ -19,6 +19,12 @@
  * old one must move. */
 #define MESSAGE_ID_PUBLISHED_GID_CHANGED "fbcab208ef60401685f0445a50234ef4"
 
+/* The kernel dropped change notifications (ENOBUFS on a watch socket): rdmad looks at
+ * everything again (manager-watch.c). */
+#define MESSAGE_ID_EVENTS_LOST "5e0d3c7a91b44f2e8d6a2b19c0f7e344"
+/* A reload refused because a profile file changed while it was being read (manager.c). */
+#define MESSAGE_ID_PROFILES_UNSETTLED "a37f52c6e0d94b1f9e28c4d7b6015a93"
+
 typedef struct LogFields {
 	const char *device;
 	uint32_t port;

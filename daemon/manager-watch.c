@@ -141,6 +141,12 @@ int manager_watch_udev(Manager *m) {
 			return log_error_errno(r, "Failed to filter udev events on %s",
 					       subsystems[i]);
 	}
+	/* sd-device drops what overruns its socket without telling us (unlike rtnetlink's
+	 * ENOBUFS below): a large buffer, as networkd's, so that a storm of uevents (a driver
+	 * reload with many VFs) is not lost. SO_RCVBUFFORCE needs CAP_NET_ADMIN: best effort. */
+	r = sd_device_monitor_set_receive_buffer_size(m->udev, 128 * 1024 * 1024);
+	if (r < 0)
+		log_debug("Could not enlarge the udev monitor's buffer: %s", strerror(-r));
 	r = sd_device_monitor_attach_event(m->udev, m->event);
 	if (r >= 0)
 		r = sd_device_monitor_start(m->udev, on_udev, m);
@@ -221,8 +227,15 @@ static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userda
 		if (r == -NLE_AGAIN)
 			break;
 		if (r == -NLE_NOMEM) {
-			/* ENOBUFS: the kernel dropped events. Resynchronise from scratch. */
-			log_warning("rtnetlink socket overrun, resynchronising everything.");
+			/* ENOBUFS (libnl says NOMEM): the kernel dropped events, so what is
+			 * queued is a partial picture. Resynchronise from scratch: every device
+			 * and netdev observed again. */
+			m->n_overruns++;
+			log_full(LOG_WARNING, ENOBUFS,
+				 &(LogFields){ .message_id = MESSAGE_ID_EVENTS_LOST },
+				 "rtnetlink socket overrun (ENOBUFS, %u so far): events were lost, "
+				 "looking at every link again.",
+				 m->n_overruns);
 			manager_mark_dirty_all(m);
 			break;
 		}

@@ -2,9 +2,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 #include <systemd/sd-daemon.h>
 
 #include "config.h"
+#include "file-stamp.h"
 #include "gid.h"
 #include "log.h"
 #include "manager-bus.h"
@@ -96,31 +98,129 @@ static void config_errors_log(const Diagnostics *diags) {
 	}
 }
 
+/* An editor that saves in place truncates the file and writes it again: a load in between reads
+ * nothing or a prefix. So a profile changed less than PROFILES_SETTLE_NSEC ago is let settle
+ * first, and the files are looked at again after the load: a load that raced a write is made
+ * again, up to PROFILES_SETTLE_TRIES times (about a second on the event loop at most). */
+#define PROFILES_SETTLE_NSEC  (100ULL * 1000 * 1000)
+#define PROFILES_SETTLE_TRIES 10
+
+/* The drop-ins to read, and a stamp of every candidate. Warnings about the drop-ins (a
+ * directory that is a file, a *.YAML) go to warnings when given. */
+static int profiles_list(const Manager *m, Diagnostics *warnings, char ***ret_files,
+			 FileStamps *ret_stamps) {
+	_cleanup_strv_free_ char **files = NULL;
+	int r;
+
+	static const char *const suffixes[] = { ".yaml", ".yml", NULL };
+	const char *root = m->config_dirs ? "/" : m->root;
+	const char *const *dirs =
+		m->config_dirs ? (const char *const *) m->config_dirs : profile_dirs_default;
+
+	r = profile_dropins_find(root, dirs, warnings, &files);
+	if (r < 0)
+		return r;
+	/* Every candidate, masked ones included: an editor's truncate makes an empty file, a
+	 * mask, that is not among the files to read. */
+	r = file_stamps_take_dirs(root, dirs, suffixes, ret_stamps);
+	if (r < 0)
+		return r;
+	*ret_files = TAKE_PTR(files);
+	return 0;
+}
+
+static uint64_t realtime_nsec(void) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
+}
+
+/* How long path (changed at t) still needs to settle, 0 if it has. A time in the future (the
+ * clock was set back) does not hold a load up. */
+static uint64_t profiles_unsettled(const FileStamps *s, const char **ret_path) {
+	uint64_t t, now = realtime_nsec();
+
+	if (file_stamps_newest(s, ret_path, &t) < 0 || t > now || now - t >= PROFILES_SETTLE_NSEC)
+		return 0;
+	return PROFILES_SETTLE_NSEC - (now - t);
+}
+
+/* A reload refused because path kept changing: the previous configuration stays, the reason is
+ * in ConfigErrors until the next load. */
+static int profiles_refuse(Manager *m, const char *path, const char *why) {
+	Diagnostics diags = { 0 };
+
+	log_full(LOG_ERR, EBUSY,
+		 &(LogFields){ .profile = path, .message_id = MESSAGE_ID_PROFILES_UNSETTLED },
+		 "%s: %s; keeping the previous configuration (%zu file(s)). Reload again once it "
+		 "is saved.",
+		 path, why, strv_length(m->config->files));
+	if (diagnostics_add(&diags, path, 0, 0, "%s; not loaded", why) < 0)
+		return -ENOMEM;
+	diagnostics_done(&m->config_errors);
+	m->config_errors = diags;
+	m->config_skipped = 0;
+	return -EINVAL;
+}
+
 /* At start there is no previous configuration to keep: an invalid file is left out and the
  * rest applies (networkd's way with a bad .network file), rdmad starts degraded with the errors
  * in its status. A reload is all or nothing: an invalid file keeps the last good configuration. */
 int manager_load_config(Manager *m) {
-	_cleanup_strv_free_ char **files = NULL;
-	Diagnostics diags = { 0 }, warnings = { 0 };
+	Diagnostics diags = { 0 };
 	size_t n_skipped = 0;
 	Config *c = NULL;
 	int r;
 
-	/* Warnings about the drop-ins (a directory that is a file, a *.YAML) are logged, not kept
-	 * as configuration errors: the configuration they leave is valid. */
-	if (m->config_dirs)
-		r = profile_dropins_find("/", (const char *const *) m->config_dirs, &warnings,
-					 &files);
-	else
-		r = profile_dropins_find(m->root, NULL, &warnings, &files);
-	config_errors_log(&warnings);
-	diagnostics_done(&warnings);
-	if (r < 0)
-		return log_error_errno(r, "Failed to list profiles");
-	if (m->config)
-		r = config_load_files(files, &diags, &c);
-	else
-		r = config_load_files_skip_invalid(files, &diags, &c, &n_skipped);
+	for (unsigned attempt = 1;; attempt++) {
+		_cleanup_(file_stamps_done) FileStamps before = { 0 }, after = { 0 };
+		_cleanup_strv_free_ char **files = NULL, **files_after = NULL;
+		const char *path = NULL;
+		uint64_t wait;
+		bool last = attempt >= PROFILES_SETTLE_TRIES;
+
+		Diagnostics warnings = { 0 };
+
+		/* Warnings about the drop-ins are logged (once), not kept as configuration
+		 * errors: the configuration they leave is valid. */
+		r = profiles_list(m, attempt == 1 ? &warnings : NULL, &files, &before);
+		config_errors_log(&warnings);
+		diagnostics_done(&warnings);
+		if (r < 0)
+			return log_error_errno(r, "Failed to list profiles");
+		wait = profiles_unsettled(&before, &path);
+		if (wait > 0 && !last) {
+			log_debug("%s changed %llu ms ago; letting it settle.", path,
+				  (unsigned long long) (PROFILES_SETTLE_NSEC - wait) / 1000000);
+			(void) usleep((useconds_t) (wait / 1000) + 1);
+			continue;
+		}
+		if (wait > 0 && m->config)
+			return profiles_refuse(m, path, "still being written");
+
+		n_skipped = 0;
+		if (m->config)
+			r = config_load_files(files, &diags, &c);
+		else
+			r = config_load_files_skip_invalid(files, &diags, &c, &n_skipped);
+
+		/* The files must not have changed while they were read. */
+		if (profiles_list(m, NULL, &files_after, &after) >= 0 &&
+		    file_stamps_equal(&before, &after, &path))
+			break;
+		if (!path)
+			path = "profiles";
+		if (last && !m->config)
+			break; /* at start, nothing to keep: take what was read */
+		config_free(c);
+		c = NULL;
+		diagnostics_done(&diags);
+		if (last)
+			return profiles_refuse(m, path, "changed while being read");
+		log_debug("%s changed while being read; reading again.", path);
+	}
+
 	if (r < 0) {
 		config_errors_log(&diags);
 		if (m->config)

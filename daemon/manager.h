@@ -114,6 +114,7 @@ typedef struct Manager {
 
 	unsigned n_reconciles;
 	unsigned n_writes; /* actions that changed something, over the daemon's life */
+	unsigned n_overruns; /* ENOBUFS on the rtnetlink watch socket */
 	unsigned backoff_exp;
 	unsigned gid_wait_exp;
 	bool followup_scheduled; /* the next reconcile is the look-again after netdev events */

@@ -107,6 +107,16 @@ int main(int argc, char **argv) {
 	}
 	/* A fixture root is hermetic: the host's bus name only when asked for. */
 	m->use_bus = bus || streq(root, "/");
+	/* Tests only: writes made to fail on purpose (apply.h). Never on the real root. */
+	if (!streq(root, "/") && getenv("RDMAD_TEST_FAULTS")) {
+		r = applier_set_fault_file(m->applier, getenv("RDMAD_TEST_FAULTS"));
+		if (r < 0) {
+			log_error_errno(r, "Failed to set up fault injection");
+			return EXIT_FAILURE;
+		}
+		log_notice("Injecting write faults listed in %s (RDMAD_TEST_FAULTS).",
+			   getenv("RDMAD_TEST_FAULTS"));
+	}
 	/* Invalid files are left out (and reported); only running out of memory stops us. */
 	r = manager_load_config(m);
 	if (r < 0)

@@ -89,7 +89,9 @@ int apply_configfs(Applier *a, const Action *x, ActionOutcome *ret) {
 	if ((size_t) n == strlen(want) && streq(have, want))
 		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
 
-	r = write_file_at(applier_rootfd(a), path, want);
+	r = applier_write_fault(a, path);
+	if (r == 0)
+		r = write_file_at(applier_rootfd(a), path, want);
 	if (r < 0)
 		return outcome_set(ret, APPLY_FAILED, r, "write '%s' to /%s: %s", want, path,
 				   strerror(-r));

@@ -34,14 +34,18 @@ int apply_ecn(Applier *a, const Action *x, ActionOutcome *ret) {
 		_cleanup_close_ int fd = -EBADF;
 		char path[128], back[16];
 		ssize_t n;
+		int r;
 
 		if (streq(have[prio], want) && strlen(have[prio]) == len[prio])
 			continue;
 		snprintf(path, sizeof(path), "sys/class/net/%s/ecn/%s/enable/%u", x->netdev, kind,
 			 prio);
-		fd = openat(applier_rootfd(a), path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-		if (fd < 0 || write(fd, want, 1) != 1) {
-			int r = negative_errno();
+		r = applier_write_fault(a, path);
+		if (r == 0)
+			fd = openat(applier_rootfd(a), path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (r < 0 || fd < 0 || write(fd, want, 1) != 1) {
+			if (r == 0)
+				r = negative_errno();
 
 			return outcome_set(
 				ret, APPLY_FAILED, r, "write '%s' to /%s%s: %s", want, path,

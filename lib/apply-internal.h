@@ -17,3 +17,5 @@ int applier_rdmanl(Applier *a, struct nl_sock **ret);
 /* libkmod (apply-kmod.c), made again when the module indexes changed under it (a kernel
  * package update). */
 int applier_kmod(Applier *a, struct kmod_ctx **ret);
+/* Drop the libkmod context: the next applier_kmod() reads modprobe.d and the indexes again. */
+void applier_kmod_forget(Applier *a);

@@ -120,7 +120,7 @@ static int lookup_load(struct kmod_ctx *k, const char *alias, const char *reques
 
 int apply_module(Applier *a, const Action *x, ActionOutcome *ret) {
 	const char *name = x->value.name;
-	bool rxe = false, changed;
+	bool rxe = false, changed = false;
 	struct kmod_ctx *k;
 	int r;
 
@@ -136,19 +136,23 @@ int apply_module(Applier *a, const Action *x, ActionOutcome *ret) {
 		return r;
 	r = lookup_load(k, name, name, &rxe, ret);
 	if (r == -ENOENT)
-		return outcome_set(ret, APPLY_FAILED, -ENOENT, "module %s not found in %s", name,
-				   kmod_get_dirname(k));
-	if (r < 0 || r == MODULE_FAILED)
+		r = outcome_set(ret, APPLY_FAILED, -ENOENT, "module %s not found in %s", name,
+				kmod_get_dirname(k));
+	else if (r >= 0 && r != MODULE_FAILED) {
+		changed = r == MODULE_LOADED;
+		if (rxe) {
+			r = lookup_load(k, RXE_CRC32_MODULE, RXE_MODULE, NULL, ret);
+			if (r == -ENOENT) /* built in, or this kernel has another provider only */
+				r = MODULE_PRESENT;
+			changed = changed || r == MODULE_LOADED;
+		}
+	}
+	if (r < 0 || r == MODULE_FAILED || ret->result == APPLY_FAILED) {
+		/* libkmod reads modprobe.d once, when its context is made: the administrator's
+		 * fix there (a blacklist or install line removed, a module installed) must be
+		 * seen by the next attempt, so that one starts from a fresh context. */
+		applier_kmod_forget(a);
 		return r < 0 ? r : 0;
-	changed = r == MODULE_LOADED;
-
-	if (rxe) {
-		r = lookup_load(k, RXE_CRC32_MODULE, RXE_MODULE, NULL, ret);
-		if (r == -ENOENT) /* built in, or this kernel has another provider only */
-			r = MODULE_PRESENT;
-		if (r < 0 || r == MODULE_FAILED)
-			return r < 0 ? r : 0;
-		changed = changed || r == MODULE_LOADED;
 	}
 
 	return outcome_set(ret, changed ? APPLY_CHANGED : APPLY_UNCHANGED, 0, NULL);

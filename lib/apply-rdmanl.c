@@ -137,11 +137,25 @@ int apply_soft_device(Applier *a, const Action *x, ActionOutcome *ret) {
 		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
 	}
 
+	/* Recorded before it is made: rdmad killed between NEWLINK and the record (NEWLINK takes
+	 * a while: rxe fills its GID table) would leave a link it made and does not know as its
+	 * own, never to be removed. A record whose link is missing costs nothing: the link is made
+	 * again while declared, and the record goes once it is not. */
+	r = soft_device_record_write(applier_state_dir(a), name, x->value.link_type, ndev);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return outcome_set(ret, APPLY_FAILED, r,
+				   "cannot record RDMA link %s in %s/links/%s before adding it: %s",
+				   name, applier_state_dir(a), name, strerror(-r));
+
 	/* The type's module is a modules action of its own, planned before this one; NEWLINK also
 	 * makes the kernel request_module("rdma-link-TYPE"). */
 	r = rdmanl_newlink_new(name, type, ndev, &m);
 	if (r >= 0)
 		r = netlink_transact(sk, m, NULL, NULL);
+	if (r < 0)
+		(void) soft_device_record_remove(applier_state_dir(a), name); /* not made */
 	if (r == -ENOMEM)
 		return r;
 	if (r == -EEXIST || r == -ENFILE) {
@@ -172,15 +186,6 @@ int apply_soft_device(Applier *a, const Action *x, ActionOutcome *ret) {
 		return outcome_set(ret, APPLY_FAILED, r < 0 ? r : -EIO,
 				   "RDMA link %s was added, but does not read back as %s on %s",
 				   name, type, ndev);
-
-	r = soft_device_record_write(applier_state_dir(a), name, x->value.link_type, ndev);
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0)
-		return outcome_set(ret, APPLY_FAILED, r,
-				   "RDMA link %s was added, but cannot be recorded in %s/links/%s "
-				   "(rdmad will not remove it): %s",
-				   name, applier_state_dir(a), name, strerror(-r));
 	return outcome_set(ret, APPLY_CHANGED, 0, NULL);
 }
 

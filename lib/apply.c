@@ -17,6 +17,7 @@ struct Applier {
 	struct kmod_ctx *kmod;
 	struct nl_sock *rdmanl;
 	struct nl_sock *dcbnl;
+	char *fault_file; /* tests only: applier_set_fault_file() */
 };
 
 static const char *const apply_result_table[_APPLY_RESULT_MAX] = {
@@ -105,6 +106,7 @@ Applier *applier_free(Applier *a) {
 	safe_close(a->rootfd);
 	free(a->root);
 	free(a->state_dir);
+	free(a->fault_file);
 	free(a);
 	return NULL;
 }
@@ -164,6 +166,10 @@ int applier_kmod(Applier *a, struct kmod_ctx **ret) {
 	return 0;
 }
 
+void applier_kmod_forget(Applier *a) {
+	a->kmod = kmod_unref(a->kmod);
+}
+
 int action_apply(Applier *a, const Action *x, ActionOutcome *ret) {
 	*ret = (ActionOutcome){ 0 };
 
@@ -207,4 +213,61 @@ int action_apply(Applier *a, const Action *x, ActionOutcome *ret) {
 		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s is not applied by this version",
 				   key_to_string(x->key));
 	}
+}
+
+int applier_set_fault_file(Applier *a, const char *path) {
+	char *p;
+
+	if (streq(a->root, "/"))
+		return -EPERM;
+	p = path ? strdup(path) : NULL;
+	if (path && !p)
+		return -ENOMEM;
+	free(a->fault_file);
+	a->fault_file = p;
+	return 0;
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(FILE *, fclose)
+
+static int errno_from_name(const char *s) {
+	static const struct {
+		const char *name;
+		int error;
+	} table[] = {
+		{ "EBUSY", EBUSY },   { "EINVAL", EINVAL },	    { "ENOENT", ENOENT },
+		{ "EIO", EIO },	      { "EPERM", EPERM },	    { "ENODEV", ENODEV },
+		{ "EAGAIN", EAGAIN }, { "EOPNOTSUPP", EOPNOTSUPP },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(table); i++)
+		if (streq(s, table[i].name))
+			return table[i].error;
+	return 0;
+}
+
+int applier_write_fault(const Applier *a, const char *path) {
+	_cleanup_(fclosep) FILE *f = NULL;
+	char line[512];
+
+	if (!a->fault_file || streq(a->root, "/"))
+		return 0;
+	f = fopen(a->fault_file, "re");
+	if (!f)
+		return 0; /* no file: no fault */
+	while (fgets(line, sizeof(line), f)) {
+		char *name, *error, *save = NULL;
+		int e;
+
+		name = strtok_r(line, " \t\n", &save);
+		error = name ? strtok_r(NULL, " \t\n", &save) : NULL;
+		if (!error || name[0] == '#')
+			continue;
+		while (*name == '/')
+			name++;
+		e = errno_from_name(error);
+		if (e > 0 && streq(name, path))
+			return -e;
+	}
+	return 0;
 }

@@ -56,6 +56,15 @@ int apply_configfs(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_dcb(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_ecn(Applier *a, const Action *x, ActionOutcome *ret);
 
+/* Tests only: under a fixture root, a write to a file named in fault_file fails. Each line is
+ * "PATH ERRNO" (PATH relative to the root, ERRNO one of EBUSY EINVAL ENOENT EIO EPERM ENODEV
+ * EAGAIN EOPNOTSUPP); the file is read again at every write, so that a test can clear a fault
+ * while rdmad runs, and a missing file injects nothing. rdmad sets it from $RDMAD_TEST_FAULTS
+ * with --root. On the real root it is refused (-EPERM) and never consulted. */
+int applier_set_fault_file(Applier *a, const char *fault_file);
+/* The injected error (negative errno) for a write to path (relative to the root), or 0. */
+int applier_write_fault(const Applier *a, const char *path);
+
 /* For the backends. */
 const char *applier_root(const Applier *a) _pure_;
 int applier_rootfd(const Applier *a) _pure_;
