@@ -18,7 +18,7 @@ dir=$(mktemp -d -p /dev/shm 2> /dev/null || mktemp -d)
 trap 'chmod -R u+rwx "$dir"; rm -rf "$dir"' EXIT
 
 python3 "$generator" "$dir" > /dev/null
-echo "rdmactl check (wall, CPU user+sys, peak RSS), best of 3:"
+echo "bench profile-load: rdmactl check (wall, CPU user+sys, peak RSS), best of 3:"
 for c in deep-flow-4mib deep-flow-map-4mib deep-block-4mib size-500k-modules-dup \
         size-40k-unknown-keys dup-40k-keys size-1m-nodes alias-billion-laughs \
         alias-anchor-flood size-10mib-nesting size-10mib-modules; do
@@ -40,5 +40,5 @@ print("  %-24s %5.1f MiB  %6.0f ms  %6.0f ms CPU  %4d MiB  exit %d" % (
     sys.argv[3], size, best[0] * 1000, best[1] * 1000, best[2], best[3]))
 PY
 done
-echo "profile_load_string() in memory, past the file size limit:"
-"$loader"
+echo "bench profile-load: profile_load_string() in memory, past the file size limit:"
+"$loader" | sed 's/^/  /'
