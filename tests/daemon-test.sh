@@ -197,7 +197,7 @@ pid=$!
 fw_rules() { nft list table inet rdmad 2> /dev/null | grep -c 'iifname "veth0"'; }
 wait_rules() { for _ in $(seq "$1"); do [[ $(fw_rules) == 2 ]] && return 0; sleep 0.1; done; return 1; }
 check "rdmad makes its table: veth0 accepts UDP 4791 from 192.0.2.2 only" \
-        "wait_rules 300 && nft list table inet rdmad | grep -q 'iifname \"veth0\" ip saddr 192.0.2.2 udp dport 4791 accept'"
+        "wait_rules 300 && [[ \$(nft list table inet rdmad) == *'iifname \"veth0\" ip saddr 192.0.2.2 udp dport 4791 accept'* ]]"
 nft delete table inet rdmad
 check "nft delete table inet rdmad: rdmad puts it back within 10 s" "wait_rules 100"
 nft flush ruleset
