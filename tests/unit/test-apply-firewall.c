@@ -54,44 +54,14 @@ static HostState *observe(void) {
 	return h;
 }
 
-static Plan *plan(const char *text, HostState *h) {
-	const char *const texts[] = { text, NULL };
-	Config *c = config_from(texts);
-	Plan *p = NULL;
-
-	CHECK_INTEQ(plan_compute(c, h, &p), 0);
-	config_free(c);
-	return p;
-}
-
-static void apply_all(const Plan *p, unsigned *changed, unsigned *unchanged) {
-	Applier *a = NULL;
-
-	*changed = *unchanged = 0;
-	CHECK_INTEQ(applier_new("/", state_dir, &a), 0);
-	for (size_t i = 0; a && i < p->n_actions; i++) {
-		ActionOutcome o = { 0 };
-
-		CHECK_INTEQ(action_apply(a, &p->actions[i], &o), 0);
-		if (o.result == APPLY_FAILED || o.result == APPLY_UNSUPPORTED)
-			printf("#   %s %s: %s\n", p->actions[i].desired,
-			       apply_result_to_string(o.result), o.message);
-		CHECK(o.result == APPLY_CHANGED || o.result == APPLY_UNCHANGED);
-		*changed += o.result == APPLY_CHANGED;
-		*unchanged += o.result == APPLY_UNCHANGED;
-		action_outcome_done(&o);
-	}
-	applier_free(a);
-}
-
 /* One pass: observe, plan, apply; the number of actions. */
 static size_t pass(const char *profile, unsigned *changed) {
 	HostState *h = observe();
-	Plan *p = plan(profile, h);
+	Plan *p = plan_of(profile, h);
 	unsigned unchanged;
 	size_t n = p->n_actions;
 
-	apply_all(p, changed, &unchanged);
+	apply_all(state_dir, p, changed, &unchanged);
 	plan_free(p);
 	host_state_free(h);
 	return n;
@@ -136,7 +106,7 @@ TEST(made_and_converged) {
 	CHECK_STREQ(nft("list table inet rdmad"), want);
 	/* converged: nothing planned, and the same plan applied again writes nothing */
 	h = observe();
-	p = plan(allow, h);
+	p = plan_of(allow, h);
 	CHECK_INTEQ(p->n_actions, 0);
 	plan_free(p);
 	host_state_free(h);
@@ -147,9 +117,9 @@ TEST(made_and_converged) {
 
 		/* a plan made before the table existed, applied now: read, found, not written */
 		firewall_state_done(&empty->firewall);
-		q = plan(allow, empty);
+		q = plan_of(allow, empty);
 		CHECK_INTEQ(q->n_actions, 1);
-		apply_all(q, &changed, &unchanged);
+		apply_all(state_dir, q, &changed, &unchanged);
 		CHECK_INTEQ(changed, 0);
 		CHECK_INTEQ(unchanged, 1);
 		plan_free(q);

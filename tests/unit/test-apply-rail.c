@@ -77,37 +77,6 @@ static HostState *observe(void) {
 	return h;
 }
 
-static Plan *plan(const char *text, HostState *h) {
-	const char *const texts[] = { text, NULL };
-	Config *c = config_from(texts);
-	Plan *p = NULL;
-
-	CHECK_INTEQ(plan_compute(c, h, &p), 0);
-	config_free(c);
-	return p;
-}
-
-/* Apply every action; count the results. */
-static void apply_all(const Plan *p, unsigned *changed, unsigned *unchanged) {
-	Applier *a = NULL;
-
-	*changed = *unchanged = 0;
-	CHECK_INTEQ(applier_new("/", state_dir, &a), 0);
-	for (size_t i = 0; a && i < p->n_actions; i++) {
-		ActionOutcome o = { 0 };
-
-		CHECK_INTEQ(action_apply(a, &p->actions[i], &o), 0);
-		if (o.result == APPLY_FAILED || o.result == APPLY_UNSUPPORTED)
-			printf("#   %s %s: %s\n", p->actions[i].desired,
-			       apply_result_to_string(o.result), o.message);
-		CHECK(o.result == APPLY_CHANGED || o.result == APPLY_UNCHANGED);
-		*changed += o.result == APPLY_CHANGED;
-		*unchanged += o.result == APPLY_UNCHANGED;
-		action_outcome_done(&o);
-	}
-	applier_free(a);
-}
-
 TEST(netns) {
 	if (unshare(CLONE_NEWNET) < 0) {
 		printf("Bail out! unshare(CLONE_NEWNET): %s (run as root)\n", strerror(errno));
@@ -141,10 +110,10 @@ TEST(rails) {
 	CHECK(system("ip rule add from 192.0.2.77 lookup 4242 priority 32000") == 0);
 
 	h = observe();
-	p = plan(yes, h);
+	p = plan_of(yes, h);
 	/* 3 sysctls, a route and a rule on each; r0 has an IPv6 address too: 2 more */
 	CHECK_INTEQ(plan_pending(p), 12);
-	apply_all(p, &changed, &unchanged);
+	apply_all(state_dir, p, &changed, &unchanged);
 	CHECK_INTEQ(changed, 12);
 	host_state_free(h);
 
@@ -171,13 +140,13 @@ TEST(rails) {
 
 	/* converged: nothing planned, and the old plan applied again writes nothing */
 	h = observe();
-	again = plan(yes, h);
+	again = plan_of(yes, h);
 	CHECK_INTEQ(again->n_actions, 0);
 	for (size_t i = 0; i < again->n_actions; i++)
 		printf("#   left: %s\n", again->actions[i].desired);
 	plan_free(again);
 	host_state_free(h);
-	apply_all(p, &changed, &unchanged);
+	apply_all(state_dir, p, &changed, &unchanged);
 	CHECK_INTEQ(changed, 0);
 	CHECK_INTEQ(unchanged, 12);
 	plan_free(p);
@@ -185,13 +154,13 @@ TEST(rails) {
 	/* an address added later gets its rule on the next pass */
 	CHECK(system("ip addr add 192.0.2.12/24 dev r2") == 0);
 	h = observe();
-	p = plan(yes, h);
+	p = plan_of(yes, h);
 	CHECK_INTEQ(p->n_actions, 1);
 	if (p->n_actions == 1) {
 		snprintf(want, sizeof(want), "from 192.0.2.12 lookup %u", t2);
 		CHECK_STREQ(p->actions[0].desired, want);
 	}
-	apply_all(p, &changed, &unchanged);
+	apply_all(state_dir, p, &changed, &unchanged);
 	CHECK_INTEQ(changed, 1);
 	plan_free(p);
 	host_state_free(h);
@@ -204,8 +173,8 @@ TEST(rails) {
 	/* no profile declares it any more: everything of rdmad's goes, sysctls as they were */
 	h = observe();
 	CHECK_INTEQ(h->n_rail_records, 2);
-	p = plan("netdev: {up: true}\n", h);
-	apply_all(p, &changed, &unchanged);
+	p = plan_of("netdev: {up: true}\n", h);
+	apply_all(state_dir, p, &changed, &unchanged);
 	CHECK_INTEQ(unchanged, 0);
 	plan_free(p);
 	host_state_free(h);
@@ -223,7 +192,7 @@ TEST(rails) {
 	}
 	h = observe();
 	CHECK_INTEQ(h->n_rail_records, 0);
-	p = plan("netdev: {up: true}\n", h);
+	p = plan_of("netdev: {up: true}\n", h);
 	CHECK_INTEQ(p->n_actions, 0);
 	plan_free(p);
 	host_state_free(h);

@@ -266,23 +266,13 @@ static HostState *host_new(const char *json) {
 	return h;
 }
 
-static Plan *plan(const char *text, HostState *h) {
-	const char *const texts[] = { text, NULL };
-	Config *c = config_from(texts);
-	Plan *p = NULL;
-
-	CHECK_INTEQ(plan_compute(c, h, &p), 0);
-	config_free(c);
-	return p;
-}
-
 static const char profile_veth0[] =
 	"match: {device: rxe0}\n"
 	"security:\n  roce-allow-from: [192.0.2.0/24, \"2001:db8::/32\", 192.0.2.7]\n";
 
 TEST(plan_chain) {
 	HostState *h = host_new(NULL);
-	Plan *p = plan(profile_veth0, h);
+	Plan *p = plan_of(profile_veth0, h);
 
 	/* no table: one action for the chain, with the reason */
 	CHECK_INTEQ(p->n_actions, 1);
@@ -300,18 +290,18 @@ TEST(plan_chain) {
 
 	/* converged: nothing */
 	h = host_new(listing);
-	p = plan(profile_veth0, h);
+	p = plan_of(profile_veth0, h);
 	CHECK_INTEQ(p->n_actions, 0);
 	plan_free(p);
 	/* one prefix less declared: the chain is rewritten */
-	p = plan("match: {device: rxe0}\nsecurity:\n  roce-allow-from: [192.0.2.0/24]\n", h);
+	p = plan_of("match: {device: rxe0}\nsecurity:\n  roce-allow-from: [192.0.2.0/24]\n", h);
 	CHECK_INTEQ(p->n_actions, 1);
 	CHECK_STREQ(p->actions[0].current,
 		    "udp/4791 from 192.0.2.0/24 2001:db8::/32 192.0.2.7/32, others dropped");
 	CHECK_STREQ(p->actions[0].desired, "udp/4791 from 192.0.2.0/24, others dropped");
 	plan_free(p);
 	/* [] : everything dropped */
-	p = plan("match: {device: rxe0}\nsecurity:\n  roce-allow-from: []\n", h);
+	p = plan_of("match: {device: rxe0}\nsecurity:\n  roce-allow-from: []\n", h);
 	CHECK_INTEQ(p->n_actions, 1);
 	CHECK_STREQ(p->actions[0].desired, "udp/4791 dropped");
 	plan_free(p);
@@ -321,7 +311,7 @@ TEST(plan_chain) {
 TEST(plan_refused) {
 	HostState *h = host_new(NULL);
 	Plan *p =
-		plan("match: {device: mlx5_0}\nsecurity:\n  roce-allow-from: [192.0.2.0/24]\n", h);
+		plan_of("match: {device: mlx5_0}\nsecurity:\n  roce-allow-from: [192.0.2.0/24]\n", h);
 
 	/* hardware RoCE: unsupported, saying why */
 	CHECK_INTEQ(p->n_actions, 1);
@@ -333,7 +323,7 @@ TEST(plan_refused) {
 	/* the ruleset could not be read */
 	h->firewall_observed = false;
 	h->firewall_error = -EPERM;
-	p = plan(profile_veth0, h);
+	p = plan_of(profile_veth0, h);
 	CHECK_INTEQ(p->n_actions, 1);
 	CHECK_STREQ(p->actions[0].unsupported,
 		    "the nftables table inet rdmad could not be read: Operation not permitted");
@@ -350,7 +340,7 @@ TEST(plan_removed) {
 	Plan *p;
 
 	/* veth2 declares nothing any more: its chain goes (veth0's is rewritten) */
-	p = plan(profile_veth0, h);
+	p = plan_of(profile_veth0, h);
 	CHECK_INTEQ(p->n_actions, 2);
 	CHECK_INTEQ(p->actions[0].value.firewall_op, FIREWALL_OP_CHAIN_REMOVE);
 	CHECK_STREQ(p->actions[0].netdev, "veth2");
@@ -360,7 +350,7 @@ TEST(plan_removed) {
 	plan_free(p);
 
 	/* nothing declares the key: the table goes, whole */
-	p = plan("match: {device: rxe0}\nroce: {tos: 106}\n", h);
+	p = plan_of("match: {device: rxe0}\nroce: {tos: 106}\n", h);
 	for (size_t i = 0; i < p->n_actions; i++)
 		if (p->actions[i].key == KEY_SECURITY_ROCE_ALLOW_FROM) {
 			CHECK_INTEQ(p->actions[i].value.firewall_op, FIREWALL_OP_TABLE_REMOVE);
@@ -372,7 +362,7 @@ TEST(plan_removed) {
 
 	/* a partial observation (an event for one device) removes nothing */
 	h->partial = true;
-	p = plan("match: {device: rxe0}\nroce: {tos: 106}\n", h);
+	p = plan_of("match: {device: rxe0}\nroce: {tos: 106}\n", h);
 	for (size_t i = 0; i < p->n_actions; i++)
 		CHECK(p->actions[i].key != KEY_SECURITY_ROCE_ALLOW_FROM);
 	plan_free(p);

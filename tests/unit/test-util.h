@@ -5,6 +5,8 @@
 
 #include <sys/stat.h>
 
+#include "apply.h"
+#include "plan.h"
 #include "profile.h"
 
 /* A Config from YAML texts, one file each, named "00-test.yaml", "10-test.yaml", ... A text
@@ -55,4 +57,38 @@ static inline void put_file(const char *root, const char *path, const char *text
 		return;
 	fputs(text, f);
 	fclose(f);
+}
+
+/* The plan of one profile text for the host h. */
+static inline Plan *plan_of(const char *text, HostState *h) {
+	const char *const texts[] = { text, NULL };
+	Config *c = config_from(texts);
+	Plan *p = NULL;
+
+	CHECK_INTEQ(plan_compute(c, h, &p), 0);
+	config_free(c);
+	return p;
+}
+
+/* Apply every action of p on the real root, with state_dir; count what changed and what was
+ * found as declared. A failed or unsupported action fails the calling test, saying why. */
+static inline void apply_all(const char *state_dir, const Plan *p, unsigned *changed,
+			     unsigned *unchanged) {
+	Applier *a = NULL;
+
+	*changed = *unchanged = 0;
+	CHECK_INTEQ(applier_new("/", state_dir, &a), 0);
+	for (size_t i = 0; a && i < p->n_actions; i++) {
+		ActionOutcome o = { 0 };
+
+		CHECK_INTEQ(action_apply(a, &p->actions[i], &o), 0);
+		if (o.result == APPLY_FAILED || o.result == APPLY_UNSUPPORTED)
+			printf("#   %s %s: %s\n", p->actions[i].desired,
+			       apply_result_to_string(o.result), o.message);
+		CHECK(o.result == APPLY_CHANGED || o.result == APPLY_UNCHANGED);
+		*changed += o.result == APPLY_CHANGED;
+		*unchanged += o.result == APPLY_UNCHANGED;
+		action_outcome_done(&o);
+	}
+	applier_free(a);
 }
