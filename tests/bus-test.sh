@@ -18,45 +18,26 @@ huge_call=$(realpath "$5")
 fake_polkit=$(realpath "$6")
 src=$(cd "$(dirname "$0")" && pwd)
 
-if [[ -z ${RDMAD_FIXTURE_NETNS:-} ]]; then
-        exec unshare --net env RDMAD_FIXTURE_NETNS=1 "$0" "$@"
-fi
-
-work=$(mktemp -d)
-chmod 755 "$work"
-pid= bus_pid= mon_pid= pk_pid=
-cleanup() {
-        for p in $mon_pid $pk_pid $pid $bus_pid; do
-                kill "$p" 2> /dev/null && wait "$p" 2> /dev/null
-        done
-        rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=fixture-lib.sh
+. "$src/fixture-lib.sh"
+fixture_netns "$0" "$@"
+fixture_pids=(mon_pid pk_pid "${fixture_pids[@]}")
+mon_pid= pk_pid=
+fixture_workdir
 
 cp -a "$src/fixtures/mlx5-dual-vf" "$work/root"
 mkdir -p "$work/conf" "$work/state"
 root=$work/root
 port1=$root/sys/class/infiniband/mlx5_0/ports/1
 
-sed -e "s|@SOCKET@|$work/bus|" -e "s|@POLICY@|$policy|" "$src/dbus/system.conf.in" \
-        > "$work/system.conf"
-dbus-daemon --config-file="$work/system.conf" --nofork --nopidfile --nosyslog &
-bus_pid=$!
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/bus
-for _ in $(seq 50); do [[ -S $work/bus ]] && break; sleep 0.1; done
+fixture_bus "$policy"
 
 cat > "$work/conf/50-mlx5.yaml" << 'YAML'
 match: {device: mlx5_0}
 roce: {mode: v2, tos: 106}
 YAML
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
-# is DESCRIPTION GOT WANT
-is() { if [[ $2 == "$3" ]]; then ok "$1"; else not_ok "$1"; echo "# got '$2', want '$3'"; fi; }
+tap_begin
 
 bc() { busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" "$@"; }
 call() { bc call org.rdmad1 /org/rdmad1 org.rdmad1.Manager "$@"; }
@@ -574,5 +555,4 @@ wait "$pid" || true
 pid=
 
 [[ $failed -eq 0 ]] || sed 's/^/# rdmad: /' "$work/rdmad.log"
-echo "1..$n"
-exit "$failed"
+tap_end

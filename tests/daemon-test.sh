@@ -11,17 +11,10 @@ rdmad=$(realpath "$1")
 rdmactl=$(realpath "$2")
 src=$(cd "$(dirname "$0")" && pwd)
 
-if [[ -z ${RDMAD_FIXTURE_NETNS:-} ]]; then
-        exec unshare --net env RDMAD_FIXTURE_NETNS=1 "$0" "$@"
-fi
-
-work=$(mktemp -d)
-pid=
-cleanup() {
-        [[ -n $pid ]] && kill "$pid" 2> /dev/null && wait "$pid" 2> /dev/null
-        rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=fixture-lib.sh
+. "$src/fixture-lib.sh"
+fixture_netns "$0" "$@"
+fixture_workdir
 
 cp -a "$src/fixtures/rxe" "$work/root"
 mkdir -p "$work/conf" "$work/state"
@@ -39,13 +32,9 @@ YAML
 
 run() { "$rdmad" --root "$root" --config-dir "$work/conf" --state-dir "$work/state" "$@"; }
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 
-echo "1..31"
+tap_begin
+tap_plan 31
 
 rc=0
 run --once 2> "$work/once.log" || rc=$?
@@ -215,4 +204,4 @@ check "no profile declares the key: rdmad's table is removed" \
         "! nft list table inet rdmad > /dev/null 2>&1"
 
 [[ $failed -eq 0 ]] || sed 's/^/# /' "$work/daemon.log" "$work/fw.log"
-exit $failed
+tap_end

@@ -23,21 +23,12 @@ rdmactl=$(realpath "$2")
 policy=$(realpath "$3")
 src=$(cd "$(dirname "$0")" && pwd)
 
-if [[ -z ${RDMAD_FIXTURE_NETNS:-} ]]; then
-        exec unshare --net env RDMAD_FIXTURE_NETNS=1 "$0" "$@"
-fi
-
-work=$(mktemp -d)
-chmod 755 "$work"
-pid= bus_pid= writer_pid=
-cleanup() {
-        for p in $writer_pid $pid $bus_pid; do
-                kill -CONT "$p" 2> /dev/null || true
-                kill "$p" 2> /dev/null && wait "$p" 2> /dev/null
-        done
-        rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=fixture-lib.sh
+. "$src/fixture-lib.sh"
+fixture_netns "$0" "$@"
+fixture_pids=(writer_pid "${fixture_pids[@]}")
+writer_pid=
+fixture_workdir
 
 cp -a "$src/fixtures/mlx5-dual-vf" "$work/root"
 root=$work/root
@@ -79,19 +70,9 @@ set_tos() {
 }
 set_tos 106
 
-sed -e "s|@SOCKET@|$work/bus|" -e "s|@POLICY@|$policy|" "$src/dbus/system.conf.in" \
-        > "$work/system.conf"
-dbus-daemon --config-file="$work/system.conf" --nofork --nopidfile --nosyslog &
-bus_pid=$!
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/bus
-for _ in $(seq 50); do [[ -S $work/bus ]] && break; sleep 0.1; done
+fixture_bus "$policy"
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
-is() { if [[ $2 == "$3" ]]; then ok "$1"; else not_ok "$1"; echo "# got '$2', want '$3'"; fi; }
+tap_begin
 diag() { echo "# $*"; }
 # wait_until SECONDS COMMAND...
 wait_until() {
@@ -287,5 +268,4 @@ pid=
 is "rdmad stops on SIGTERM with exit 0" "$rc" 0
 
 [[ $failed -eq 0 ]] || tail -n 80 "$work/rdmad.log" | sed 's/^/# rdmad: /'
-echo "1..$n"
-exit "$failed"
+tap_end

@@ -17,20 +17,10 @@ rdmactl=$(realpath "$2")
 policy=$(realpath "$3")
 src=$(cd "$(dirname "$0")" && pwd)
 
-if [[ -z ${RDMAD_FIXTURE_NETNS:-} ]]; then
-        exec unshare --net env RDMAD_FIXTURE_NETNS=1 "$0" "$@"
-fi
-
-work=$(mktemp -d)
-chmod 755 "$work"
-pid= bus_pid=
-cleanup() {
-        for p in $pid $bus_pid; do
-                kill "$p" 2> /dev/null && wait "$p" 2> /dev/null
-        done
-        rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=fixture-lib.sh
+. "$src/fixture-lib.sh"
+fixture_netns "$0" "$@"
+fixture_workdir
 
 cp -a "$src/fixtures/rxe-garbage" "$work/root"
 mkdir -p "$work/conf" "$work/state"
@@ -44,18 +34,9 @@ cp "$src/expected/rxe-garbage/profiles/50-garbage.yaml" "$work/conf/"
 ip link set lo up
 netns_mirror "$root" veth0 192.0.2.1/24
 
-sed -e "s|@SOCKET@|$work/bus|" -e "s|@POLICY@|$policy|" "$src/dbus/system.conf.in" \
-        > "$work/system.conf"
-dbus-daemon --config-file="$work/system.conf" --nofork --nopidfile --nosyslog &
-bus_pid=$!
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/bus
-for _ in $(seq 50); do [[ -S $work/bus ]] && break; sleep 0.1; done
+fixture_bus "$policy"
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+tap_begin
 bc() { busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" "$@"; }
 link=/org/rdmad1/link/rxe0_2f1
 lprop() { bc get-property org.rdmad1 "$link" org.rdmad1.Link "$1"; }
@@ -139,5 +120,4 @@ rc=0
 wait "$pid" || rc=$?
 pid=
 check "rdmad stops on SIGTERM with exit 0" "[[ $rc -eq 0 ]]" || tail -n 20 "$work/rdmad.log" | sed 's/^/# /'
-echo "1..$n"
-exit "$failed"
+tap_end

@@ -15,26 +15,11 @@ rdmactl=$(realpath "$2")
 policy=$(realpath "$3")
 src=$(cd "$(dirname "$0")" && pwd)
 
-if [[ -z ${RDMAD_FIXTURE_NETNS:-} ]]; then
-        exec unshare --net env RDMAD_FIXTURE_NETNS=1 "$0" "$@"
-fi
+# shellcheck source=fixture-lib.sh
+. "$src/fixture-lib.sh"
+fixture_netns "$0" "$@"
+fixture_workdir
 
-work=$(mktemp -d)
-chmod 755 "$work"
-pid= bus_pid=
-cleanup() {
-        for p in $pid $bus_pid; do
-                kill "$p" 2> /dev/null && wait "$p" 2> /dev/null
-        done
-        rm -rf "$work"
-}
-trap cleanup EXIT
-
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 # wait_for SECONDS CMD: memcheck runs rdmad 20-50 times slower; bounded all the same
 wait_for() {
         local end=$((SECONDS + $1))
@@ -55,12 +40,7 @@ ip link set lo up
 ip link add veth0 type veth peer name peer0
 ip link set veth0 up
 
-sed -e "s|@SOCKET@|$work/bus|" -e "s|@POLICY@|$policy|" "$src/dbus/system.conf.in" \
-        > "$work/system.conf"
-dbus-daemon --config-file="$work/system.conf" --nofork --nopidfile --nosyslog &
-bus_pid=$!
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/bus
-for _ in $(seq 50); do [[ -S $work/bus ]] && break; sleep 0.1; done
+fixture_bus "$policy"
 
 cat > "$work/conf/50-rxe.yaml" << 'YAML'
 match: {device: rxe0}
@@ -73,7 +53,8 @@ call() { bc call org.rdmad1 /org/rdmad1 org.rdmad1.Manager "$@"; }
 nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 converged() { [[ $(bc get-property org.rdmad1 /org/rdmad1/link/rxe0_2f1 org.rdmad1.Link State 2> /dev/null) == 's "converged"' ]]; }
 
-echo "1..14"
+tap_begin
+tap_plan 14
 
 export RDMAD_RDMACTL=$rdmactl
 valgrind --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
@@ -158,4 +139,4 @@ if [[ $failed -ne 0 ]]; then
         sed 's/^/# memcheck: /' "$work/memcheck.log" | head -n 200
         sed 's/^/# rdmad: /' "$work/rdmad.log" | tail -n 60
 fi
-exit $failed
+tap_end

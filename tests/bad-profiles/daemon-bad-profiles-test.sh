@@ -16,40 +16,20 @@ policy=$(realpath "$3")
 generator=$(realpath "$4")
 src=$(cd "$(dirname "$0")/.." && pwd)
 
-if [[ -z ${RDMAD_FIXTURE_NETNS:-} ]]; then
-        exec unshare --net env RDMAD_FIXTURE_NETNS=1 "$0" "$@"
-fi
-
-work=$(mktemp -d)
-chmod 755 "$work"
-pid= bus_pid=
-cleanup() {
-        for p in $pid $bus_pid; do
-                kill "$p" 2> /dev/null && wait "$p" 2> /dev/null
-        done
-        rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=../fixture-lib.sh
+. "$src/fixture-lib.sh"
+fixture_netns "$0" "$@"
+fixture_workdir
 
 cp -a "$src/fixtures/mlx5-dual-vf" "$work/root"
 mkdir -p "$work/conf" "$work/state"
 root=$work/root
 tos=$root/sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos
 
-sed -e "s|@SOCKET@|$work/bus|" -e "s|@POLICY@|$policy|" "$src/dbus/system.conf.in" \
-        > "$work/system.conf"
-dbus-daemon --config-file="$work/system.conf" --nofork --nopidfile --nosyslog &
-bus_pid=$!
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/bus
-for _ in $(seq 50); do [[ -S $work/bus ]] && break; sleep 0.1; done
+fixture_bus "$policy"
 
 printf 'match: {device: mlx5_0}\nroce: {mode: v2, tos: 106}\n' > "$work/conf/50-good.yaml"
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; return 1; fi; }
 
 bc() { busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" "$@"; }
 call() { bc --timeout=60 call org.rdmad1 /org/rdmad1 org.rdmad1.Manager "$@"; }
@@ -90,7 +70,8 @@ cases=(${RDMAD_TEST_CASES:-nul-escaped-key nul-escaped-device nul-escaped-addres
         size-500k-modules-dup size-40k-unknown-keys size-1m-nodes size-5000-documents
         size-10mib-nesting file-fifo file-directory file-symlink-loop file-socket
         file-symlink-dev-zero})
-echo "1..$((4 + ${#cases[@]} * 3 + 5))"
+tap_begin
+tap_plan "$((4 + ${#cases[@]} * 3 + 5))"
 
 python3 "$generator" "$work/bad" > /dev/null
 python3 "$generator" "$work/bad2" > /dev/null
@@ -163,4 +144,4 @@ check "rdmad stops cleanly (exit $rc), no sanitizer report in its log" \
         "[[ $rc -eq 0 ]] && ! grep -Eq 'ERROR: (Address|Leak)Sanitizer|runtime error:' $work/rdmad.log"
 
 [[ $failed -eq 0 ]] || tail -n 30 "$work/rdmad.log" | sed 's/^/# /'
-exit $failed
+tap_end
