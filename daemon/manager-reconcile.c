@@ -468,12 +468,26 @@ static void gids_wait_schedule(Manager *m) {
 	manager_schedule_reconcile(m, usec);
 }
 
+/* What a reconcile observes: everything, but the optional hw counters (RDMA netlink, per port)
+ * only while a profile declares counters.optional, and rdmad's nftables table on a
+ * device-only pass only while one declares security.roce-allow-from (a full pass looks for a
+ * table left from an earlier configuration, to remove it). */
+static HostObserveFlags observe_flags(const Manager *m, char *const *only) {
+	HostObserveFlags flags = HOST_OBSERVE_ALL;
+
+	if (!config_declares(m->config, KEY_COUNTERS_OPTIONAL))
+		flags &= ~HOST_OBSERVE_COUNTERS;
+	if (only && !config_declares(m->config, KEY_SECURITY_ROCE_ALLOW_FROM))
+		flags &= ~HOST_OBSERVE_FIREWALL;
+	return flags;
+}
+
 static int observe_and_plan(Manager *m, char *const *only, HostState **h, Plan **p) {
 	*h = host_state_free(*h);
 	*p = plan_free(*p);
 	int r;
 
-	r = host_observe_devices_only(m->root, HOST_OBSERVE_ALL, only, h);
+	r = host_observe_devices_only(m->root, observe_flags(m, only), only, h);
 	if (r < 0)
 		return r;
 	if (!only) {

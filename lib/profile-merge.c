@@ -175,3 +175,10 @@ int port_settings_validate(const PortSettings *s, char **ret_error) {
 		return -ENOMEM;
 	return -EINVAL;
 }
+
+bool config_declares(const Config *c, Key key) {
+	for (size_t i = 0; c && i < c->n_profiles; i++)
+		if (c->profiles[i]->settings.set & KEY_BIT(key))
+			return true;
+	return false;
+}

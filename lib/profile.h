@@ -175,6 +175,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Config *, config_free)
  * the names of the matching profiles. Returns the number of matching profiles. */
 int config_settings_for_port(const Config *c, const PortFacts *f, PortSettings *ret,
 			     char ***ret_profiles);
+/* Whether any profile of c sets key (for any port): what the host must be observed for. */
+bool config_declares(const Config *c, Key key) _pure_;
 
 /* The checks across keys that hold for a port's settings as a whole: one profile's, or the
  * merge of several (profile A's qos.ets.tsa with profile B's qos.ets.tc-bw), which no single
