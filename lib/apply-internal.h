@@ -14,6 +14,9 @@
 int applier_dcbnl(Applier *a, struct nl_sock **ret);
 /* RDMA netlink (apply-rdmanl.c); -EPROTONOSUPPORT when ib_core is not loaded. */
 int applier_rdmanl(Applier *a, struct nl_sock **ret);
+/* Send a NEWLINK (apply-rdmanl.c): through the hook of applier_set_newlink(), else on sk. */
+int applier_newlink(Applier *a, struct nl_sock *sk, const char *name, const char *type,
+		    const char *netdev);
 /* libkmod (apply-kmod.c), made again when the module indexes changed under it (a kernel
  * package update). */
 int applier_kmod(Applier *a, struct kmod_ctx **ret);

@@ -82,6 +82,14 @@ static const char *newlink_error_hint(int r, SoftDeviceType type, const char *nd
 		snprintf(buf, size,
 			 "not permitted (needs CAP_NET_ADMIN; rdma_rxe also refuses VLAN devices)");
 		break;
+	case -ECHILD: /* the applier_newlink_t's helper, not the kernel */
+		snprintf(buf, size,
+			 "the helper that sends it from a cgroup of its own (systemd-run --scope) "
+			 "gave no answer: see the journal");
+		break;
+	case -ETIMEDOUT: /* the same */
+		snprintf(buf, size, "the helper that sends it did not answer in time");
+		break;
 	default:
 		snprintf(buf, size, "%s", strerror(-r));
 	}
@@ -89,7 +97,6 @@ static const char *newlink_error_hint(int r, SoftDeviceType type, const char *nd
 }
 
 int apply_soft_device(Applier *a, const Action *x, ActionOutcome *ret) {
-	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
 	const char *name = x->value.name, *ndev = x->value.lower;
 	const char *type = soft_device_type_to_string(x->value.link_type);
 	char have[RDMANL_NDEV_NAME_MAX], hint[256];
@@ -151,9 +158,7 @@ int apply_soft_device(Applier *a, const Action *x, ActionOutcome *ret) {
 
 	/* The type's module is a modules action of its own, planned before this one; NEWLINK also
 	 * makes the kernel request_module("rdma-link-TYPE"). */
-	r = rdmanl_newlink_new(name, type, ndev, &m);
-	if (r >= 0)
-		r = netlink_transact(sk, m, NULL, NULL);
+	r = applier_newlink(a, sk, name, type, ndev);
 	if (r < 0)
 		(void) soft_device_record_remove(applier_state_dir(a), name); /* not made */
 	if (r == -ENOMEM)

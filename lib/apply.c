@@ -17,7 +17,9 @@ struct Applier {
 	struct kmod_ctx *kmod;
 	struct nl_sock *rdmanl;
 	struct nl_sock *dcbnl;
-	char *fault_file; /* tests only: applier_set_fault_file() */
+	char *fault_file;	   /* tests only: applier_set_fault_file() */
+	applier_newlink_t newlink; /* NULL: this process sends it */
+	void *newlink_userdata;
 };
 
 static const char *const apply_result_table[_APPLY_RESULT_MAX] = {
@@ -164,6 +166,18 @@ int applier_kmod(Applier *a, struct kmod_ctx **ret) {
 	}
 	*ret = a->kmod;
 	return 0;
+}
+
+void applier_set_newlink(Applier *a, applier_newlink_t fn, void *userdata) {
+	a->newlink = fn;
+	a->newlink_userdata = userdata;
+}
+
+int applier_newlink(Applier *a, struct nl_sock *sk, const char *name, const char *type,
+		    const char *netdev) {
+	if (a->newlink)
+		return a->newlink(name, type, netdev, a->newlink_userdata);
+	return rdmanl_newlink(sk, name, type, netdev);
 }
 
 void applier_kmod_forget(Applier *a) {

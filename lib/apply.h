@@ -35,6 +35,18 @@ int applier_new(const char *root, const char *state_dir, Applier **ret);
 Applier *applier_free(Applier *a);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Applier *, applier_free)
 
+/* Who sends a NEWLINK (apply_soft_device()). The kernel charges the sockets of the device it
+ * makes to the cgroup of the task that sends it, for the device's lifetime: rxe's QPs each
+ * have a UDP socket (rxe_qp_init_req()), the GSI QP's among them, made while NEWLINK registers
+ * the device (ib_mad's port open), and every packet of that QP leaves through it. So a
+ * service whose cgroup filters IP (IPAddressDeny=) or accounts it must send the NEWLINK from
+ * another cgroup, or every RDMA CM exchange on the link is dropped. fn does that (rdmad: a
+ * child moved into a scope of its own); it returns 0 or the kernel's -errno. Without one the
+ * NEWLINK is sent from this process. */
+typedef int (*applier_newlink_t)(const char *name, const char *type, const char *netdev,
+				 void *userdata);
+void applier_set_newlink(Applier *a, applier_newlink_t fn, void *userdata);
+
 /* Carry out one action. Returns -ENOMEM only; everything else is in *ret. */
 int action_apply(Applier *a, const Action *action, ActionOutcome *ret);
 

@@ -76,6 +76,16 @@ int rdmanl_dev_find(struct nl_sock *sk, const char *name, uint32_t *ret_index) {
 	return 1;
 }
 
+int rdmanl_newlink(struct nl_sock *sk, const char *name, const char *type, const char *ndev) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	int r;
+
+	r = rdmanl_newlink_new(name, type, ndev, &m);
+	if (r < 0)
+		return r;
+	return netlink_transact(sk, m, NULL, NULL);
+}
+
 typedef struct PortLookup {
 	int r;
 	char ndev[RDMANL_NDEV_NAME_MAX];

@@ -17,6 +17,10 @@ int rdmanl_netns_mode_read(struct nl_sock *sk, NetnsMode *ret);
 /* Look the RDMA device name up (a GET dump): 1 and its index if it exists, 0 if not. */
 int rdmanl_dev_find(struct nl_sock *sk, const char *name, uint32_t *ret_index);
 
+/* Add a soft RDMA device (NEWLINK: name, link type "rxe"/"siw", netdev), as `rdma link add`
+ * does. 0, or the kernel's -errno. */
+int rdmanl_newlink(struct nl_sock *sk, const char *name, const char *type, const char *ndev);
+
 /* The netdev under a device's port (PORT_GET). -ENODATA if it has none in this network
  * namespace. */
 int rdmanl_port_netdev(struct nl_sock *sk, uint32_t index, uint32_t port,
