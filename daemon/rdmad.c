@@ -7,6 +7,8 @@
 #include "config.h"
 #include "log.h"
 #include "manager.h"
+#include "rdmanl-talk.h"
+#include "scope-newlink.h"
 #include "strv.h"
 
 static void help(void) {
@@ -29,8 +31,31 @@ static void help(void) {
 	       "     --version        Show the version\n");
 }
 
+/* rdmad --newlink NAME TYPE NETDEV: scope-newlink.c's child, in the scope systemd-run moved it
+ * to. Sends the NEWLINK and prints the kernel's answer, 0 or -errno, for rdmad to read. */
+static int newlink_main(char **args) {
+	struct nl_sock *sk = NULL;
+	int r;
+
+	r = rdmanl_socket_open(&sk);
+	if (r >= 0) {
+		r = rdmanl_newlink(sk, args[0], args[1], args[2]);
+		nl_socket_free(sk);
+	}
+	printf("%d\n", r);
+	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv) {
-	enum { ARG_ROOT = 0x100, ARG_CONFIG_DIR, ARG_STATE_DIR, ARG_BUS, ARG_ONCE, ARG_VERSION };
+	enum {
+		ARG_ROOT = 0x100,
+		ARG_CONFIG_DIR,
+		ARG_STATE_DIR,
+		ARG_BUS,
+		ARG_ONCE,
+		ARG_VERSION,
+		ARG_NEWLINK
+	};
 	static const struct option options[] = {
 		{ "root", required_argument, NULL, ARG_ROOT },
 		{ "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
@@ -40,13 +65,14 @@ int main(int argc, char **argv) {
 		{ "log-level", optional_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, ARG_VERSION },
+		{ "newlink", no_argument, NULL, ARG_NEWLINK }, /* internal: scope-newlink.c */
 		{ 0 },
 	};
 	_cleanup_strv_free_ char **config_dirs = NULL;
 	_cleanup_(manager_freep) Manager *m = NULL;
 	_cleanup_free_ char *root_state_dir = NULL;
 	const char *root = "/", *state_dir = NULL;
-	bool once = false, bus = false;
+	bool once = false, bus = false, newlink = false;
 	int c, r;
 
 	log_setup();
@@ -79,12 +105,22 @@ int main(int argc, char **argv) {
 		case 'h':
 			help();
 			return EXIT_SUCCESS;
+		case ARG_NEWLINK:
+			newlink = true;
+			break;
 		case ARG_VERSION:
 			printf("rdmad %s\n", PACKAGE_VERSION);
 			return EXIT_SUCCESS;
 		default:
 			return EXIT_FAILURE;
 		}
+	if (newlink) {
+		if (argc - optind != 3) {
+			log_error("--newlink takes NAME TYPE NETDEV.");
+			return EXIT_FAILURE;
+		}
+		return newlink_main(argv + optind);
+	}
 	if (optind < argc) {
 		log_error("Unexpected argument '%s'.", argv[optind]);
 		return EXIT_FAILURE;
@@ -105,6 +141,9 @@ int main(int argc, char **argv) {
 		log_error_errno(r, "Failed to set up");
 		return EXIT_FAILURE;
 	}
+	/* Under systemd, Soft-RoCE links are made from a cgroup of their own (scope-newlink.c). */
+	if (streq(root, "/") && scope_newlink_wanted())
+		applier_set_newlink(m->applier, scope_newlink, m);
 	/* A fixture root is hermetic: the host's bus name only when asked for. */
 	m->use_bus = bus || streq(root, "/");
 	/* Tests only: writes made to fail on purpose (apply.h). Never on the real root. */

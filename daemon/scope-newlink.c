@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Soft-RoCE links made from a cgroup of their own.
+ *
+ * The kernel charges a socket to the cgroup of the task that creates it, kernel sockets too
+ * (sk_alloc() -> cgroup_sk_alloc(): current's cgroup), and a cgroup's BPF egress filter runs
+ * on every packet sent through it (ip_finish_output() -> BPF_CGROUP_RUN_PROG_INET_EGRESS).
+ * rxe gives each QP a UDP socket (rxe_qp_init_req(): sock_create_kern()) and sends the QP's
+ * packets through it (rxe_send(): skb->sk = qp->sk->sk). The GSI QP (QP1), which carries every
+ * RDMA CM MAD of the link, is made while NEWLINK registers the device (ib_register_device() ->
+ * ib_mad's port open -> ib_create_qp()), in the context of the task that sent the NEWLINK.
+ * Sent from rdmad.service, whose IPAddressDeny=any is such a filter, every CM packet of the
+ * link was dropped for the link's lifetime: send_err counted them, no connection was ever
+ * made (cm_destroy_id_wait_timeout in the kernel log), while data QPs that other processes
+ * make went out.
+ *
+ * So under systemd the NEWLINK is sent by a child of rdmad that `systemd-run --scope` first
+ * moves into a transient scope: the same binary, namespaces, capabilities and system call
+ * filter, another cgroup (under system.slice: no IP filter, none of rdmad's accounting). The
+ * child is `rdmad --newlink NAME TYPE NETDEV` (rdmad.c); it prints the kernel's answer. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "manager.h"
+#include "scope-newlink.h"
+
+/* systemd-run asks PID 1 for a scope and waits for its job: rdmad's loop waits on that, so a
+ * bound well inside WatchdogSec=. */
+#define SCOPE_NEWLINK_TIMEOUT_MSEC 20000
+
+extern char **environ;
+
+bool scope_newlink_wanted(void) {
+	/* A service of systemd's ($INVOCATION_ID), on a host systemd runs. */
+	return getenv("INVOCATION_ID") && access("/run/systemd/system", F_OK) >= 0;
+}
+
+static int64_t now_msec(void) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Read what the child prints until it closes stdout, for at most SCOPE_NEWLINK_TIMEOUT_MSEC.
+ * Returns the bytes read, or -ETIMEDOUT. */
+static ssize_t read_answer(int fd, char *buf, size_t size) {
+	int64_t deadline = now_msec() + SCOPE_NEWLINK_TIMEOUT_MSEC;
+	size_t len = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int64_t left = deadline - now_msec();
+		ssize_t n;
+		int k;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		k = poll(&p, 1, (int) left);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			return -ETIMEDOUT;
+		n = read(fd, buf + len, size - 1 - len);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0 || len + (size_t) n >= size - 1) {
+			len += (size_t) n;
+			buf[len] = 0;
+			return (ssize_t) len;
+		}
+		len += (size_t) n;
+	}
+}
+
+int scope_newlink(const char *name, const char *type, const char *netdev, void *userdata) {
+	Manager *m = userdata;
+	posix_spawn_file_actions_t actions;
+	posix_spawnattr_t attr;
+	sigset_t none;
+	char self[PATH_MAX], desc[256], answer[64];
+	_cleanup_close_ int fd = -EBADF;
+	int pipefd[2], status = 0, value;
+	ssize_t n;
+	pid_t pid;
+	int r;
+
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		return log_error_errno(-errno, "Cannot find rdmad's own binary (/proc/self/exe)");
+	self[n] = 0;
+	snprintf(desc, sizeof(desc), "--description=rdmad: add RDMA link %s (%s on %s)", name, type,
+		 netdev);
+	char *argv[] = { (char *) "systemd-run",
+			 (char *) "--scope",
+			 (char *) "--quiet",
+			 (char *) "--collect",
+			 desc,
+			 (char *) "--",
+			 self,
+			 (char *) "--newlink",
+			 (char *) name,
+			 (char *) type,
+			 (char *) netdev,
+			 NULL };
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	fd = pipefd[0];
+	/* Not sd-event's blocked signals. */
+	sigemptyset(&none);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	r = posix_spawn_file_actions_init(&actions);
+	if (r == 0)
+		r = posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY,
+						     0);
+	if (r == 0)
+		r = posix_spawn_file_actions_adddup2(&actions, pipefd[1], STDOUT_FILENO);
+	if (r == 0)
+		r = posix_spawnp(&pid, "systemd-run", &actions, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&actions);
+	posix_spawnattr_destroy(&attr);
+	safe_close(pipefd[1]);
+	if (r != 0)
+		return log_error_errno(-r, "Cannot run systemd-run --scope to add RDMA link %s",
+				       name);
+
+	n = read_answer(fd, answer, sizeof(answer));
+	if (n == -ETIMEDOUT) {
+		/* Not waited for: reaped by sd-event whenever it ends. */
+		(void) kill(pid, SIGKILL);
+		if (m && m->event &&
+		    sd_event_add_child(m->event, NULL, pid, WEXITED, NULL, NULL) < 0)
+			log_warning("Cannot watch the killed helper %d, ignoring.", (int) pid);
+		log_error("systemd-run --scope ... rdmad --newlink %s %s %s gave no answer within "
+			  "%d s: killed.",
+			  name, type, netdev, SCOPE_NEWLINK_TIMEOUT_MSEC / 1000);
+		return -ETIMEDOUT;
+	}
+	/* stdout closed: the child is ending. */
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (n > 0 && sscanf(answer, "%d", &value) == 1 && value <= 0) {
+		log_debug("RDMA link %s (%s on %s) sent from a scope of its own: %d.", name, type,
+			  netdev, value);
+		return value;
+	}
+	log_error("systemd-run --scope ... rdmad --newlink %s %s %s ended without an answer "
+		  "(%s %d).",
+		  name, type, netdev, WIFEXITED(status) ? "exit status" : "signal",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	return -ECHILD;
+}
