@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/signalfd.h>
+#include <time.h>
 
 #include "gid.h"
 #include "output.h"
@@ -187,6 +188,13 @@ static int serve(const Options *o, SelftestParams *params, SelftestResult *res) 
 	return selftest_serve(params, fd, listening, served, &ud, res);
 }
 
+static uint64_t monotonic_nsec(void) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
+}
+
 int verb_selftest(const Options *o, int argc, char **argv) {
 	_cleanup_(host_state_freep) HostState *h = NULL;
 	_cleanup_(selftest_result_done) SelftestResult res = { .step = _SELFTEST_STEP_INVALID };
@@ -195,6 +203,7 @@ int verb_selftest(const Options *o, int argc, char **argv) {
 		.size = o->size,
 		.iterations = (uint32_t) o->iters,
 		.timeout_sec = (uint32_t) o->timeout,
+		.start_nsec = monotonic_nsec(), /* --timeout bounds the whole command */
 	};
 	const char *peer = argc > 1 ? argv[1] : NULL;
 	const HostDevice *d;
@@ -264,7 +273,7 @@ int verb_selftest(const Options *o, int argc, char **argv) {
 				(void) selftest_fail(&res, SELFTEST_STEP_LISTEN, r, NULL,
 						     "cannot wait for signals: %s", strerror(-r));
 		} else {
-			r = selftest_run(&params, &res);
+			r = selftest_run_bounded(&params, &res);
 			if (r < 0)
 				goto oom;
 		}

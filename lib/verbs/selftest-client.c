@@ -135,6 +135,16 @@ static int client_turn(Selftest *t, const char *what) {
 	if (selftest_failed(t->result))
 		return -ECANCELED;
 	r = selftest_pump(t, t->deadline, -1);
+	if (r == -ETIME && t->phase == SELFTEST_STEP_CONNECT)
+		/* The REQ was neither accepted, rejected nor reported unreachable by the CM:
+		 * a connect failure, whatever the kernel does with the REQ afterwards. */
+		return selftest_fail(
+			t->result, SELFTEST_STEP_CONNECT, -ETIMEDOUT,
+			"Check that the peer listens and is reachable over RDMA (rdmactl "
+			"selftest --listen there), and the counters of both links "
+			"(rdmactl counters)",
+			"%s: no answer from %s within the %" PRIu32 " s of --timeout", what,
+			t->peer_text, t->params->timeout_sec);
 	if (r == -ETIME)
 		return selftest_fail(t->result, SELFTEST_STEP_TIMEOUT, -ETIME,
 				     "Raise --timeout (or lower --iters or --size); or see why the "
@@ -485,7 +495,8 @@ int selftest_run(const SelftestParams *params, SelftestResult *result) {
 		.client = { .role = "client", .link = &params->link, .result = result },
 		.server = { .role = "server", .link = &params->link, .result = result },
 		.phase = SELFTEST_STEP_LINK,
-		.deadline = now_nsec() + (uint64_t) params->timeout_sec * NSEC_PER_SEC,
+		.deadline = (params->start_nsec ? params->start_nsec : now_nsec()) +
+			    (uint64_t) params->timeout_sec * NSEC_PER_SEC,
 	};
 	SelftestStep phase;
 	int r;
@@ -493,14 +504,20 @@ int selftest_run(const SelftestParams *params, SelftestResult *result) {
 	selftest_result_set_gids(params, result);
 	r = run(&t);
 	phase = t.phase;
-	selftest_free(&t);
 	if (r == -ENOMEM)
-		return r;
+		goto finish;
 	/* Every failure is recorded where it happens; this one was not. */
 	if (r < 0 && !selftest_failed(result) &&
-	    selftest_fail(result, phase, r, NULL, "%s", strerror(-r)) == -ENOMEM)
-		return -ENOMEM;
+	    selftest_fail(result, phase, r, NULL, "%s", strerror(-r)) == -ENOMEM) {
+		r = -ENOMEM;
+		goto finish;
+	}
 	if (!selftest_failed(result))
 		result->pass = true;
-	return 0;
+	r = 0;
+	if (params->result_ready)
+		params->result_ready(result, params->result_ready_userdata);
+finish:
+	selftest_free(&t);
+	return r;
 }

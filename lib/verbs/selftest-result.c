@@ -243,3 +243,94 @@ int selftest_peer_parse(const char *s, uint16_t default_port, char **ret_host, u
 	*ret_port = port;
 	return 0;
 }
+
+/* Packed: the struct with its pointers cleared, then link, peer, message and hint, each a
+ * uint32_t length (UINT32_MAX: NULL) and its bytes. Only ever read by the same binary. */
+#define PACKED_NULL UINT32_MAX
+
+static int pack_string(FILE *f, const char *s) {
+	uint32_t n = s ? (uint32_t) strlen(s) : PACKED_NULL;
+
+	if (fwrite(&n, sizeof(n), 1, f) != 1 || (s && n > 0 && fwrite(s, n, 1, f) != 1))
+		return -ENOMEM;
+	return 0;
+}
+
+int selftest_result_pack(const SelftestResult *r, char **ret, size_t *ret_size) {
+	SelftestResult flat = *r;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+	int k = 0;
+
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return -ENOMEM;
+	flat.link = flat.peer = flat.message = flat.hint = NULL;
+	if (fwrite(&flat, sizeof(flat), 1, f) != 1)
+		k = -ENOMEM;
+	if (k >= 0)
+		k = pack_string(f, r->link);
+	if (k >= 0)
+		k = pack_string(f, r->peer);
+	if (k >= 0)
+		k = pack_string(f, r->message);
+	if (k >= 0)
+		k = pack_string(f, r->hint);
+	if (fclose(f) != 0 && k >= 0)
+		k = -ENOMEM;
+	if (k < 0) {
+		free(buf);
+		return k;
+	}
+	*ret = buf;
+	*ret_size = size;
+	return 0;
+}
+
+static int unpack_string(const char **p, const char *end, char **ret) {
+	uint32_t n;
+
+	if ((size_t) (end - *p) < sizeof(n))
+		return -EBADMSG;
+	memcpy(&n, *p, sizeof(n));
+	*p += sizeof(n);
+	if (n == PACKED_NULL) {
+		*ret = NULL;
+		return 0;
+	}
+	if ((size_t) (end - *p) < n)
+		return -EBADMSG;
+	*ret = strndup(*p, n);
+	if (!*ret)
+		return -ENOMEM;
+	*p += n;
+	return 0;
+}
+
+int selftest_result_unpack(const void *buf, size_t size, SelftestResult *ret) {
+	_cleanup_(selftest_result_done) SelftestResult r = { .step = _SELFTEST_STEP_INVALID };
+	const char *p = buf, *end = p + size;
+	int k;
+
+	if (size < sizeof(r))
+		return -EBADMSG;
+	memcpy(&r, p, sizeof(r));
+	p += sizeof(r);
+	r.link = r.peer = r.message = r.hint = NULL;
+	k = unpack_string(&p, end, &r.link);
+	if (k >= 0)
+		k = unpack_string(&p, end, &r.peer);
+	if (k >= 0)
+		k = unpack_string(&p, end, &r.message);
+	if (k >= 0)
+		k = unpack_string(&p, end, &r.hint);
+	if (k < 0)
+		return k;
+	if (p != end || !r.link)
+		return -EBADMSG;
+	selftest_result_done(ret);
+	*ret = r;
+	r = (SelftestResult){ .step = _SELFTEST_STEP_INVALID };
+	return 0;
+}

@@ -129,14 +129,19 @@ static char *route_hint(const SelftestLink *from, const SelftestLink *to, char *
 int selftest_route_check(SelftestResult *res, const SelftestLink *from, const struct sockaddr *dst,
 			 const SelftestLink *to) {
 	char a[INET6_ADDRSTRLEN + 8], b[INET6_ADDRSTRLEN + 8], via[IF_NAMESIZE] = "?", hint[1024];
+	struct sockaddr_storage host = { 0 };
 	unsigned want;
 	int oif, r;
 
 	if (!from->netdev[0])
 		return 0;
 	want = if_nametoindex(from->netdev);
+	/* The address alone: the commands of the hints take no port. */
+	memcpy(&host, dst,
+	       dst->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+	sockaddr_set_port(&host, 0);
 	sockaddr_format((const struct sockaddr *) &from->address, a, sizeof(a));
-	sockaddr_format(dst, b, sizeof(b));
+	sockaddr_format((const struct sockaddr *) &host, b, sizeof(b));
 	r = selftest_route_oif((const struct sockaddr *) &from->address, dst, &oif);
 	if (r == -ENOMEM)
 		return r;

@@ -49,6 +49,8 @@ typedef enum SelftestStep {
 } SelftestStep;
 DECLARE_STRING_TABLE_LOOKUP(selftest_step, SelftestStep)
 
+typedef struct SelftestResult SelftestResult;
+
 /* One end of the test on this host: a port and the GID (and so the IP address) it uses. */
 typedef struct SelftestLink {
 	char name[RDMA_DEVICE_NAME_MAX + 8]; /* "rxe0/1" */
@@ -76,6 +78,12 @@ typedef struct SelftestParams {
 	uint64_t size;	       /* bytes per RDMA WRITE */
 	uint32_t iterations;   /* round trips measured, and WRITEs of the bandwidth burst */
 	uint32_t timeout_sec;  /* the whole test; selftest_serve(): each client */
+	uint64_t start_nsec;   /* selftest_run*(): CLOCK_MONOTONIC when timeout_sec began (the
+				* command's start); 0: when the run starts */
+	/* selftest_run(): called with the final result before the test's resources are torn
+	 * down (rdma_destroy_id() may wait on the kernel); may be NULL. */
+	void (*result_ready)(const SelftestResult *result, void *userdata);
+	void *result_ready_userdata;
 } SelftestParams;
 
 /* Nanoseconds. */
@@ -83,7 +91,7 @@ typedef struct SelftestLatency {
 	uint64_t min, p50, p99, max;
 } SelftestLatency;
 
-typedef struct SelftestResult {
+struct SelftestResult {
 	char *link; /* "rxe0/1" */
 	char *peer; /* "rxe1/1", "HOST:PORT" as given, a client's address; NULL: loopback */
 	bool pass;
@@ -105,7 +113,7 @@ typedef struct SelftestResult {
 	SelftestLatency latency;
 	bool has_bandwidth;
 	uint64_t bandwidth_bps;
-} SelftestResult;
+};
 
 void selftest_result_done(SelftestResult *r);
 /* Names and sizes for the report; link may not be NULL. -ENOMEM only. */
@@ -159,6 +167,21 @@ int selftest_route_oif(const struct sockaddr *src, const struct sockaddr *dst, i
 /* The test, as the client (and for local peers the server too). result was set up with
  * selftest_result_init(); on return it holds pass or the failure. Returns 0, or -ENOMEM. */
 int selftest_run(const SelftestParams *params, SelftestResult *result);
+
+/* selftest_run() in a child process that can be abandoned, so that the caller returns within
+ * timeout_sec + 2 s whatever the kernel does: a REQ whose send never completes keeps its CM
+ * id referenced, and rdma_destroy_id() then waits in the kernel for as long as that lasts
+ * (cm_destroy_id_wait_timeout). The child hands its result over as soon as it is known, before
+ * it tears down; a child that gave none by then is killed and left to whoever reaps it. When
+ * a failed test's link (or local peer) counted send errors meanwhile (rxe's
+ * hw_counters/send_err), the hint says so and names the likely cause. Returns as
+ * selftest_run(). */
+int selftest_run_bounded(const SelftestParams *params, SelftestResult *result);
+
+/* The result as bytes for another process of this same binary (selftest_run_bounded()'s
+ * child to its parent), and back. unpack: -EBADMSG when the bytes are not a whole result. */
+int selftest_result_pack(const SelftestResult *r, char **ret, size_t *ret_size);
+int selftest_result_unpack(const void *buf, size_t size, SelftestResult *ret);
 
 /* --listen: called once listening, with the address ("192.0.2.1:7472", "[2001:db8::1]:7472"). */
 typedef void (*selftest_ready_t)(const char *address, void *userdata);

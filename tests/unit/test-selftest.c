@@ -174,6 +174,44 @@ TEST(json_of_a_pass) {
 		    "1000.000");
 }
 
+TEST(pack_round_trip) {
+	_cleanup_(selftest_result_done) SelftestResult r = { .step = _SELFTEST_STEP_INVALID };
+	_cleanup_(selftest_result_done) SelftestResult q = { .step = _SELFTEST_STEP_INVALID };
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0;
+
+	CHECK_INTEQ(selftest_result_init(&r, "rxe2/1", "203.0.113.2:7472", 4096, 50), 0);
+	r.has_gid = true;
+	r.gid_index = 1;
+	inet_pton(AF_INET6, "::ffff:203.0.113.1", r.gid);
+	r.has_latency = true;
+	r.latency = (SelftestLatency){ .min = 1, .p50 = 2, .p99 = 3, .max = 4 };
+	CHECK_INTEQ(selftest_fail(&r, SELFTEST_STEP_CONNECT, -ETIMEDOUT, NULL, "no answer"),
+		    -ECANCELED);
+	CHECK_INTEQ(selftest_result_pack(&r, &buf, &size), 0);
+	CHECK_INTEQ(selftest_result_init(&q, "old", NULL, 1, 1), 0);
+	CHECK_INTEQ(selftest_result_unpack(buf, size, &q), 0);
+	CHECK_STREQ(q.link, "rxe2/1");
+	CHECK_STREQ(q.peer, "203.0.113.2:7472");
+	CHECK_STREQ(q.message, "no answer");
+	CHECK(q.hint == NULL);
+	CHECK(!q.pass);
+	CHECK_INTEQ(q.step, SELFTEST_STEP_CONNECT);
+	CHECK_INTEQ(q.error, -ETIMEDOUT);
+	CHECK_INTEQ(q.gid_index, 1);
+	CHECK(memcmp(q.gid, r.gid, 16) == 0);
+	CHECK_INTEQ(q.latency.max, 4);
+	CHECK_INTEQ(q.size, 4096);
+
+	/* Cut anywhere, or with a byte too many: refused, and q stays as it was. */
+	for (size_t n = 0; n < size; n++)
+		CHECK_INTEQ(selftest_result_unpack(buf, n, &q), -EBADMSG);
+	buf = realloc(buf, size + 1);
+	CHECK(buf != NULL);
+	CHECK_INTEQ(selftest_result_unpack(buf, size + 1, &q), -EBADMSG);
+	CHECK_STREQ(q.link, "rxe2/1");
+}
+
 TEST(json_of_a_failure) {
 	_cleanup_(selftest_result_done) SelftestResult r = { .step = _SELFTEST_STEP_INVALID };
 	_cleanup_(json_object_putp) json_object *j = NULL;
@@ -347,5 +385,5 @@ TEST(link_prepare) {
 }
 
 TESTS_MAIN(TEST_ENTRY(step_table_round_trips), TEST_ENTRY(peer_parse),
-	   TEST_ENTRY(latency_percentiles), TEST_ENTRY(json_of_a_pass),
+	   TEST_ENTRY(latency_percentiles), TEST_ENTRY(json_of_a_pass), TEST_ENTRY(pack_round_trip),
 	   TEST_ENTRY(json_of_a_failure), TEST_ENTRY(link_prepare))
