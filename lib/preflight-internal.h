@@ -30,5 +30,10 @@ static inline const char *address_ntop(const Address *a, char *buf, size_t size)
 	return buf;
 }
 
+/* The network.send-errors row of a port whose driver counts send errors (rxe):
+ * preflight-sends.c. */
+int preflight_send_errors(Preflight *p, const PreflightInput *in, const HostDevice *d,
+			  const HostPort *port, const char *subject);
+
 /* The multi-rail rows, with the routing read on the real root (preflight-multirail.c). */
 int preflight_rails(Preflight *p, const PreflightInput *in);

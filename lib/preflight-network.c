@@ -2,7 +2,7 @@
 /* The network checks, per RDMA port: its state, its netdev, the RoCE MTU the netdev's MTU gives,
  * a GID for each address and the one jobs should use, the rdma_cm RoCE mode. They only read:
  * sysfs and configfs through the HostState. Multi-rail (netdevs sharing a subnet) is
- * preflight-multirail.c. */
+ * preflight-multirail.c, whether a Soft-RoCE link's packets leave preflight-sends.c. */
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -384,6 +384,9 @@ static int check_port(Preflight *p, const PreflightInput *in, const HostDevice *
 	if (r < 0)
 		return r;
 	r = check_gid_index(p, subject, port);
+	if (r < 0)
+		return r;
+	r = preflight_send_errors(p, in, d, port, subject);
 	if (r < 0)
 		return r;
 	return check_roce_mode(p, in, subject, d, port);

@@ -371,6 +371,47 @@ TEST(multi_rail) {
 	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* rxe's send_err: none, some, most (the socket filtered); no row without the counter. */
+TEST(send_errors) {
+	_cleanup_(host_state_freep) HostState *h = host_new();
+	_cleanup_(preflight_done) Preflight p = { 0 }, q = { 0 }, u = { 0 };
+	char root[] = "/tmp/test-preflight-net-XXXXXX";
+	const char *dir = "/sys/class/infiniband/rxe0/ports/1/hw_counters";
+	PreflightInput in = { .host = h };
+	char path[256];
+	const PreflightRow *r;
+
+	CHECK(mkdtemp(root) != NULL);
+	in.root = root;
+	snprintf(path, sizeof(path), "%s/send_err", dir);
+	put_file(root, path, "0\n");
+	snprintf(path, sizeof(path), "%s/sent_pkts", dir);
+	put_file(root, path, "1234\n");
+	CHECK(preflight_network(&p, &in) == 0);
+	r = row_expect(&p, "network.send-errors", "rxe0/1", PREFLIGHT_OK);
+	CHECK_STREQ(r ? r->seen : NULL, "no send errors (hw_counters/send_err 0, sent_pkts 1234)");
+	CHECK(row_find(&p, "network.send-errors", "mlx5_0/1") == NULL);
+
+	snprintf(path, sizeof(path), "%s/send_err", dir);
+	put_file(root, path, "3\n");
+	CHECK(preflight_network(&q, &in) == 0);
+	r = row_expect(&q, "network.send-errors", "rxe0/1", PREFLIGHT_WARN);
+	CHECK(r && strstr(r->seen, "send_err 3, sent_pkts 1234") && strstr(r->seen, "some"));
+
+	/* what rdmad.service's IPAddressDeny= did to the links it made: nothing left */
+	put_file(root, path, "2774140\n");
+	snprintf(path, sizeof(path), "%s/sent_pkts", dir);
+	put_file(root, path, "0\n");
+	CHECK(preflight_network(&u, &in) == 0);
+	r = row_expect(&u, "network.send-errors", "rxe0/1", PREFLIGHT_FAIL);
+	CHECK(r && strstr(r->seen, "send_err 2774140, sent_pkts 0") && strstr(r->seen, "most"));
+	CHECK(r && r->fix && strstr(r->fix, "IPAddressDeny=") &&
+	      strstr(r->fix, "rdma link delete rxe0"));
+	CHECK_INTEQ(preflight_worst(&u), PREFLIGHT_FAIL);
+
+	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /* QoS */
 
 static void dcb_set(HostNetdev *n, uint8_t pfc_en) {
@@ -660,6 +701,7 @@ TEST(firewall_live) {
 #define LIVE_TESTS
 #endif
 
-TESTS_MAIN(TEST_ENTRY(healthy), TEST_ENTRY(port_and_netdev_down), TEST_ENTRY(mtu), TEST_ENTRY(gids),
-	   TEST_ENTRY(roce_mode), TEST_ENTRY(multi_rail), TEST_ENTRY(qos),
-	   TEST_ENTRY(qos_undeclared), TEST_ENTRY(firewall), TEST_ENTRY(security_rows) LIVE_TESTS)
+TESTS_MAIN(TEST_ENTRY(healthy), TEST_ENTRY(send_errors), TEST_ENTRY(port_and_netdev_down),
+	   TEST_ENTRY(mtu), TEST_ENTRY(gids), TEST_ENTRY(roce_mode), TEST_ENTRY(multi_rail),
+	   TEST_ENTRY(qos), TEST_ENTRY(qos_undeclared), TEST_ENTRY(firewall),
+	   TEST_ENTRY(security_rows) LIVE_TESTS)
