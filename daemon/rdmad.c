@@ -156,6 +156,19 @@ int main(int argc, char **argv) {
 		log_notice("Injecting write faults listed in %s (RDMAD_TEST_FAULTS).",
 			   getenv("RDMAD_TEST_FAULTS"));
 	}
+	/* Tests only: the unprivileged counter reads' window, so long that a test counts exactly
+	 * COUNTERS_RATELIMIT_BURST answers however slowly its calls come. Never on the real root.
+	 */
+	if (!streq(root, "/") && getenv("RDMAD_TEST_RATELIMIT_INTERVAL_USEC")) {
+		unsigned long long usec;
+
+		if (sscanf(getenv("RDMAD_TEST_RATELIMIT_INTERVAL_USEC"), "%llu", &usec) != 1 ||
+		    usec == 0) {
+			log_error("RDMAD_TEST_RATELIMIT_INTERVAL_USEC is not a positive number.");
+			return EXIT_FAILURE;
+		}
+		m->counters_ratelimit.interval_usec = usec;
+	}
 	/* Invalid files are left out (and reported); only running out of memory stops us. */
 	r = manager_load_config(m);
 	if (r < 0)
