@@ -56,7 +56,7 @@ start_host() {
 
 # Median over 7 runs of: change a link's MTU, wait until rdmad has put it back. A different
 # link each time: the same setting reverted again and again within a minute is contested, and
-# rdmad holds off from it (lib/contest.h). A run that is not put back within 10 s counts as
+# rdmad holds off from it (lib/apply/contest.h). A run that is not put back within 10 s counts as
 # 10000 ms rather than hang the benchmark.
 event_latency() {
         local samples=() t0 t1 i

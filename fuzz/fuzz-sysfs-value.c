@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* libFuzzer target: the parsers of kernel values (lib/sysfs-value.c) on arbitrary bytes. Each
+/* libFuzzer target: the parsers of kernel values (lib/codec/sysfs-value.c) on arbitrary bytes. Each
  * value a parser accepts must print back as exactly the bytes it came from (a NUL or anything
  * after the value would not), and every error message stays short and printable.
  * tests/unit/test-sysfs-value.c replays fuzz/regressions/sysfs-value through the same checks. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The strict parsers of kernel values (lib/sysfs-value.c), the bounded read, the excerpt and
+/* The strict parsers of kernel values (lib/codec/sysfs-value.c), the bounded read, the excerpt and
  * the error cap. (fuzz/regressions/sysfs-value is replayed by fuzz-sysfs-value-regressions.) */
 #include <fcntl.h>
 #include <stdint.h>

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""lib/'s folders depend one way: each file includes only headers of its own folder or of a
+folder below it (lib/README.md). Reads every `#include "..."` of lib/, daemon/ and tools/, maps
+each header to the folder that holds it, prints the folder graph and fails (TAP) on an include
+that goes up, or sideways between folders of one rank, or from lib/ into daemon/ or tools/.
+
+    tests/layout-test.py [SOURCE_ROOT]
+"""
+import pathlib
+import re
+import sys
+
+# Bottom first. Folders of one rank may not include each other.
+RANKS = {
+    "basic": 0,
+    "profile": 1,
+    "codec": 2,
+    "host": 3,
+    "plan": 4,
+    "apply": 5,
+    "preflight": 6,
+    "publish": 6,
+    "verbs": 7,
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def main():
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parent.parent)
+    lib = root / "lib"
+    headers = {}  # header name -> the folder holding it ("lib/<stage>", "daemon", "tools")
+    for d in sorted(p for p in lib.iterdir() if p.is_dir()):
+        for h in d.glob("*.h"):
+            headers.setdefault(h.name, []).append(d.name)
+    for top in ("daemon", "tools"):
+        for h in (root / top).glob("*.h"):
+            headers.setdefault(h.name, []).append(top)
+
+    n = 0
+    failed = 0
+    edges = {}
+
+    def result(ok, name, *diag):
+        nonlocal n, failed
+        n += 1
+        failed += not ok
+        print(f"{'ok' if ok else 'not ok'} {n} - {name}")
+        for line in diag:
+            print(f"# {line}")
+
+    folders = sorted(p.name for p in lib.iterdir() if p.is_dir())
+    unknown = [f for f in folders if f not in RANKS]
+    result(not unknown, "every folder of lib/ has a rank", *(f"lib/{f}/ has none: add it to RANKS and lib/README.md" for f in unknown))
+    loose = sorted(p.name for p in lib.iterdir() if p.is_file() and p.suffix in (".c", ".h"))
+    result(not loose, "no source file directly in lib/", *loose)
+    twice = {h: where for h, where in headers.items() if len(where) > 1}
+    result(not twice, "every header name is held by one folder", *(f"{h}: {w}" for h, w in twice.items()))
+
+    bad = []
+    for d in folders:
+        if d not in RANKS:
+            continue
+        for f in sorted((lib / d).glob("*.[ch]")):
+            for inc in INCLUDE.findall(f.read_text(errors="replace")):
+                where = headers.get(pathlib.PurePath(inc).name)
+                if not where:
+                    continue  # config.h, generated or system headers
+                to = where[0]
+                if to == d:
+                    continue
+                edges.setdefault(d, set()).add(to)
+                if to not in RANKS:
+                    bad.append(f"lib/{d}/{f.name} includes {inc} of {to}/")
+                elif RANKS[to] >= RANKS[d]:
+                    bad.append(f"lib/{d}/{f.name} (rank {RANKS[d]}) includes {inc} of lib/{to}/ (rank {RANKS[to]})")
+    result(not bad, "lib/'s folders include only folders below them", *bad)
+
+    # The graph, and a check that it has no cycle (it cannot, with the ranks; said anyway).
+    for d in sorted(edges, key=lambda x: (RANKS.get(x, 99), x)):
+        print(f"# lib/{d}/ -> " + ", ".join(f"lib/{t}/" for t in sorted(edges[d], key=lambda x: (RANKS.get(x, 99), x))))
+    state = {}
+
+    def cyclic(v):
+        state[v] = 1
+        for w in edges.get(v, ()):
+            if state.get(w) == 1 or (w not in state and cyclic(w)):
+                return True
+        state[v] = 2
+        return False
+
+    result(not any(cyclic(v) for v in list(edges) if v not in state), "the folder graph has no cycle")
+    print(f"1..{n}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
