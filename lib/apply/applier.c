@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The Applier: the context every backend shares (the root, the state directory, the sockets and
+ * libkmod opened on first use, the NEWLINK hook, test faults) and the ActionOutcome they fill. */
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -182,51 +184,6 @@ int applier_newlink(Applier *a, struct nl_sock *sk, const char *name, const char
 
 void applier_kmod_forget(Applier *a) {
 	a->kmod = kmod_unref(a->kmod);
-}
-
-int action_apply(Applier *a, const Action *x, ActionOutcome *ret) {
-	*ret = (ActionOutcome){ 0 };
-
-	if (x->unsupported)
-		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s", x->unsupported);
-
-	switch (x->key) {
-	case KEY_MODULES:
-		return apply_module(a, x, ret);
-	case KEY_LINKS:
-		if (x->value.remove)
-			return apply_soft_device_remove(a, x, ret);
-		return apply_soft_device(a, x, ret);
-	case KEY_SYSTEM_NETNS_MODE:
-		return apply_netns_mode(a, x, ret);
-	case KEY_NETDEV_UP:
-	case KEY_NETDEV_MTU:
-	case KEY_NETDEV_ADDRESSES:
-		return apply_netdev(a, x, ret);
-	case KEY_NETDEV_RAIL_ROUTING:
-		return apply_rail(a, x, ret);
-	case KEY_ROCE_MODE:
-	case KEY_ROCE_TOS:
-		return apply_configfs(a, x, ret);
-	case KEY_QOS_TRUST:
-	case KEY_QOS_PFC:
-	case KEY_QOS_DSCP_MAP:
-	case KEY_QOS_ETS_PRIO_TC:
-	case KEY_QOS_ETS_TC_BW:
-	case KEY_QOS_ETS_TSA:
-	case KEY_QOS_MAXRATE:
-		return apply_dcb(a, x, ret);
-	case KEY_ECN_ROCE_NP:
-	case KEY_ECN_ROCE_RP:
-		return apply_ecn(a, x, ret);
-	case KEY_COUNTERS_OPTIONAL:
-		return apply_counters_optional(a, x, ret);
-	case KEY_SECURITY_ROCE_ALLOW_FROM:
-		return apply_firewall(a, x, ret);
-	default:
-		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s is not applied by this version",
-				   key_to_string(x->key));
-	}
 }
 
 int applier_set_fault_file(Applier *a, const char *path) {

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Shared by apply.c and the apply-*.c backends only: the handles a backend opens on first use
+/* Shared by applier.c and the apply-*.c backends only: the handles a backend opens on first use
  * and the Applier keeps for the next action. Each backend asks for the one it needs; the
  * Applier itself stays opaque to them. */
 
 #include <libkmod.h>
 #include <netlink/netlink.h>
 
-#include "apply.h"
+#include "apply-backends.h"
+#include "applier.h"
 
 /* rtnetlink for dcbnl (apply-dcb.c). */
 int applier_dcbnl(Applier *a, struct nl_sock **ret);

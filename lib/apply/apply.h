@@ -3,84 +3,11 @@
 
 /* Carrying out a plan's actions. Each backend re-reads the live value right before writing,
  * writes only a difference, and reads back (rdma-ndd, wireguard-tools setconf): applying a
- * converged setting costs reads only. Backends return results; they do not log. */
+ * converged setting costs reads only. Backends return results; they do not log. The dispatcher
+ * is apply.c, the backends apply-*.c (apply-backends.h), their shared context applier.c. */
 
-#include "plan.h"
-
-typedef enum ApplyResult {
-	APPLY_CHANGED,	   /* written, and read back as desired */
-	APPLY_UNCHANGED,   /* already as desired when looked at again: nothing written */
-	APPLY_UNSUPPORTED, /* this host or this root cannot do it (said in message) */
-	APPLY_FAILED,	   /* error and message say what and where */
-	_APPLY_RESULT_MAX,
-	_APPLY_RESULT_INVALID = -EINVAL,
-} ApplyResult;
-DECLARE_STRING_TABLE_LOOKUP(apply_result, ApplyResult)
-
-typedef struct ActionOutcome {
-	ApplyResult result;
-	int error;     /* negative errno for APPLY_FAILED, else 0 */
-	char *message; /* for UNSUPPORTED and FAILED: names the file, request or object */
-} ActionOutcome;
-
-void action_outcome_done(ActionOutcome *o);
-
-/* The context the backends share: the root, where rdmad remembers what it created, and the
- * sockets and library handles opened on first use. */
-typedef struct Applier Applier;
-
-/* root: "/" or a fixture tree; state_dir: where the Soft-RoCE links rdmad created are
- * remembered (normally /run/rdmad/state), created if missing. */
-int applier_new(const char *root, const char *state_dir, Applier **ret);
-Applier *applier_free(Applier *a);
-DEFINE_TRIVIAL_CLEANUP_FUNC(Applier *, applier_free)
-
-/* Who sends a NEWLINK (apply_soft_device()). The kernel charges the sockets of the device it
- * makes to the cgroup of the task that sends it, for the device's lifetime: rxe's QPs each
- * have a UDP socket (rxe_qp_init_req()), the GSI QP's among them, made while NEWLINK registers
- * the device (ib_mad's port open), and every packet of that QP leaves through it. So a
- * service whose cgroup filters IP (IPAddressDeny=) or accounts it must send the NEWLINK from
- * another cgroup, or every RDMA CM exchange on the link is dropped. fn does that (rdmad: a
- * child moved into a scope of its own); it returns 0 or the kernel's -errno. Without one the
- * NEWLINK is sent from this process. */
-typedef int (*applier_newlink_t)(const char *name, const char *type, const char *netdev,
-				 void *userdata);
-void applier_set_newlink(Applier *a, applier_newlink_t fn, void *userdata);
+#include "apply-backends.h"
+#include "applier.h"
 
 /* Carry out one action. Returns -ENOMEM only; everything else is in *ret. */
 int action_apply(Applier *a, const Action *action, ActionOutcome *ret);
-
-/* Backends (apply-*.c), dispatched by action_apply() on the action's key. */
-int apply_module(Applier *a, const Action *x, ActionOutcome *ret);
-int apply_soft_device(Applier *a, const Action *x, ActionOutcome *ret);
-/* Delete a soft device rdmad created, while it is still on the netdev recorded; one rdmad did
- * not create is left alone (APPLY_UNSUPPORTED, saying so), one gone already is
- * APPLY_UNCHANGED. The record is removed once the device is gone. */
-int apply_soft_device_remove(Applier *a, const Action *x, ActionOutcome *ret);
-int apply_netns_mode(Applier *a, const Action *x, ActionOutcome *ret);
-/* counters.optional: one STAT_SET with the whole set of optional counters to enable. */
-int apply_counters_optional(Applier *a, const Action *x, ActionOutcome *ret);
-int apply_netdev(Applier *a, const Action *x, ActionOutcome *ret);
-int apply_rail(Applier *a, const Action *x, ActionOutcome *ret);
-/* security.roce-allow-from: a chain of rdmad's nftables table, or its removal. */
-int apply_firewall(Applier *a, const Action *x, ActionOutcome *ret);
-int apply_configfs(Applier *a, const Action *x, ActionOutcome *ret);
-int apply_dcb(Applier *a, const Action *x, ActionOutcome *ret);
-int apply_ecn(Applier *a, const Action *x, ActionOutcome *ret);
-
-/* Tests only: under a fixture root, a write to a file named in fault_file fails. Each line is
- * "PATH ERRNO" (PATH relative to the root, ERRNO one of EBUSY EINVAL ENOENT EIO EPERM ENODEV
- * EAGAIN EOPNOTSUPP); the file is read again at every write, so that a test can clear a fault
- * while rdmad runs, and a missing file injects nothing. rdmad sets it from $RDMAD_TEST_FAULTS
- * with --root. On the real root it is refused (-EPERM) and never consulted. */
-int applier_set_fault_file(Applier *a, const char *fault_file);
-/* The injected error (negative errno) for a write to path (relative to the root), or 0. */
-int applier_write_fault(const Applier *a, const char *path);
-
-/* For the backends. */
-const char *applier_root(const Applier *a) _pure_;
-int applier_rootfd(const Applier *a) _pure_;
-const char *applier_state_dir(const Applier *a) _pure_;
-/* Fill ret; message formatted. Returns 0 (or -ENOMEM). */
-int outcome_set(ActionOutcome *ret, ApplyResult result, int error, const char *format, ...)
-	_printf_(4, 5);
