@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Shared by the planner's rule files: plan.c (the port rule table, netdev, RoCE, ECN),
- * plan-qos.c (the dcbnl rules) and plan-host.c (host-level keys). Not part of librdmad's
- * interface. */
+/* Shared by the planner's rule files: plan.c (plan_compute(), the port rule table, netdev,
+ * RoCE, ECN), plan-qos.c (the dcbnl rules), plan-host.c (host-level keys), plan-rail.c and
+ * plan-firewall.c; what they share is plan-action.c, which calls none of them. Not part of
+ * librdmad's interface. */
 
 #include "plan.h"
 
