@@ -2,7 +2,8 @@
 #pragma once
 
 /* The profile language: what one YAML document declares, and the merged Config. The key table
- * is in profile-schema.c, the YAML walk in profile-load.c, drop-in discovery in
+ * is in profile-schema.c (its value parsers profile-parse.c, profile-values*.c), the bounded
+ * YAML composer in profile-compose.c, the walk in profile-load.c, drop-in discovery in
  * profile-dropin.c, matching and merging in profile-merge.c. */
 
 #include <stdbool.h>

@@ -16,7 +16,7 @@ import stat
 import sys
 
 MiB = 1024 * 1024
-SIZE_MAX = 4 * MiB  # PROFILE_SIZE_MAX in lib/profile/profile-load.c
+SIZE_MAX = 4 * MiB  # PROFILE_SIZE_MAX in lib/profile/profile-compose.h
 
 cases = []
 
