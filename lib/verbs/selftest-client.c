@@ -60,8 +60,7 @@ static int client_rejected(Selftest *t, int status, const void *data, size_t len
 			     "connection to %s rejected (reason %d)", t->peer_text, status);
 }
 
-int selftest_client_event(Selftest *t, const struct rdma_cm_event *e, const void *data,
-			  size_t len) {
+static int client_event(Selftest *t, const struct rdma_cm_event *e, const void *data, size_t len) {
 	Side *s = &t->client;
 	SelftestResult *res = t->result;
 
@@ -495,6 +494,7 @@ int selftest_run(const SelftestParams *params, SelftestResult *result) {
 		.client = { .role = "client", .link = &params->link, .result = result },
 		.server = { .role = "server", .link = &params->link, .result = result },
 		.phase = SELFTEST_STEP_LINK,
+		.client_event = client_event,
 		.deadline = (params->start_nsec ? params->start_nsec : now_nsec()) +
 			    (uint64_t) params->timeout_sec * NSEC_PER_SEC,
 	};

@@ -139,6 +139,10 @@ typedef struct Selftest {
 	uint64_t deadline;
 	char peer_text[INET6_ADDRSTRLEN + 8]; /* the peer's address and port */
 	char peer_addr[INET6_ADDRSTRLEN];     /* ... without the port */
+	/* An rdma_cm event for the client's id, after its acknowledgement: selftest-client.c's
+	 * handler, which the loop calls without knowing the client (NULL: no client). */
+	int (*client_event)(struct Selftest *t, const struct rdma_cm_event *e, const void *data,
+			    size_t len);
 } Selftest;
 
 /* selftest.c: the event loop and the server. Wait for something to happen, up to deadline
@@ -153,6 +157,3 @@ int selftest_listen(Selftest *t, const SelftestLink *link, uint16_t port, Selfte
 void selftest_free(Selftest *t);
 /* The GIDs of the report, from the links the test runs on. */
 void selftest_result_set_gids(const SelftestParams *p, SelftestResult *r);
-
-/* selftest-client.c: an rdma_cm event for the client's id (after its acknowledgement). */
-int selftest_client_event(Selftest *t, const struct rdma_cm_event *e, const void *data, size_t len);

@@ -138,7 +138,8 @@ int selftest_route_check(SelftestResult *res, const SelftestLink *from, const st
 	want = if_nametoindex(from->netdev);
 	/* The address alone: the commands of the hints take no port. */
 	memcpy(&host, dst,
-	       dst->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+	       dst->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+					  : sizeof(struct sockaddr_in));
 	sockaddr_set_port(&host, 0);
 	sockaddr_format((const struct sockaddr *) &from->address, a, sizeof(a));
 	sockaddr_format((const struct sockaddr *) &host, b, sizeof(b));

@@ -175,8 +175,8 @@ static int cm_event(Selftest *t) {
 
 	if (e.event == RDMA_CM_EVENT_CONNECT_REQUEST && t->listener && e.listen_id == t->listener)
 		return server_accept(t, e.id, data, len);
-	if (t->client.id && e.id == t->client.id)
-		return selftest_client_event(t, &e, data, len);
+	if (t->client.id && e.id == t->client.id && t->client_event)
+		return t->client_event(t, &e, data, len);
 	if (t->server.id && e.id == t->server.id)
 		return server_event(t, &e);
 	return 0;
