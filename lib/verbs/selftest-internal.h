@@ -3,7 +3,7 @@
 
 /* Inside the selftest: the messages the two sides exchange; one side of a connection
  * (selftest-side.c: its verbs resources, what it posts, what completes); the test with its
- * rdma_cm event channel, the poll loop and the server (selftest.c) and the client
+ * rdma_cm event channel, the poll loop and the server (selftest-loop.c) and the client
  * (selftest-client.c). */
 
 #include <infiniband/verbs.h>
@@ -145,7 +145,7 @@ typedef struct Selftest {
 			    size_t len);
 } Selftest;
 
-/* selftest.c: the event loop and the server. Wait for something to happen, up to deadline
+/* selftest-loop.c: the event loop and the server. Wait for something to happen, up to deadline
  * (NSEC_INFINITY: forever) or stop_fd. Returns 0 after handling what came, 1 when stop_fd is
  * readable, -ETIME at the deadline, -ENOMEM. */
 int selftest_pump(Selftest *t, uint64_t deadline, int stop_fd);

@@ -16,7 +16,7 @@
  * The latency of a round trip is from posting the RDMA WRITE to the completion of the reply's
  * RECV, less the time the server took to check the bytes (its reply says how long).
  *
- * selftest-client.c is the client, selftest.c the event loop and the server, selftest-side.c
+ * selftest-client.c is the client, selftest-loop.c the event loop and the server, selftest-side.c
  * one side's verbs resources and work (selftest-internal.h), selftest-link.c the link and GID
  * checks on a HostState, selftest-route.c the kernel's route between the two addresses,
  * selftest-result.c the pure parts (steps, percentiles, HOST[:PORT], JSON). */
