@@ -19,7 +19,8 @@
  * selftest-client.c is the client, selftest-loop.c the event loop and the server, selftest-side.c
  * one side's verbs resources and work (selftest-internal.h), selftest-link.c the link and GID
  * checks on a HostState, selftest-route.c the kernel's route between the two addresses,
- * selftest-result.c the pure parts (steps, percentiles, HOST[:PORT], JSON). */
+ * selftest-result.c the pure parts (steps, percentiles, HOST[:PORT], JSON, the packed result),
+ * selftest-bounded.c the child process that bounds it all by --timeout. */
 
 #include <net/if.h>
 #include <stdbool.h>
