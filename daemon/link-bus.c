@@ -8,11 +8,8 @@
 #include "counters.h"
 #include "gid.h"
 #include "link-bus.h"
-#include "manager-bus.h"
+#include "bus-util.h"
 #include "strv.h"
-
-#define LINK_PREFIX    "/org/rdmad1/link"
-#define LINK_INTERFACE "org.rdmad1.Link"
 
 static const char *const link_property_table[_PORT_PROPERTY_MAX] = {
 	[PORT_PROPERTY_NETDEV] = "Netdev",
@@ -27,14 +24,6 @@ static const char *const link_property_table[_PORT_PROPERTY_MAX] = {
 	[PORT_PROPERTY_LAST_ERROR] = "LastError",
 	[PORT_PROPERTY_OBSERVE_ERRORS] = "ObserveErrors",
 };
-
-char *link_bus_path(const char *name) {
-	char *path = NULL;
-
-	if (sd_bus_path_encode(LINK_PREFIX, name, &path) < 0)
-		return NULL;
-	return path;
-}
 
 static int link_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
 			    void **ret_found, sd_bus_error *error) {
@@ -270,7 +259,7 @@ static void link_emit(Manager *m, const char *name, LinkEvent event, unsigned ch
 }
 
 void link_bus_ports_changed(Manager *m, const PortStatus *old, size_t n_old, size_t n_carried) {
-	if (!manager_bus_ready(m))
+	if (!bus_is_ready(m->bus))
 		return;
 	for (size_t i = n_carried; i < m->n_ports; i++) {
 		const PortStatus *s = &m->ports[i], *o;

@@ -7,7 +7,6 @@
 #include "manager.h"
 
 int link_bus_register(Manager *m, sd_bus *bus);
-char *link_bus_path(const char *name);
 /* After the status table was rebuilt: PropertiesChanged for what differs from old (the first
  * n_carried entries of the new table were moved over unchanged), InterfacesAdded/Removed for
  * ports that came or went. */

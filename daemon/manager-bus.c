@@ -7,44 +7,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bus-args.h"
 #include "bus-polkit.h"
+#include "bus-util.h"
 #include "config.h"
 #include "gid.h"
 #include "json-util.h"
 #include "log.h"
 #include "link-bus.h"
 #include "manager-bus.h"
+#include "manager-checks.h"
+#include "manager-emit.h"
 #include "manager.h"
 #include "strv.h"
-
-#define BUS_NAME	      "org.rdmad1"
-#define MANAGER_PATH	      "/org/rdmad1"
-#define MANAGER_INTERFACE     "org.rdmad1.Manager"
-#define ERROR_NO_SUCH_LINK    "org.rdmad1.Error.NoSuchLink"
-#define ERROR_INVALID_PROFILE "org.rdmad1.Error.InvalidProfiles"
-#define ERROR_NO_GID	      "org.rdmad1.Error.NoGid"
 
 /* polkit actions (units/org.rdmad1.policy) of the methods that change state */
 #define ACTION_RELOAD	 "org.rdmad1.reload"
 #define ACTION_RECONCILE "org.rdmad1.reconcile"
-
-int bus_link_error(sd_bus_error *error, const char *name, int r) {
-	char q[ARG_QUOTE_MAX + 4];
-
-	switch (r) {
-	case -EADDRNOTAVAIL:
-		return sd_bus_error_setf(error, ERROR_NO_SUCH_LINK,
-					 "'%s' names several ports: give DEV/PORT",
-					 arg_quote(name, q));
-	case -ENODEV:
-		return sd_bus_error_setf(error, ERROR_NO_SUCH_LINK, "No RDMA link '%s'",
-					 arg_quote(name, q));
-	default:
-		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-					 "'%s' is not DEV/PORT, DEV or a netdev name",
-					 arg_quote(name, q));
-	}
-}
 
 static int method_list_links(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -211,8 +190,9 @@ static int method_resolve_gid(sd_bus_message *msg, void *userdata, sd_bus_error 
 		return sd_bus_error_setf(error, ERROR_NO_SUCH_LINK, "%s went away", s->name);
 	if (r < 0) {
 		/* asked for nothing in particular: what it publishes (gids.publish) */
-		GidChoice c = type < 0 && family < 0 ? s->publish
-						     : (GidChoice) { .type = type, .family = family };
+		GidChoice c = type < 0 && family < 0
+				      ? s->publish
+				      : (GidChoice){ .type = type, .family = family };
 		char what[GID_CHOICE_STRING_MAX];
 
 		gid_choice_describe(&c, what);
@@ -279,28 +259,31 @@ static const sd_bus_vtable manager_vtable[] = {
 };
 /* clang-format on */
 
-void manager_bus_emit_changed(Manager *m, const char *property, ...) {
-	const char *names[8];
-	size_t n = 0;
-	va_list ap;
+/* The core's emitter (manager-emit.h): what changed, as PropertiesChanged and signals. */
+static void emit_manager_changed(Manager *m, char **properties) {
+	if (bus_is_ready(m->bus))
+		(void) sd_bus_emit_properties_changed_strv(m->bus, MANAGER_PATH, MANAGER_INTERFACE,
+							   properties);
+}
 
-	if (!manager_bus_ready(m))
+static void emit_gid_changed(Manager *m, const char *link, int32_t old_index, int32_t new_index,
+			     const char *old_gid, const char *new_gid, const char *reason) {
+	int r;
+
+	if (!bus_is_ready(m->bus))
 		return;
-	va_start(ap, property);
-	for (const char *p = property; p && n < ELEMENTSOF(names) - 1; p = va_arg(ap, const char *))
-		names[n++] = p;
-	va_end(ap);
-	names[n] = NULL;
-	(void) sd_bus_emit_properties_changed_strv(m->bus, MANAGER_PATH, MANAGER_INTERFACE,
-						   (char **) names);
+	r = sd_bus_emit_signal(m->bus, MANAGER_PATH, MANAGER_INTERFACE, "PublishedGidChanged",
+			       "siisss", link, old_index, new_index, old_gid, new_gid, reason);
+	if (r < 0)
+		log_warning_errno(r, "Failed to emit PublishedGidChanged for %s", link);
 }
 
-/* Signals are only worth sending on a connected bus: while sd-bus waits for the socket
- * (watch-bind, at boot), every emitted signal would be queued, unbounded, for nobody. A
- * client that connects later reads the current values. */
-bool manager_bus_ready(Manager *m) {
-	return m->bus && sd_bus_is_ready(m->bus) > 0;
-}
+static const ManagerEmitter bus_emitter = {
+	.manager_changed = emit_manager_changed,
+	.ports_changed = link_bus_ports_changed,
+	.gid_changed = emit_gid_changed,
+	.done = manager_checks_done, /* Preflight() and SelfTest() at work */
+};
 
 static int on_name_acquired(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
 	const sd_bus_error *e = sd_bus_message_get_error(reply);
@@ -364,6 +347,7 @@ int manager_connect_bus(Manager *m) {
 	int r;
 
 	assert(!m->bus);
+	m->emitter = &bus_emitter;
 	r = sd_bus_new(&bus);
 	if (r >= 0)
 		r = sd_bus_set_address(bus,

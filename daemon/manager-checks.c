@@ -13,7 +13,8 @@
 
 #include "bus-polkit.h"
 #include "log.h"
-#include "manager-bus.h"
+#include "bus-args.h"
+#include "bus-util.h"
 #include "manager-checks.h"
 #include "manager-helper.h"
 #include "strv.h"
@@ -33,16 +34,16 @@ static int helper_output_check(const char *output, json_type type) {
 	return ok ? 0 : -EBADMSG;
 }
 
-static int helper_reply(sd_bus_message *caller, const char *what, int status,
-			const char *output, json_type type) {
+static int helper_reply(sd_bus_message *caller, const char *what, int status, const char *output,
+			json_type type) {
 	if (status < 0)
-		return sd_bus_reply_method_errorf(caller, ERROR_HELPER, "%s could not run: %s", what,
-						  strerror(-status));
+		return sd_bus_reply_method_errorf(caller, ERROR_HELPER, "%s could not run: %s",
+						  what, strerror(-status));
 	/* Exit 1 is an answer (a check failed, the test failed) as long as it says so. */
 	if (helper_output_check(output, type) < 0)
 		return sd_bus_reply_method_errorf(
-			caller, ERROR_HELPER, "%s exited with status %d and no result; see the journal",
-			what, status);
+			caller, ERROR_HELPER,
+			"%s exited with status %d and no result; see the journal", what, status);
 	return sd_bus_reply_method_return(caller, "s", output);
 }
 
@@ -90,7 +91,7 @@ static int preflight_args(Manager *m, uid_t uid, char ***ret) {
 		if (r >= 0)
 			r = strv_extend(&args, m->root);
 	}
-	STRV_FOREACH(d, m->config_dirs) {
+	STRV_FOREACH (d, m->config_dirs) {
 		if (r >= 0)
 			r = strv_extend(&args, "--config-dir");
 		if (r >= 0)
@@ -139,8 +140,7 @@ int method_preflight(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 					"A Preflight() for another user is running; try again in "
 					"a few seconds");
 
-	callers = reallocarray(m->preflight_callers, m->n_preflight_callers + 1,
-			       sizeof(*callers));
+	callers = reallocarray(m->preflight_callers, m->n_preflight_callers + 1, sizeof(*callers));
 	if (!callers)
 		return -ENOMEM;
 	m->preflight_callers = callers;
@@ -209,9 +209,18 @@ int method_self_test(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 	snprintf(size_s, sizeof(size_s), "%" PRIu32, size ? size : 65536);
 	snprintf(iters_s, sizeof(iters_s), "%" PRIu32, iters ? iters : 1000);
 	snprintf(timeout_s, sizeof(timeout_s), "%" PRIu32, timeout ? timeout : 10);
-	char *const args[] = { "selftest", "--json", "--size", size_s, "--iters", iters_s,
-			       "--timeout", timeout_s, "--", s->name,
-			       peer[0] ? (char *) peer : NULL, NULL };
+	char *const args[] = { "selftest",
+			       "--json",
+			       "--size",
+			       size_s,
+			       "--iters",
+			       iters_s,
+			       "--timeout",
+			       timeout_s,
+			       "--",
+			       s->name,
+			       peer[0] ? (char *) peer : NULL,
+			       NULL };
 
 	log_info("SelfTest() of %s%s%s", s->name, peer[0] ? " with " : "", peer);
 	r = helper_run_rdmactl(m->event, m->bus, args,

@@ -6,7 +6,7 @@
 #include "config.h"
 #include "gid.h"
 #include "json-util.h"
-#include "link-bus.h"
+#include "bus-util.h"
 #include "manager.h"
 #include "strv.h"
 

@@ -15,7 +15,7 @@
 #include "env-file.h"
 #include "gid.h"
 #include "log.h"
-#include "manager-bus.h"
+#include "manager-emit.h"
 #include "manager-publish.h"
 #include "strv.h"
 
@@ -65,10 +65,12 @@ static int port_publish(Manager *m, const PortStatus *s, char ***names, Publishe
 	if (s->state == CONFIG_STATE_UNMANAGED ||
 	    port_status_gid_preferred(s, _GID_TYPE_INVALID, _GID_FAMILY_INVALID, &g) < 0)
 		return 0;
-	l = (EnvLink) { .device = s->device, .port = s->port, .netdev = s->netdev,
-			.gid_index = g->index };
+	l = (EnvLink){ .device = s->device,
+		       .port = s->port,
+		       .netdev = s->netdev,
+		       .gid_index = g->index };
 	memcpy(l.gid, g->raw, sizeof(l.gid));
-	*ret = (Published) { .link = strdup(s->name), .index = g->index };
+	*ret = (Published){ .link = strdup(s->name), .index = g->index };
 	memcpy(ret->gid, g->raw, sizeof(ret->gid));
 	r = env_file_name(&l, &name);
 	if (r >= 0)
@@ -81,8 +83,8 @@ static int port_publish(Manager *m, const PortStatus *s, char ***names, Publishe
 	if (r < 0)
 		log_full_errno(LOG_WARNING, r, &f, "Failed to write %s/%s", m->env_dir, name);
 	else if (r > 0)
-		log_full(LOG_INFO, 0, &f, "%s: published GID index %u in %s/%s", s->name,
-			 g->index, m->env_dir, name);
+		log_full(LOG_INFO, 0, &f, "%s: published GID index %u in %s/%s", s->name, g->index,
+			 m->env_dir, name);
 	return 1;
 }
 
@@ -120,7 +122,6 @@ static void change_announce(Manager *m, const char *link, const Published *old,
 	LogFields f = { .message_id = MESSAGE_ID_PUBLISHED_GID_CHANGED };
 	_cleanup_free_ char *device = strdup(link);
 	char *slash;
-	int r;
 
 	if (device && (slash = strchr(device, '/'))) {
 		*slash = 0;
@@ -134,13 +135,8 @@ static void change_announce(Manager *m, const char *link, const Published *old,
 		gid_format(now->gid, b);
 	log_full(old ? LOG_NOTICE : LOG_INFO, 0, &f, "%s: published GID index %d -> %d: %s", link,
 		 old ? (int) old->index : -1, now ? (int) now->index : -1, reason);
-	if (!manager_bus_ready(m))
-		return;
-	r = sd_bus_emit_signal(m->bus, "/org/rdmad1", "org.rdmad1.Manager", "PublishedGidChanged",
-			       "siisss", link, old ? (int32_t) old->index : -1,
-			       now ? (int32_t) now->index : -1, a, b, reason);
-	if (r < 0)
-		log_warning_errno(r, "Failed to emit PublishedGidChanged for %s", link);
+	manager_emit_gid_changed(m, link, old ? (int32_t) old->index : -1,
+				 now ? (int32_t) now->index : -1, a, b, reason);
 }
 
 static void nccl_verdict_set(Manager *m, const char *verdict, int32_t index) {
@@ -153,7 +149,7 @@ static void nccl_verdict_set(Manager *m, const char *verdict, int32_t index) {
 	}
 	m->nccl_gid_index = index;
 	if (changed)
-		manager_bus_emit_changed(m, "NcclGidIndex", NULL);
+		manager_emit_changed(m, "NcclGidIndex", NULL);
 }
 
 /* <rundir>/rdmad/nccl.conf: NCCL's own file format (NAME=value), for NCCL_CONF_FILE= or a

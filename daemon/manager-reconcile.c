@@ -7,9 +7,8 @@
 
 #include <systemd/sd-daemon.h>
 
-#include "link-bus.h"
 #include "log.h"
-#include "manager-bus.h"
+#include "manager-emit.h"
 #include "manager-publish.h"
 #include "manager.h"
 #include "strv.h"
@@ -394,7 +393,7 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 	free(is_carried);
 	SWAP(m->ports, l);
 	SWAP(m->n_ports, n);
-	link_bus_ports_changed(m, l, n, carried);
+	manager_emit_ports_changed(m, l, n, carried);
 	if (m->n_ports > 1)
 		qsort(m->ports, m->n_ports, sizeof(PortStatus), port_status_compare);
 	for (size_t i = 0; i < n; i++)
@@ -558,10 +557,10 @@ finish:
 			(uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 		/* and how long it took, observe to publish (Describe, metrics) */
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		m->last_reconcile_duration_usec =
-			(uint64_t) (ts.tv_sec - start.tv_sec) * 1000000 +
-			(uint64_t) (ts.tv_nsec / 1000) - (uint64_t) (start.tv_nsec / 1000);
-		manager_bus_emit_changed(m, "LastReconcileUSec", NULL);
+		m->last_reconcile_duration_usec = (uint64_t) (ts.tv_sec - start.tv_sec) * 1000000 +
+						  (uint64_t) (ts.tv_nsec / 1000) -
+						  (uint64_t) (start.tv_nsec / 1000);
+		manager_emit_changed(m, "LastReconcileUSec", NULL);
 		/* the Plan() unprivileged callers share is out of date now */
 		free(m->plan_shared);
 		m->plan_shared = NULL;

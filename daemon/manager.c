@@ -9,11 +9,10 @@
 #include "file-stamp.h"
 #include "gid.h"
 #include "log.h"
-#include "manager-bus.h"
+#include "manager-emit.h"
 #include "manager-watch.h"
 #include "bus-args.h"
 #include "manager.h"
-#include "manager-checks.h"
 #include "manager-publish.h"
 #include "strv.h"
 
@@ -36,8 +35,8 @@ int manager_new(const char *root, char **config_dirs, const char *state_dir, boo
 	m->test_mode = test_mode;
 	m->dirty_all = true; /* the first reconcile looks at everything */
 	m->nccl_gid_index = -1;
-	m->counters_ratelimit = (RateLimit) { .interval_usec = COUNTERS_RATELIMIT_INTERVAL_USEC,
-					      .burst = COUNTERS_RATELIMIT_BURST };
+	m->counters_ratelimit = (RateLimit){ .interval_usec = COUNTERS_RATELIMIT_INTERVAL_USEC,
+					     .burst = COUNTERS_RATELIMIT_BURST };
 
 	r = sd_event_default(&m->event);
 	if (r < 0)
@@ -52,7 +51,7 @@ int manager_new(const char *root, char **config_dirs, const char *state_dir, boo
 Manager *manager_free(Manager *m) {
 	if (!m)
 		return NULL;
-	manager_checks_done(m);
+	manager_emit_done(m);
 	polkit_registry_clear(&m->polkit);
 	free(m->plan_shared);
 	sd_event_source_unref(m->reconcile_timer);
@@ -339,9 +338,9 @@ int manager_reload(Manager *m) {
 	manager_notify_status(m);
 	(void) manager_config_errors(m, &errors_now);
 	if (!strv_equal(files, m->config ? m->config->files : NULL))
-		manager_bus_emit_changed(m, "ConfigFiles", NULL);
+		manager_emit_changed(m, "ConfigFiles", NULL);
 	if (!strv_equal(errors, errors_now))
-		manager_bus_emit_changed(m, "ConfigErrors", NULL);
+		manager_emit_changed(m, "ConfigErrors", NULL);
 	manager_state_update(m);
 	return r;
 }
@@ -394,11 +393,6 @@ int manager_start(Manager *m) {
 	r = manager_watch_nft(m);
 	if (r < 0)
 		return r;
-	if (m->use_bus) {
-		r = manager_connect_bus(m);
-		if (r < 0)
-			return log_error_errno(r, "Failed to connect to the system bus");
-	}
 	if (!m->test_mode) {
 		r = manager_watch_udev(m);
 		if (r < 0)
@@ -460,7 +454,7 @@ void manager_state_update(Manager *m) {
 	if (state == m->state_emitted)
 		return;
 	m->state_emitted = state;
-	manager_bus_emit_changed(m, "State", NULL);
+	manager_emit_changed(m, "State", NULL);
 }
 
 int manager_port_find(Manager *m, const char *name, PortStatus **ret) {
@@ -513,8 +507,8 @@ int manager_plan(const Manager *m, Plan **ret) {
  * last reconcile's copy (GIDs of an upper netdev, a VLAN or macvlan, arrive without an event on
  * the link's own netdev); when it differs, the link's status is refreshed too. An unprivileged
  * caller gets the copy: it must not make rdmad read or reconcile (docs/SECURITY.md). */
-int manager_gid_resolve(Manager *m, const PortStatus *s, GidType type, GidFamily family,
-			bool fresh, Gid *ret) {
+int manager_gid_resolve(Manager *m, const PortStatus *s, GidType type, GidFamily family, bool fresh,
+			Gid *ret) {
 	_cleanup_(host_state_freep) HostState *h = NULL;
 	char *const devices[] = { s->device, NULL };
 	const HostDevice *d;

@@ -48,18 +48,20 @@ typedef struct Published {
 #define COUNTERS_RATELIMIT_INTERVAL_USEC (1000000ULL)
 #define COUNTERS_RATELIMIT_BURST	 64
 
+typedef struct ManagerEmitter ManagerEmitter;
+
 typedef struct Manager {
 	sd_event *event;
 	char *root;
 	char **config_dirs; /* NULL: the drop-in dirs under root */
 	char *state_dir;
-	char *env_dir; /* the per-link environment files (manager-publish.c) */
+	char *env_dir;	      /* the per-link environment files (manager-publish.c) */
 	Published *published; /* what the last reconcile published, by link */
 	size_t n_published;
-	char *nccl_verdict; /* "agree", "disagree", "none" (NULL before the first publish) */
+	char *nccl_verdict;	/* "agree", "disagree", "none" (NULL before the first publish) */
 	int32_t nccl_gid_index; /* the index all published links agree on, -1 */
-	bool test_mode; /* no udev monitor (fixture roots have no uevents) */
-	bool use_bus;	/* own org.rdmad1 (always on the real root, --bus under --root) */
+	bool test_mode;		/* no udev monitor (fixture roots have no uevents) */
+	bool use_bus;		/* own org.rdmad1 (always on the real root, --bus under --root) */
 
 	Config *config;
 	Diagnostics config_errors; /* of the last failed load; kept for status */
@@ -79,11 +81,12 @@ typedef struct Manager {
 	size_t n_contenders;
 
 	sd_bus *bus;			/* NULL with --once */
+	const ManagerEmitter *emitter;	/* who is told of changes (manager-emit.h); NULL: nobody */
 	sd_event_source *bus_reconnect; /* after the connection was lost */
 	bool started;			/* the first reconcile is done */
 	uint64_t last_reconcile_usec;	/* CLOCK_REALTIME at the end of the last reconcile */
 	uint64_t last_reconcile_duration_usec; /* and how long that one took */
-	const char *state_emitted;	/* the State last announced with PropertiesChanged */
+	const char *state_emitted;	       /* the State last announced with PropertiesChanged */
 
 	/* Preflight() and SelfTest() at work (manager-checks.c): one run each at a time;
 	 * Preflight() callers that come meanwhile get the same answer. */
@@ -113,7 +116,7 @@ typedef struct Manager {
 	sd_event_source *nft_source;
 
 	unsigned n_reconciles;
-	unsigned n_writes; /* actions that changed something, over the daemon's life */
+	unsigned n_writes;   /* actions that changed something, over the daemon's life */
 	unsigned n_overruns; /* ENOBUFS on the rtnetlink watch socket */
 	unsigned backoff_exp;
 	unsigned gid_wait_exp;
@@ -149,8 +152,8 @@ PortStatus *manager_port_status(Manager *m, const char *device, uint32_t port);
 /* The GID a job should use on s: with fresh, from the port's table read now (a difference
  * from the last reconcile's copy schedules one); without, from that copy, no I/O and nothing
  * scheduled (an unprivileged caller's). -ENODATA: none. */
-int manager_gid_resolve(Manager *m, const PortStatus *s, GidType type, GidFamily family,
-			bool fresh, Gid *ret);
+int manager_gid_resolve(Manager *m, const PortStatus *s, GidType type, GidFamily family, bool fresh,
+			Gid *ret);
 /* The config errors as "FILE:LINE:COLUMN: error: ..." lines. */
 int manager_config_errors(const Manager *m, char ***ret);
 /* What a reconcile would change now, observed afresh (no GID tables: plans do not need them). */

@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "manager-bus.h"
 #include "manager.h"
 #include "rdmanl-talk.h"
 #include "scope-newlink.h"
@@ -143,7 +144,7 @@ int main(int argc, char **argv) {
 	}
 	/* Under systemd, Soft-RoCE links are made from a cgroup of their own (scope-newlink.c). */
 	if (streq(root, "/") && scope_newlink_wanted())
-		applier_set_newlink(m->applier, scope_newlink, m);
+		applier_set_newlink(m->applier, scope_newlink, m->event);
 	/* A fixture root is hermetic: the host's bus name only when asked for. */
 	m->use_bus = bus || streq(root, "/");
 	/* Tests only: writes made to fail on purpose (apply.h). Never on the real root. */
@@ -187,6 +188,13 @@ int main(int argc, char **argv) {
 	r = manager_start(m);
 	if (r < 0)
 		return EXIT_FAILURE;
+	if (m->use_bus) {
+		r = manager_connect_bus(m);
+		if (r < 0) {
+			log_error_errno(r, "Failed to connect to the system bus");
+			return EXIT_FAILURE;
+		}
+	}
 	r = manager_run(m);
 	if (r < 0) {
 		log_error_errno(r, "Event loop failed");

@@ -29,8 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <systemd/sd-event.h>
+
 #include "log.h"
-#include "manager.h"
 #include "scope-newlink.h"
 
 /* systemd-run asks PID 1 for a scope and waits for its job: rdmad's loop waits on that, so a
@@ -86,8 +87,13 @@ static ssize_t read_answer(int fd, char *buf, size_t size) {
 	}
 }
 
+/* A killed helper, reaped when it ends. (A NULL handler would make sd-event exit the loop.) */
+static int on_reaped(sd_event_source *s, const siginfo_t *si, void *userdata) {
+	return 0;
+}
+
 int scope_newlink(const char *name, const char *type, const char *netdev, void *userdata) {
-	Manager *m = userdata;
+	sd_event *e = userdata;
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
 	sigset_t none;
@@ -144,8 +150,7 @@ int scope_newlink(const char *name, const char *type, const char *netdev, void *
 	if (n == -ETIMEDOUT) {
 		/* Not waited for: reaped by sd-event whenever it ends. */
 		(void) kill(pid, SIGKILL);
-		if (m && m->event &&
-		    sd_event_add_child(m->event, NULL, pid, WEXITED, NULL, NULL) < 0)
+		if (e && sd_event_add_child(e, NULL, pid, WEXITED, on_reaped, NULL) < 0)
 			log_warning("Cannot watch the killed helper %d, ignoring.", (int) pid);
 		log_error("systemd-run --scope ... rdmad --newlink %s %s %s gave no answer within "
 			  "%d s: killed.",

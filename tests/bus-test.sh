@@ -202,7 +202,7 @@ while read -r iface kind member; do
                 echo "# no line starting '*$member*' in the section of $iface in $page"
         fi
 done < "$work/members"
-grep -ohE '"org\.rdmad1\.Error\.[A-Za-z]+"' "$src"/../daemon/*.c | tr -d '"' | sort -u \
+grep -ohE '"org\.rdmad1\.Error\.[A-Za-z]+"' "$src"/../daemon/*.[ch] | tr -d '"' | sort -u \
         > "$work/errors"
 check "the daemon's source names org.rdmad1 errors" "[[ -s '$work/errors' ]]"
 while read -r error; do

@@ -4,6 +4,8 @@
 folder below it (lib/README.md). Reads every `#include "..."` of lib/, daemon/ and tools/, maps
 each header to the folder that holds it, prints the folder graph and fails (TAP) on an include
 that goes up, or sideways between folders of one rank, or from lib/ into daemon/ or tools/.
+In daemon/ the same holds for its layers (DAEMON below): the core tells the D-Bus layer what
+changed through manager-emit.h only, and never includes a bus file's header.
 
     tests/layout-test.py [SOURCE_ROOT]
 """
@@ -23,6 +25,17 @@ RANKS = {
     "publish": 6,
     "verbs": 7,
 }
+# daemon/'s layers, by file stem: helpers, the core (the Manager, its reconcile, watches and
+# publishing), the D-Bus layer (vtables and method handlers), main.
+DAEMON = {
+    "log": 0, "port-status": 0, "bus-args": 0, "bus-polkit": 0, "bus-util": 0,
+    "manager-helper": 0, "scope-newlink": 0, "ratelimit": 0,
+    "manager": 1, "manager-reconcile": 1, "manager-publish": 1, "manager-watch": 1,
+    "manager-describe": 1, "manager-emit": 1,
+    "manager-bus": 2, "link-bus": 2, "manager-checks": 2,
+    "rdmad": 3,
+}
+DAEMON_LAYER = ["helpers", "core", "bus", "main"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -75,6 +88,20 @@ def main():
                 elif RANKS[to] >= RANKS[d]:
                     bad.append(f"lib/{d}/{f.name} (rank {RANKS[d]}) includes {inc} of lib/{to}/ (rank {RANKS[to]})")
     result(not bad, "lib/'s folders include only folders below them", *bad)
+
+    daemon = root / "daemon"
+    stems = sorted({f.stem for f in daemon.glob("*.[ch]")})
+    unranked = [x for x in stems if x not in DAEMON]
+    result(not unranked, "every file of daemon/ has a layer", *(f"daemon/{x}: add it to DAEMON" for x in unranked))
+    bad = []
+    for f in sorted(daemon.glob("*.[ch]")):
+        if f.stem not in DAEMON:
+            continue
+        for inc in INCLUDE.findall(f.read_text(errors="replace")):
+            stem = pathlib.PurePath(inc).stem
+            if (daemon / inc).exists() and stem in DAEMON and DAEMON[stem] > DAEMON[f.stem]:
+                bad.append(f"daemon/{f.name} ({DAEMON_LAYER[DAEMON[f.stem]]}) includes {inc} ({DAEMON_LAYER[DAEMON[stem]]})")
+    result(not bad, "daemon/: helpers, core, bus, main include only their own layer or below", *bad)
 
     # The graph, and a check that it has no cycle (it cannot, with the ranks; said anyway).
     for d in sorted(edges, key=lambda x: (RANKS.get(x, 99), x)):

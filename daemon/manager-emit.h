@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The one way out of the core: what changed, told to whoever listens (manager-emit.c). The
+ * D-Bus layer sets its ManagerEmitter when it connects (manager-bus.c); with none (--once, no
+ * bus) nothing is told. The core never calls into the *-bus.c files. */
+
+#include <stdint.h>
+
+#include "manager.h"
+
+struct ManagerEmitter {
+	/* Properties of the Manager changed: their names, NULL-terminated. */
+	void (*manager_changed)(Manager *m, char **properties);
+	/* The status table was rebuilt: what differs from old (the first n_carried entries of
+	 * the new table were moved over unchanged), ports that came or went. */
+	void (*ports_changed)(Manager *m, const PortStatus *old, size_t n_old, size_t n_carried);
+	/* The GID index a link publishes changed (-1: none). */
+	void (*gid_changed)(Manager *m, const char *link, int32_t old_index, int32_t new_index,
+			    const char *old_gid, const char *new_gid, const char *reason);
+	/* The emitter's own state goes, with the Manager. */
+	void (*done)(Manager *m);
+};
+
+/* Properties of the Manager changed: names, NULL-terminated (at most 7). */
+void manager_emit_changed(Manager *m, const char *property, ...);
+void manager_emit_ports_changed(Manager *m, const PortStatus *old, size_t n_old, size_t n_carried);
+void manager_emit_gid_changed(Manager *m, const char *link, int32_t old_index, int32_t new_index,
+			      const char *old_gid, const char *new_gid, const char *reason);
+void manager_emit_done(Manager *m);
