@@ -2,7 +2,7 @@
 /* libFuzzer target: the parsers of kernel values (lib/codec/sysfs-value.c) on arbitrary bytes. Each
  * value a parser accepts must print back as exactly the bytes it came from (a NUL or anything
  * after the value would not), and every error message stays short and printable.
- * tests/unit/test-sysfs-value.c replays fuzz/regressions/sysfs-value through the same checks. */
+ * tests/unit/codec/test-sysfs-value.c replays fuzz/regressions/sysfs-value through the same checks. */
 #include <ctype.h>
 #include <inttypes.h>
 #include <stddef.h>

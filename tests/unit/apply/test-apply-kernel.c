@@ -5,8 +5,9 @@
  * crc32_generic are modules that are not loaded yet and veth0/veth1 exist, up, without an rxe
  * device on them. Build it by hand against a build directory:
  *
- *   cc -std=gnu11 -D_GNU_SOURCE -Ilib -I$BUILD -I/usr/include/libnl3 \
- *      tests/unit/test-apply-kernel.c $BUILD/lib/librdmad.a \
+ *   cc -std=gnu11 -D_GNU_SOURCE $(printf ' -Ilib/%s' basic profile codec host plan apply) \
+ *      -Itests/unit -I$BUILD -I/usr/include/libnl3 -I/usr/include/json-c \
+ *      tests/unit/apply/test-apply-kernel.c $BUILD/lib/librdmad.a \
  *      -lnl-route-3 -lnl-3 -lkmod -lyaml -o test-apply-kernel
  *
  * and run it in the VM, e.g. with a scenario that creates the veth pair and then runs it

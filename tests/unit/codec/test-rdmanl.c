@@ -2,7 +2,7 @@
 /* RDMA netlink builders, checked on their bytes, and parsers on canned kernel replies. The
  * requests are byte for byte what iproute2's rdma(8) sends (but nlmsg_seq and nlmsg_pid, which
  * the sender fills), and the replies what Linux 6.1 answered, both captured with strace -xx in
- * the VM tier (tests/unit/test-apply-kernel.c's scenario). */
+ * the VM tier (tests/unit/apply/test-apply-kernel.c's scenario). */
 #include <net/if.h>
 #include <netlink/msg.h>
 #include <rdma/rdma_netlink.h>

@@ -3,7 +3,7 @@
 # RDMA netlink NEWLINK/DELLINK and netns mode) driven directly through librdmad, with the
 # error paths a running daemon rarely meets (blacklisted and missing modules, the crc32
 # dependency of rdma_rxe, EEXIST/ENODEV, removing only links rdmad created). The program
-# (tests/unit/test-apply-kernel.c, built by meson, passed with --bin) prints the TAP.
+# (tests/unit/apply/test-apply-kernel.c, built by meson, passed with --bin) prints the TAP.
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
 . "$VM_LIB"
