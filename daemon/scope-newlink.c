@@ -31,60 +31,19 @@
 
 #include <systemd/sd-event.h>
 
+#include "fileio.h"
 #include "log.h"
 #include "scope-newlink.h"
 
 /* systemd-run asks PID 1 for a scope and waits for its job: rdmad's loop waits on that, so a
  * bound well inside WatchdogSec=. */
-#define SCOPE_NEWLINK_TIMEOUT_MSEC 20000
+#define SCOPE_NEWLINK_TIMEOUT_USEC (20ULL * 1000 * 1000)
 
 extern char **environ;
 
 bool scope_newlink_wanted(void) {
 	/* A service of systemd's ($INVOCATION_ID), on a host systemd runs. */
 	return getenv("INVOCATION_ID") && access("/run/systemd/system", F_OK) >= 0;
-}
-
-static int64_t now_msec(void) {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Read what the child prints until it closes stdout, for at most SCOPE_NEWLINK_TIMEOUT_MSEC.
- * Returns the bytes read, or -ETIMEDOUT. */
-static ssize_t read_answer(int fd, char *buf, size_t size) {
-	int64_t deadline = now_msec() + SCOPE_NEWLINK_TIMEOUT_MSEC;
-	size_t len = 0;
-
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int64_t left = deadline - now_msec();
-		ssize_t n;
-		int k;
-
-		if (left <= 0)
-			return -ETIMEDOUT;
-		k = poll(&p, 1, (int) left);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		if (k == 0)
-			return -ETIMEDOUT;
-		n = read(fd, buf + len, size - 1 - len);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0 || len + (size_t) n >= size - 1) {
-			len += (size_t) n;
-			buf[len] = 0;
-			return (ssize_t) len;
-		}
-		len += (size_t) n;
-	}
 }
 
 /* A killed helper, reaped when it ends. (A NULL handler would make sd-event exit the loop.) */
@@ -97,7 +56,9 @@ int scope_newlink(const char *name, const char *type, const char *netdev, void *
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
 	sigset_t none;
-	char self[PATH_MAX], desc[256], answer[64];
+	char self[PATH_MAX], desc[256];
+	_cleanup_free_ char *answer = NULL;
+	size_t size = 0;
 	_cleanup_close_ int fd = -EBADF;
 	int pipefd[2], status = 0, value;
 	ssize_t n;
@@ -146,21 +107,24 @@ int scope_newlink(const char *name, const char *type, const char *netdev, void *
 		return log_error_errno(-r, "Cannot run systemd-run --scope to add RDMA link %s",
 				       name);
 
-	n = read_answer(fd, answer, sizeof(answer));
-	if (n == -ETIMEDOUT) {
+	r = read_all_until(fd, now_monotonic_usec() + SCOPE_NEWLINK_TIMEOUT_USEC, 4096, &answer,
+			   &size);
+	if (r == -ETIME) {
 		/* Not waited for: reaped by sd-event whenever it ends. */
 		(void) kill(pid, SIGKILL);
 		if (e && sd_event_add_child(e, NULL, pid, WEXITED, on_reaped, NULL) < 0)
 			log_warning("Cannot watch the killed helper %d, ignoring.", (int) pid);
 		log_error("systemd-run --scope ... rdmad --newlink %s %s %s gave no answer within "
 			  "%d s: killed.",
-			  name, type, netdev, SCOPE_NEWLINK_TIMEOUT_MSEC / 1000);
+			  name, type, netdev, (int) (SCOPE_NEWLINK_TIMEOUT_USEC / 1000000));
 		return -ETIMEDOUT;
 	}
-	/* stdout closed: the child is ending. */
+	if (r < 0) /* more than an answer, or a failed read: not waited for either */
+		(void) kill(pid, SIGKILL);
+	/* stdout closed (or the child killed): it is ending. */
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (n > 0 && sscanf(answer, "%d", &value) == 1 && value <= 0) {
+	if (r >= 0 && answer && sscanf(answer, "%d", &value) == 1 && value <= 0) {
 		log_debug("RDMA link %s (%s on %s) sent from a scope of its own: %d.", name, type,
 			  netdev, value);
 		return value;

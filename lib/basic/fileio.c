@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "macro.h"
@@ -109,4 +114,51 @@ int write_file_atomic_at(int dirfd, const char *name, const char *text, mode_t m
 	if (r < 0)
 		(void) unlinkat(dirfd, tmp, 0);
 	return r;
+}
+
+uint64_t now_monotonic_usec(void) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+int read_all_until(int fd, uint64_t deadline_usec, size_t max, char **buf, size_t *size) {
+	size_t alloc = *buf ? *size + 1 : 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint64_t now = now_monotonic_usec();
+		ssize_t n;
+		int k;
+
+		if (now >= deadline_usec)
+			return -ETIME;
+		k = poll(&p, 1, (int) ((deadline_usec - now + 999) / 1000));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			return -ETIME;
+		if (alloc - *size < 4097) {
+			char *b = realloc(*buf, alloc + 16384);
+
+			if (!b)
+				return -ENOMEM;
+			*buf = b;
+			alloc += 16384;
+		}
+		n = read(fd, *buf + *size, alloc - *size - 1);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return -errno;
+		(*buf)[*size + (size_t) n] = 0;
+		if (n == 0)
+			return 0;
+		*size += (size_t) n;
+		if (*size > max)
+			return -EFBIG;
+	}
 }

@@ -26,6 +26,8 @@
 
 /* After the test's own deadline: the result's bytes. */
 #define SELFTEST_GRACE_MSEC 1000
+/* The packed result: its strings are a sentence or two each. */
+#define SELFTEST_RESULT_MAX (1U << 20)
 /* After the result: the child's teardown (it is killed after that; the kernel releases what
  * its file descriptors held, as at any exit). */
 #define SELFTEST_TEARDOWN_MSEC 500
@@ -87,44 +89,6 @@ static void hand_over(const SelftestResult *r, void *userdata) {
 		}
 	free(buf);
 	*fd = safe_close(*fd);
-}
-
-/* Read until EOF or the deadline: 0 at EOF, -ETIME, -errno, -ENOMEM. */
-static int read_all(int fd, int64_t deadline, char **buf, size_t *size) {
-	size_t alloc = 0;
-
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int64_t left = deadline - now_msec();
-		ssize_t n;
-		int k;
-
-		if (left <= 0)
-			return -ETIME;
-		k = poll(&p, 1, (int) left);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		if (k == 0)
-			return -ETIME;
-		if (alloc - *size < 4096) {
-			char *b = realloc(*buf, alloc + 16384);
-
-			if (!b)
-				return -ENOMEM;
-			*buf = b;
-			alloc += 16384;
-		}
-		n = read(fd, *buf + *size, alloc - *size);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0;
-		*size += (size_t) n;
-	}
 }
 
 /* Wait for the child's exit until the deadline; else kill it and leave it (reaped whenever
@@ -193,7 +157,7 @@ int selftest_run_bounded(const SelftestParams *params, SelftestResult *result) {
 	close(pipefd[1]);
 	fd = pipefd[0];
 
-	r = read_all(fd, deadline, &buf, &size);
+	r = read_all_until(fd, (uint64_t) deadline * 1000, SELFTEST_RESULT_MAX, &buf, &size);
 	if (r == -ENOMEM) {
 		child_end(pid, 0);
 		return r;
