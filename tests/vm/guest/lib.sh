@@ -184,3 +184,23 @@ veth_pair() { # veth_pair A B: a veth pair, both ends up, addresses added by the
 	ip link add "$1" type veth peer name "$2" &&
 		ip link set "$1" up && ip link set "$2" up
 }
+
+asan_unit_dropin() { # (full VM) under a sanitizer build of rdmad, a drop-in for rdmad.service
+	# that turns LeakSanitizer off: it stops the world with ptrace, which the unit's system call
+	# filter forbids. ASan and UBSan still run; leaks are checked by the other tiers.
+	if ldd "$(command -v rdmad)" | grep -q libasan; then
+		mkdir -p /run/systemd/system/rdmad.service.d
+		printf '[Service]\nEnvironment=ASAN_OPTIONS=detect_leaks=0\n' \
+			> /run/systemd/system/rdmad.service.d/asan.conf
+	fi
+}
+
+meson_install_rdmad() { # (full VM) rdmad installed from $RDMAD_BUILD_DIR as a user installs it,
+	# `meson install` with the build's options and nothing put in place by hand, then
+	# asan_unit_dropin; bails out without a build directory
+	[ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ] ||
+		bail "no RDMAD_BUILD_DIR given, or it is not a meson build"
+	check "meson install -C BUILD" \
+		logged "$VM_LOGDIR/install.log" meson install -C "$RDMAD_BUILD_DIR" --no-rebuild
+	asan_unit_dropin
+}

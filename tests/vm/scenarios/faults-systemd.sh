@@ -21,12 +21,7 @@ mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/confi
 for i in 0 2 4 6; do
 	veth_pair "veth$i" "veth$((i + 1))" || bail "cannot create veth$i"
 done
-if ldd "$(command -v rdmad)" | grep -q libasan; then
-	# as in full-boot.sh: LeakSanitizer's ptrace is outside the unit's system call filter
-	mkdir -p /run/systemd/system/rdmad.service.d
-	printf '[Service]\nEnvironment=ASAN_OPTIONS=detect_leaks=0\n' \
-		> /run/systemd/system/rdmad.service.d/asan.conf
-fi
+asan_unit_dropin
 
 CM=/sys/kernel/config/rdma_cm
 tos() { cat "$CM/$1/ports/1/default_roce_tos" 2> /dev/null; }

@@ -62,15 +62,7 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 	printf 'match: {device: rxe0}\nroce: {tos: 106}\n' > /etc/rdmad/50-rxe.yaml
 	# One typo must not disable the node: rdmad starts with the other files, degraded.
 	printf 'netdev:\n  mtuu: 9000\n' > /etc/rdmad/40-typo.yaml
-	if ldd "$(command -v rdmad)" | grep -q libasan; then
-		# A sanitizer build: LeakSanitizer stops the world with ptrace, which the unit's
-		# system call filter forbids ("LeakSanitizer has encountered a fatal error").
-		# Leaks are checked by the other tiers; here ASan and UBSan still run. (Not a
-		# change to the install: a drop-in with the sanitizer's environment only.)
-		mkdir -p /run/systemd/system/rdmad.service.d
-		printf '[Service]\nEnvironment=ASAN_OPTIONS=detect_leaks=0\n' \
-			> /run/systemd/system/rdmad.service.d/asan.conf
-	fi
+	asan_unit_dropin # LeakSanitizer off under a sanitizer build (lib.sh)
 	systemctl daemon-reload
 	check "systemctl start rdmad (Type=notify: returns after READY=1)" \
 		timeout 60 systemctl start rdmad

@@ -27,13 +27,8 @@ check "rdma link add rxe0" rdma link add rxe0 type rxe netdev veth0
 mkdir -p /etc/rdmad
 printf 'match: {device: rxe0}\nroce: {tos: 106}\n' > /etc/rdmad/50-rxe.yaml
 systemctl daemon-reload
-if ldd "$(command -v rdmad)" | grep -q libasan; then
-	# as full-boot.sh: LeakSanitizer needs ptrace, which the unit's filter forbids
-	mkdir -p /run/systemd/system/rdmad.service.d
-	printf '[Service]\nEnvironment=ASAN_OPTIONS=detect_leaks=0\n' \
-		> /run/systemd/system/rdmad.service.d/asan.conf
-	systemctl daemon-reload
-fi
+asan_unit_dropin
+systemctl daemon-reload
 check "systemctl start rdmad" timeout 60 systemctl start rdmad
 check "rdmad owns org.rdmad1" wait_until 10 busctl --system status org.rdmad1
 

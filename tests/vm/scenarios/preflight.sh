@@ -11,16 +11,7 @@ set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
 . "$VM_LIB"
 
-[ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ] ||
-	bail "no RDMAD_BUILD_DIR given, or it is not a meson build"
-check "meson install -C BUILD" \
-	logged "$VM_LOGDIR/install.log" meson install -C "$RDMAD_BUILD_DIR" --no-rebuild
-if ldd "$(command -v rdmad)" | grep -q libasan; then
-	# LeakSanitizer's ptrace is forbidden by the unit's system call filter (full-boot.sh).
-	mkdir -p /run/systemd/system/rdmad.service.d
-	printf '[Service]\nEnvironment=ASAN_OPTIONS=detect_leaks=0\n' \
-		> /run/systemd/system/rdmad.service.d/asan.conf
-fi
+meson_install_rdmad
 
 # ---- a host set up right -----------------------------------------------------------------
 rxe_modules || bail "no RDMA modules"

@@ -22,16 +22,7 @@ set -uo pipefail
 
 is "PID 1 is systemd" "$(cat /proc/1/comm)" systemd
 check "rdma_rxe is not loaded before rdmad starts" test ! -e /sys/module/rdma_rxe
-[ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ] ||
-	bail "RDMAD_BUILD_DIR is not a meson build directory"
-check "meson install -C BUILD" \
-	logged "$VM_LOGDIR/install.log" meson install -C "$RDMAD_BUILD_DIR" --no-rebuild
-if ldd "$(command -v rdmad)" | grep -q libasan; then
-	# as in full-boot.sh: LeakSanitizer's ptrace is not in the unit's system call filter
-	mkdir -p /run/systemd/system/rdmad.service.d
-	printf '[Service]\nEnvironment=ASAN_OPTIONS=detect_leaks=0\n' \
-		> /run/systemd/system/rdmad.service.d/asan.conf
-fi
+meson_install_rdmad
 systemctl daemon-reload
 check "the unit as installed still denies IP (IPAddressDeny=any)" \
 	sh -c "systemctl show -P IPAddressDeny rdmad.service | grep -Eq '0.0.0.0/0|any'"
