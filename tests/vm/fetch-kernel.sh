@@ -21,19 +21,42 @@
 #                     it needs make and gcc-12 on the host (the Debian kernel's compiler)
 # Env:
 #   RDMAD_VM_CACHE          cache directory (default ${XDG_CACHE_HOME:-$HOME/.cache}/rdmad-vm)
-#   RDMAD_VM_KERNEL_PKG     kernel package (default: the pin below)
-#   RDMAD_VM_KERNEL_VERSION its version (default: the pin below)
+#   RDMAD_VM_KERNEL         which pinned kernel (default 6.1; see the pins below). meson's
+#                           -Dvm-kernel=6.12 sets it for every VM test (run-vm.sh --kernel)
+#   RDMAD_VM_KERNEL_PKG     kernel package (default: the pin)
+#   RDMAD_VM_KERNEL_VERSION its version (default: the pin)
 set -euo pipefail
 
-# The pin: the kernel the VM tier was proven on (bookworm-security). When it leaves the
-# archive, the script falls back to the kernel linux-image-amd64 depends on and says so;
-# move the pin forward then.
-PIN_PKG=linux-image-6.1.0-57-amd64-unsigned
-PIN_VERSION=6.1.192-3
+# The pins: the kernels the VM tier is proven on.
+#   6.1   Debian 12's own kernel (bookworm-security), the default, from the host's apt sources
+#   6.12  Debian 13's kernel series as Debian 12 has it in bookworm-backports (built with
+#         Debian 12's gcc-12, so its headers build dcbsim here). The host's sources stay as
+#         they are: bookworm-backports is read from a private apt list in the cache
+#         (SOURCE below), for the download only.
+# When a pin leaves the archive, the script falls back to the newest package of the same
+# series (FALLBACK, a basic regular expression over apt's package names) and says so; move the pin forward then.
+KERNEL=${RDMAD_VM_KERNEL:-6.1}
+case "$KERNEL" in
+6.1)
+	PIN_PKG=linux-image-6.1.0-57-amd64-unsigned
+	PIN_VERSION=6.1.192-3
+	FALLBACK=
+	SOURCE= ;;
+6.12)
+	PIN_PKG=linux-image-6.12.95+deb12-amd64-unsigned
+	PIN_VERSION=6.12.95-1~bpo12+1
+	FALLBACK='linux-image-6.12.*+deb12-amd64-unsigned'
+	SOURCE='http://deb.debian.org/debian bookworm-backports main' ;;
+*)
+	echo "fetch-kernel: error: RDMAD_VM_KERNEL=$KERNEL: the pinned kernels are 6.1 and 6.12" >&2
+	exit 2 ;;
+esac
 
 CACHE=${RDMAD_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/rdmad-vm}
 PKG=${RDMAD_VM_KERNEL_PKG:-$PIN_PKG}
 VERSION=${RDMAD_VM_KERNEL_VERSION:-$PIN_VERSION}
+# apt's options for this kernel's source: none (the host's sources), or a private list
+APT=()
 
 log() { echo "fetch-kernel: $*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -41,16 +64,38 @@ die() { log "error: $*"; exit 1; }
 kernel_dir() { echo "$CACHE/kernel/${1}_${2}"; }
 is_complete() { [ -f "$(kernel_dir "$1" "$2")/complete" ]; }
 
-# versions of a package that apt can download, newest first
-archive_versions() { apt-cache madison "$1" 2>/dev/null | awk -F'|' '{gsub(/ /, "", $2); print $2}'; }
+# The private apt list of a kernel from another suite: its own sources, package lists and
+# state in $CACHE/apt/$KERNEL, updated once a day at most (under the download lock).
+private_apt() {
+	local d=$CACHE/apt/$KERNEL
+	[ -n "$SOURCE" ] || return 0
+	mkdir -p "$d/lists/partial" "$d/parts"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $SOURCE" > "$d/sources.list"
+	APT=(-o "Dir::Etc::SourceList=$d/sources.list" -o "Dir::Etc::SourceParts=$d/parts"
+		-o "Dir::State::Lists=$d/lists" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
+		-o APT::Sandbox::User=root)
+	if [ -z "$(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mtime -1 2> /dev/null)" ]; then
+		log "apt-get update of the private list $d/sources.list ($SOURCE)"
+		apt-get "${APT[@]}" update -q >&2 || die "apt-get update of $SOURCE failed"
+	fi
+}
 
-# The unsigned twin of the image linux-image-amd64 depends on, and its newest version.
+# versions of a package that apt can download, newest first
+archive_versions() { apt-cache "${APT[@]}" madison "$1" 2>/dev/null | awk -F'|' '{gsub(/ /, "", $2); print $2}'; }
+
+# The newest kernel of the pin's series: for 6.1 the unsigned twin of the image
+# linux-image-amd64 depends on; for another series the newest package matching FALLBACK.
 fallback_kernel() {
 	local signed
-	signed=$(apt-cache depends linux-image-amd64 2>/dev/null |
-		awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }')
-	[ -n "$signed" ] || die "apt knows no linux-image-amd64 (run apt-get update)"
-	PKG=$signed-unsigned
+	if [ -n "$FALLBACK" ]; then
+		PKG=$(apt-cache "${APT[@]}" pkgnames linux-image- | grep -x "$FALLBACK" | sort -V | tail -n1)
+		[ -n "$PKG" ] || die "apt knows no $FALLBACK in $SOURCE"
+	else
+		signed=$(apt-cache depends linux-image-amd64 2>/dev/null |
+			awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }')
+		[ -n "$signed" ] || die "apt knows no linux-image-amd64 (run apt-get update)"
+		PKG=$signed-unsigned
+	fi
 	VERSION=$(archive_versions "$PKG" | head -n1)
 	[ -n "$VERSION" ] || die "$PKG is not in the archive (run apt-get update)"
 }
@@ -88,7 +133,7 @@ unpack() { # unpack PKG VERSION: download and unpack into the cache
 	trap "rm -rf '$tmp'" EXIT
 	log "downloading $pkg=$version"
 	# APT::Sandbox::User=root: the cache directory need not be readable by the _apt user
-	(cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg=$version" >&2)
+	(cd "$tmp" && apt-get "${APT[@]}" download -q -o APT::Sandbox::User=root "$pkg=$version" >&2)
 	deb=$(echo "$tmp"/*.deb)
 	[ -f "$deb" ] || die "apt-get download $pkg=$version produced no .deb"
 	dpkg-deb -x "$deb" "$tmp/root"
@@ -119,7 +164,7 @@ unpack_headers() { # unpack_headers DIR
 	kver=$(cat "$dir/kver")
 	version=$(cut -d= -f2 "$dir/package")
 	pkg=linux-headers-$kver
-	deps=$(apt-cache show "$pkg=$version" 2> /dev/null | sed -n 's/^Depends: //p' | head -n1 |
+	deps=$(apt-cache "${APT[@]}" show "$pkg=$version" 2> /dev/null | sed -n 's/^Depends: //p' | head -n1 |
 		tr ',' '\n' | awk '$1 ~ /^linux-(headers|kbuild)-/ { print $1 }')
 	[ -n "$deps" ] || die "apt knows no $pkg=$version (run apt-get update)"
 	tmp=$(mktemp -d "$dir/.headers.XXXXXX")
@@ -127,7 +172,7 @@ unpack_headers() { # unpack_headers DIR
 	trap "rm -rf '$tmp'" EXIT
 	log "downloading $pkg=$version and ${deps//$'\n'/ }"
 	# shellcheck disable=SC2046 # one package per word
-	(cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg=$version" \
+	(cd "$tmp" && apt-get "${APT[@]}" download -q -o APT::Sandbox::User=root "$pkg=$version" \
 		$(for d in $deps; do echo "$d=$version"; done) >&2)
 	for deb in "$tmp"/*.deb; do
 		dpkg-deb -x "$deb" "$tmp/root"
@@ -156,6 +201,7 @@ main() {
 	# one download at a time: parallel test runs wait here for the first one
 	exec {lock}> "$CACHE/kernel/.lock"
 	flock "$lock"
+	private_apt
 	if ! is_complete "$PKG" "$VERSION"; then
 		if ! archive_versions "$PKG" | grep -qxF "$VERSION"; then
 			local pinned="$PKG=$VERSION"

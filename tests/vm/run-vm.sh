@@ -27,6 +27,8 @@
 #   --smp N, --mem MB guest CPUs (default $RDMAD_VM_SMP or 1) and memory (default 1024,
 #                     full VM 2048)
 #   --append ARGS     more kernel command line (e.g. loglevel=7 to see the boot)
+#   --kernel NAME     the pinned kernel to boot: 6.1 (Debian 12's, the default) or 6.12
+#                     (bookworm-backports); default $RDMAD_VM_KERNEL (fetch-kernel.sh)
 #
 # Output is TAP (meson's protocol: 'tap'): the scenario's "ok N - name" / "not ok N - name"
 # lines and its plan, "# " diagnostics, and "Bail out! REASON" when the run itself failed:
@@ -65,6 +67,7 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2; shift ;;
 	--mem) mem=$2; shift ;;
 	--append) append_extra+=" $2"; shift ;;
+	--kernel) export RDMAD_VM_KERNEL=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	-*) echo "run-vm: unknown option $1" >&2; usage >&2; exit 2 ;;
 	*) [ -z "$scenario" ] || { echo "run-vm: one scenario per run" >&2; exit 2; }
@@ -106,13 +109,14 @@ base_image() { # base_image VARIANT: path of the cached image, built if missing
 	local v=$1 key img lock
 	key=$( { cat "$HERE/build-initramfs.sh" "$HERE"/guest/*; echo "$kdir";
 		stat -c %Y /var/lib/dpkg/status; } | sha256sum | cut -c1-16)
-	img=$CACHE/initramfs/$v-$key.cpio
+	# one image per variant and kernel: runs on both kernels share the cache
+	img=$CACHE/initramfs/$v-$kver-$key.cpio
 	if [ ! -f "$img" ]; then
 		mkdir -p "$CACHE/initramfs"
 		exec {lock}> "$CACHE/initramfs/.lock"
 		flock "$lock"
 		if [ ! -f "$img" ]; then
-			rm -f "$CACHE/initramfs/$v"-*.cpio
+			rm -f "$CACHE/initramfs/$v-$kver"-*.cpio
 			"$HERE/build-initramfs.sh" --variant "$v" --kernel-dir "$kdir" "$img" >&2 ||
 				return 1
 		fi
