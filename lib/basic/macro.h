@@ -42,6 +42,12 @@
 		(b) = _t_;               \
 	} while (0)
 
+/* free() that returns NULL: p = mfree(p). */
+static inline void *mfree(void *p) {
+	free(p);
+	return NULL;
+}
+
 static inline bool streq(const char *a, const char *b) {
 	return strcmp(a, b) == 0;
 }

@@ -131,6 +131,9 @@ typedef struct HostState {
 	bool firewall_observed;
 	int firewall_error;
 	bool configfs_mounted; /* rdma_cm's directory exists */
+	/* The kernel has no configfs at all (CONFIG_CONFIGFS_FS not set, as kernel-modules.c reads
+	 * it; with HOST_OBSERVE_MODULES): roce.mode and roce.tos cannot be set on it. */
+	bool configfs_absent;
 	NetnsMode netns_mode;  /* valid when has_netns_mode */
 	/* Only some devices were observed (an event touched them): host-level keys (modules,
 	 * links, system) cannot be planned from this, since what is absent here may exist. */
