@@ -16,13 +16,15 @@ set -euo pipefail
 rdmactl=$(realpath "$1")
 case=$2
 src=$(cd "$(dirname "$0")" && pwd)
-root=$src/fixtures/$case
+root=fixtures/$case
 expected=$src/expected/$case
 
 if [[ -z ${RDMAD_FIXTURE_NETNS:-} ]]; then
         # A fresh network namespace: nothing of the host's network is seen or touched.
         exec unshare --net env RDMAD_FIXTURE_NETNS=1 "$0" "$@"
 fi
+# --root relative to tests/: what rdmactl prints of it is the same in every checkout
+cd "$src"
 
 # shellcheck source=netns-mirror.sh
 . "$src/netns-mirror.sh"

@@ -7,6 +7,10 @@
 #include "settings-format.h"
 #include "strv.h"
 
+/* roce.mode and roce.tos live in rdma_cm's configfs directory: a kernel without configfs has
+ * none to set them in. */
+#define NO_CONFIGFS "this kernel has no configfs (built without CONFIG_CONFIGFS_FS)"
+
 static int rule_roce_mode(Plan *p, const PlanPort *l, Key key) {
 	const char *desired = roce_mode_to_string(l->settings->roce_mode);
 	const HostPort *port = l->port;
@@ -19,6 +23,8 @@ static int rule_roce_mode(Plan *p, const PlanPort *l, Key key) {
 				     "Soft-RoCE (rxe) implements RoCE v2 only");
 	if (port->has_roce_mode && port->roce_mode == l->settings->roce_mode)
 		return 0;
+	if (l->host->configfs_absent)
+		return plan_port_add(p, l, PHASE_CONFIGFS, key, NULL, desired, NO_CONFIGFS);
 	return plan_port_add(p, l, PHASE_CONFIGFS, key,
 			     port->has_roce_mode ? roce_mode_to_string(port->roce_mode) : NULL,
 			     desired, NULL);
@@ -34,6 +40,8 @@ static int rule_roce_tos(Plan *p, const PlanPort *l, Key key) {
 				     "not a RoCE port (link layer is not Ethernet)");
 	if (port->has_roce_tos && port->roce_tos == l->settings->roce_tos)
 		return 0;
+	if (l->host->configfs_absent)
+		return plan_port_add(p, l, PHASE_CONFIGFS, key, NULL, want, NO_CONFIGFS);
 	snprintf(cur, sizeof(cur), "%u", port->roce_tos);
 	return plan_port_add(p, l, PHASE_CONFIGFS, key, port->has_roce_tos ? cur : NULL, want,
 			     NULL);

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The kernel checks: the RDMA core modules (built in, loaded, or only available), configfs and
  * rdma_cm's directory in it, and whether lockdown or Secure Boot restrict which modules load.
- * Everything is read under in->root: <root>/proc, <root>/sys, <root>/lib/modules/<release>. */
+ * Everything is read under in->root: <root>/proc, <root>/sys, <root>/lib/modules/<release>,
+ * <root>/boot; which module is there comes from kernel-modules.c, as for the planner. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
 #include "fileio.h"
+#include "kernel-modules.h"
 #include "preflight.h"
 #include "strv.h"
 
@@ -27,148 +29,59 @@ static const CoreModule core_modules[] = {
 
 #define CONFIGFS_PATH "/sys/kernel/config"
 
-/* The kernel's module lists: modules.dep ("kernel/.../ib_core.ko.xz: deps") and
- * modules.builtin, as module names (with _), and the modules.dep paths outside kernel/
- * (updates/, extra/: out-of-tree drivers such as MLNX_OFED's). */
-typedef struct ModuleLists {
-	char *release;
-	bool dep_read, builtin_read;
-	char **available; /* modules.dep */
-	char **builtin;
-	char **out_of_tree;
-} ModuleLists;
-
-static void module_lists_done(ModuleLists *l) {
-	free(l->release);
-	strv_free(l->available);
-	strv_free(l->builtin);
-	strv_free(l->out_of_tree);
-}
-
-/* "kernel/drivers/infiniband/core/ib_core.ko.zst" -> "ib_core" (the name /sys/module gives):
- * 1 and *ret, 0 for a line that names no module, -ENOMEM. */
-static int module_name(const char *path, size_t len, char **ret) {
-	const char *base = path, *ko = NULL;
-	char *s;
-
-	for (size_t i = 0; i < len; i++)
-		if (path[i] == '/')
-			base = path + i + 1;
-	for (const char *c = base; c + 3 <= path + len; c++)
-		if (strncmp(c, ".ko", 3) == 0)
-			ko = c;
-	if (!ko || ko == base)
-		return 0;
-	s = strndup(base, ko - base);
-	if (!s)
-		return -ENOMEM;
-	for (char *c = s; *c; c++)
-		if (*c == '-')
-			*c = '_';
-	*ret = s;
-	return 1;
-}
-
-static int module_list_read(int rootfd, const char *path, char ***ret, char ***ret_out_of_tree) {
-	_cleanup_free_ char *line = NULL;
-	_cleanup_close_ int fd = -EBADF;
-	size_t size = 0;
-	FILE *f;
-	int r = 0;
-
-	fd = openat(rootfd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	f = fdopen_consume(TAKE_FD(fd), "re");
-	if (!f)
-		return -errno;
-	while (r >= 0 && getline(&line, &size, f) > 0) {
-		char *name;
-
-		r = module_name(line, strcspn(line, ":\n"), &name);
-		if (r <= 0)
-			continue;
-		if (ret_out_of_tree && strncmp(line, "kernel/", 7) != 0) {
-			r = strv_extend(ret_out_of_tree, name);
-			if (r < 0) {
-				free(name);
-				break;
-			}
-		}
-		r = strv_consume(ret, name);
-	}
-	fclose(f);
-	if (r >= 0 && !*ret) {
-		*ret = calloc(1, sizeof(char *)); /* read, and empty */
-		if (!*ret)
-			r = -ENOMEM;
-	}
-	return r;
-}
-
-static int module_lists_read(int rootfd, ModuleLists *ret) {
-	_cleanup_free_ char *path = NULL;
+/* One kernel.module row: the module's presence (kernel-modules.c, the evidence the planner
+ * reads too) and what said so. Only what is known to be missing fails; where nothing could
+ * tell, the row warns with what was looked at. */
+static int check_module(Preflight *p, const KernelModules *k, const CoreModule *m) {
+	_cleanup_free_ char *evidence = NULL, *fix = NULL;
+	ModulePresence presence;
 	int r;
 
-	if (read_line_at(rootfd, "proc/sys/kernel/osrelease", &ret->release) < 0)
-		return 0;
-	if (strchr(ret->release, '/') || streq(ret->release, "..") || streq(ret->release, "."))
-		return 0;
-	if (asprintf(&path, "lib/modules/%s/modules.dep", ret->release) < 0)
-		return -ENOMEM;
-	r = module_list_read(rootfd, path, &ret->available, &ret->out_of_tree);
-	if (r == -ENOMEM)
+	r = kernel_module_presence(k, m->name, &presence, &evidence);
+	if (r < 0)
 		return r;
-	ret->dep_read = r >= 0;
-	free(path);
-	path = NULL;
-	if (asprintf(&path, "lib/modules/%s/modules.builtin", ret->release) < 0)
-		return -ENOMEM;
-	r = module_list_read(rootfd, path, &ret->builtin, NULL);
-	if (r == -ENOMEM)
-		return r;
-	ret->builtin_read = r >= 0;
-	return 0;
-}
-
-static int check_module(Preflight *p, const PreflightInput *in, const ModuleLists *l,
-			const CoreModule *m) {
-	_cleanup_free_ char *fix = NULL;
-
-	if (strv_contains(l->builtin, m->name))
+	switch (presence) {
+	case MODULE_BUILTIN:
 		return preflight_add(p, "kernel.module", m->name, PREFLIGHT_OK, NULL,
-				     "built into the kernel (%s)", m->role);
-	if (host_module_loaded(in->host, m->name))
-		return preflight_add(p, "kernel.module", m->name, PREFLIGHT_OK, NULL, "loaded (%s)",
-				     m->role);
-	if (asprintf(&fix,
-		     "modprobe %s (rdma-core's udev rules load it when an RDMA device appears), "
-		     "or `modules: [%s]` in a profile",
-		     m->name, m->name) < 0)
-		return -ENOMEM;
-	if (strv_contains(l->available, m->name))
-		return preflight_add(p, "kernel.module", m->name, PREFLIGHT_FAIL, fix,
-				     "not loaded: %s is missing", m->role);
-	if (l->dep_read && l->builtin_read) {
-		_cleanup_free_ char *kernel_fix = NULL;
-
-		if (asprintf(&kernel_fix, "a kernel built with %s (Debian's linux-image has it)",
+				     "built into the kernel (%s): %s", m->role, evidence);
+	case MODULE_LOADED:
+		return preflight_add(p, "kernel.module", m->name, PREFLIGHT_OK, NULL,
+				     "loaded (%s): %s", m->role, evidence);
+	case MODULE_ABSENT:
+		if (asprintf(&fix, "a kernel built with %s (Debian's linux-image has it)",
 			     m->config) < 0)
 			return -ENOMEM;
-		return preflight_add(
-			p, "kernel.module", m->name, PREFLIGHT_FAIL, kernel_fix,
-			"not available in this kernel (%s): neither in modules.dep nor "
-			"in modules.builtin",
-			l->release);
-	}
-	if (!l->release)
 		return preflight_add(p, "kernel.module", m->name, PREFLIGHT_FAIL, fix,
-				     "not loaded, and whether this kernel has it is unknown: "
-				     "/proc/sys/kernel/osrelease cannot be read");
-	return preflight_add(p, "kernel.module", m->name, PREFLIGHT_FAIL, fix,
-			     "not loaded, and whether this kernel has it is unknown: "
-			     "/lib/modules/%s/modules.dep or modules.builtin cannot be read",
-			     l->release);
+				     "not available in this kernel (%s): %s", strna(k->release),
+				     evidence);
+	case MODULE_AVAILABLE:
+		if (k->dep_read)
+			r = asprintf(&fix,
+				     "modprobe %s (rdma-core's udev rules load it when an RDMA "
+				     "device appears), or `modules: [%s]` in a profile",
+				     m->name, m->name);
+		else
+			r = asprintf(&fix,
+				     "install this kernel's modules (/lib/modules/%s), or modprobe "
+				     "%s where the kernel's modules are (a container's host)",
+				     strna(k->release), m->name);
+		if (r < 0)
+			return -ENOMEM;
+		return preflight_add(p, "kernel.module", m->name, PREFLIGHT_FAIL, fix,
+				     "not loaded: %s is missing (a module: %s)", m->role, evidence);
+	case MODULE_UNKNOWN:
+	default:
+		if (asprintf(
+			    &fix,
+			    "modprobe %s if it is a module; /proc/config.gz (CONFIG_IKCONFIG_PROC) "
+			    "or /boot/config-%s would tell (%s)",
+			    m->name, strna(k->release), m->config) < 0)
+			return -ENOMEM;
+		return preflight_add(p, "kernel.module", m->name, PREFLIGHT_WARN, fix,
+				     "not loaded as a module, and whether this kernel has it "
+				     "built in is unknown: %s",
+				     evidence);
+	}
 }
 
 /* Whether a profile sets a key that only configfs can apply (roce.mode, roce.tos): then a
@@ -235,13 +148,16 @@ static bool filesystem_known(int rootfd, const char *fs) {
 	return found;
 }
 
-static int check_configfs(Preflight *p, const PreflightInput *in, int rootfd, const ModuleLists *l,
-			  int mounted) {
+static int check_configfs(Preflight *p, const PreflightInput *in, int rootfd,
+			  const KernelModules *k, int mounted) {
+	_cleanup_free_ char *evidence = NULL;
 	PreflightStatus bad = configfs_status(in);
 	const char *why = bad == PREFLIGHT_FAIL
 				  ? "a profile sets roce.mode or roce.tos, which need it"
 				  : "rdmad cannot set roce.mode or roce.tos without it";
+	ModulePresence presence;
 	struct stat st;
+	int r;
 
 	if (mounted < 0)
 		return preflight_add(p, "kernel.configfs", "host", PREFLIGHT_WARN, NULL,
@@ -260,31 +176,60 @@ static int check_configfs(Preflight *p, const PreflightInput *in, int rootfd, co
 			"not mounted, and can be: the kernel has configfs and " CONFIGFS_PATH
 			" exists; %s",
 			why);
-	if (!l->dep_read)
+	r = kernel_module_presence(k, "configfs", &presence, &evidence);
+	if (r < 0)
+		return r;
+	switch (presence) {
+	case MODULE_ABSENT:
+		return preflight_add(
+			p, "kernel.configfs", "host", bad,
+			"a kernel built with CONFIG_CONFIGFS_FS: roce.mode and roce.tos "
+			"cannot be set on this one",
+			"not mounted, and this kernel has no configfs (%s); %s", evidence, why);
+	case MODULE_AVAILABLE:
+		return preflight_add(
+			p, "kernel.configfs", "host", bad,
+			"modprobe configfs && mount -t configfs none " CONFIGFS_PATH,
+			"not mounted: configfs is a module that is not loaded (%s); %s", evidence,
+			why);
+	case MODULE_BUILTIN:
+	case MODULE_LOADED:
 		return preflight_add(p, "kernel.configfs", "host", bad,
-				     "modprobe configfs && mount -t configfs none " CONFIGFS_PATH,
-				     "not mounted: configfs is neither built in nor loaded "
-				     "(whether it is a module is unknown: modules.dep cannot be "
-				     "read); %s",
-				     why);
-	if (strv_contains(l->available, "configfs"))
-		return preflight_add(p, "kernel.configfs", "host", bad,
-				     "modprobe configfs && mount -t configfs none " CONFIGFS_PATH,
-				     "not mounted: configfs is a module that is not loaded; %s",
-				     why);
-	return preflight_add(p, "kernel.configfs", "host", bad,
-			     "a kernel built with CONFIG_CONFIGFS_FS",
-			     "not mounted, and this kernel has no configfs; %s", why);
+				     "mount -t configfs none " CONFIGFS_PATH
+				     " (systemd's sys-kernel-config.mount)",
+				     "not mounted, and can be: the kernel has configfs (%s); %s",
+				     evidence, why);
+	case MODULE_UNKNOWN:
+	default:
+		/* not mounted is known; what would fix it is not */
+		return preflight_add(p, "kernel.configfs", "host", PREFLIGHT_WARN,
+				     "modprobe configfs && mount -t configfs none " CONFIGFS_PATH
+				     " if configfs is a module; else a kernel built with "
+				     "CONFIG_CONFIGFS_FS",
+				     "not mounted: configfs is neither built in nor loaded, and "
+				     "whether this kernel has it as a module is unknown (%s); %s",
+				     evidence, why);
+	}
 }
 
 static int check_configfs_rdma_cm(Preflight *p, const PreflightInput *in, int rootfd,
-				  bool mounted) {
+				  const KernelModules *k, bool mounted) {
 	PreflightStatus bad = configfs_status(in);
+	ModulePresence presence;
 	struct stat st;
+	int r;
 
-	if (!mounted)
+	if (!mounted) {
+		r = kernel_module_presence(k, "configfs", &presence, NULL);
+		if (r < 0)
+			return r;
 		return preflight_add(p, "kernel.configfs-rdma-cm", "host", bad, NULL,
-				     "cannot be there: configfs is not mounted (kernel.configfs)");
+				     presence == MODULE_ABSENT
+					     ? "cannot be there: this kernel has no configfs "
+					       "(kernel.configfs)"
+					     : "cannot be there: configfs is not mounted "
+					       "(kernel.configfs)");
+	}
 	if (fstatat(rootfd, "sys/kernel/config/rdma_cm", &st, 0) >= 0 && S_ISDIR(st.st_mode))
 		return preflight_add(p, "kernel.configfs-rdma-cm", "host", PREFLIGHT_OK, NULL,
 				     CONFIGFS_PATH "/rdma_cm exists");
@@ -343,7 +288,7 @@ static int secure_boot_read(int rootfd, bool *ret) {
  * The distribution's own modules are signed: that alone is no problem, and an ok row says it.
  * An out-of-tree RDMA stack (MLNX_OFED's DKMS modules, in updates/ or extra/) must be signed
  * with a key enrolled in MOK, else it will not load: a warning. */
-static int check_lockdown(Preflight *p, int rootfd, const ModuleLists *l) {
+static int check_lockdown(Preflight *p, int rootfd, const KernelModules *k) {
 	_cleanup_free_ char *mode = NULL, *what = NULL, *oot = NULL;
 	_cleanup_strv_free_ char **rdma_oot = NULL;
 	const char *sb_text;
@@ -371,7 +316,7 @@ static int check_lockdown(Preflight *p, int rootfd, const ModuleLists *l) {
 		return preflight_add(p, "kernel.lockdown", "host", PREFLIGHT_OK, NULL,
 				     "%s: unsigned modules may load", what);
 	for (size_t i = 0; i < ELEMENTSOF(core_modules); i++)
-		if (strv_contains(l->out_of_tree, core_modules[i].name)) {
+		if (strv_contains(k->out_of_tree, core_modules[i].name)) {
 			r = strv_extend(&rdma_oot, core_modules[i].name);
 			if (r < 0)
 				return r;
@@ -395,26 +340,26 @@ static int check_lockdown(Preflight *p, int rootfd, const ModuleLists *l) {
 }
 
 int preflight_kernel(Preflight *p, const PreflightInput *in) {
-	_cleanup_(module_lists_done) ModuleLists lists = { 0 };
+	_cleanup_(kernel_modules_freep) KernelModules *k = NULL;
 	_cleanup_close_ int rootfd = -EBADF;
 	int mounted, r;
 
 	rootfd = open(in->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	/* A root that cannot be opened reads as empty: each row says what it missed. */
-	r = module_lists_read(rootfd, &lists);
+	r = kernel_modules_read(rootfd, KERNEL_MODULES_ALL, &k);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < ELEMENTSOF(core_modules); i++) {
-		r = check_module(p, in, &lists, &core_modules[i]);
+		r = check_module(p, k, &core_modules[i]);
 		if (r < 0)
 			return r;
 	}
 	mounted = configfs_mounted(rootfd);
-	r = check_configfs(p, in, rootfd, &lists, mounted);
+	r = check_configfs(p, in, rootfd, k, mounted);
 	if (r < 0)
 		return r;
-	r = check_configfs_rdma_cm(p, in, rootfd, mounted > 0);
+	r = check_configfs_rdma_cm(p, in, rootfd, k, mounted > 0);
 	if (r < 0)
 		return r;
-	return check_lockdown(p, rootfd, &lists);
+	return check_lockdown(p, rootfd, k);
 }

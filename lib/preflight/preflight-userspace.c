@@ -477,7 +477,7 @@ static int check_node_access(Preflight *p, const Context *c, const PreflightInpu
 			return preflight_add(p, "userspace.device-node", subject, PREFLIGHT_FAIL,
 					     "udevadm trigger; in a container, give it the host's "
 					     "/dev/infiniband",
-					     "%s does not exist, though %s is loaded", node,
+					     "%s does not exist, though %s is in the kernel", node,
 					     module);
 		if (asprintf(&fix, "modprobe %s", module) < 0)
 			return -ENOMEM;
