@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <time.h>
@@ -7,6 +8,7 @@
 
 #include "config.h"
 #include "file-stamp.h"
+#include "fileio.h"
 #include "gid.h"
 #include "log.h"
 #include "manager-emit.h"
@@ -59,6 +61,7 @@ Manager *manager_free(Manager *m) {
 	if (m->rtnl_watch)
 		nl_socket_free(m->rtnl_watch);
 	sd_event_source_unref(m->nft_source);
+	sd_event_source_unref(m->hostname_source);
 	if (m->nft_watch)
 		nl_socket_free(m->nft_watch);
 	sd_device_monitor_unref(m->udev);
@@ -78,6 +81,7 @@ Manager *manager_free(Manager *m) {
 	diagnostics_done(&m->config_errors);
 	strv_free(m->config_dirs);
 	free(m->root);
+	free(m->test_settle_file);
 	free(m->state_dir);
 	free(m->env_dir);
 	published_free(m->published, m->n_published);
@@ -137,12 +141,22 @@ static uint64_t realtime_nsec(void) {
 
 /* How long path (changed at t) still needs to settle, 0 if it has. A time in the future (the
  * clock was set back) does not hold a load up. */
-static uint64_t profiles_unsettled(const FileStamps *s, const char **ret_path) {
+static uint64_t profiles_settle_nsec(const Manager *m) {
+	_cleanup_free_ char *text = NULL;
+	unsigned long long ms;
+
+	if (!m->test_settle_file || read_line_at(AT_FDCWD, m->test_settle_file, &text) < 0 ||
+	    sscanf(text, "%llu", &ms) != 1 || ms == 0 || ms > 60000)
+		return PROFILES_SETTLE_NSEC;
+	return ms * 1000 * 1000;
+}
+
+static uint64_t profiles_unsettled(const FileStamps *s, uint64_t settle, const char **ret_path) {
 	uint64_t t, now = realtime_nsec();
 
-	if (file_stamps_newest(s, ret_path, &t) < 0 || t > now || now - t >= PROFILES_SETTLE_NSEC)
+	if (file_stamps_newest(s, ret_path, &t) < 0 || t > now || now - t >= settle)
 		return 0;
-	return PROFILES_SETTLE_NSEC - (now - t);
+	return settle - (now - t);
 }
 
 /* A reload refused because path kept changing: the previous configuration stays, the reason is
@@ -172,6 +186,8 @@ int manager_load_config(Manager *m) {
 	Config *c = NULL;
 	int r;
 
+	uint64_t settle = profiles_settle_nsec(m);
+
 	for (unsigned attempt = 1;; attempt++) {
 		_cleanup_(file_stamps_done) FileStamps before = { 0 }, after = { 0 };
 		_cleanup_strv_free_ char **files = NULL, **files_after = NULL;
@@ -188,10 +204,10 @@ int manager_load_config(Manager *m) {
 		diagnostics_done(&warnings);
 		if (r < 0)
 			return log_error_errno(r, "Failed to list profiles");
-		wait = profiles_unsettled(&before, &path);
+		wait = profiles_unsettled(&before, settle, &path);
 		if (wait > 0 && !last) {
 			log_debug("%s changed %llu ms ago; letting it settle.", path,
-				  (unsigned long long) (PROFILES_SETTLE_NSEC - wait) / 1000000);
+				  (unsigned long long) (settle - wait) / 1000000);
 			(void) usleep((useconds_t) (wait / 1000) + 1);
 			continue;
 		}
@@ -391,6 +407,9 @@ int manager_start(Manager *m) {
 	if (r < 0)
 		return r;
 	r = manager_watch_nft(m);
+	if (r < 0)
+		return r;
+	r = manager_watch_hostname(m);
 	if (r < 0)
 		return r;
 	if (!m->test_mode) {

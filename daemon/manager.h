@@ -107,6 +107,11 @@ typedef struct Manager {
 	char *plan_shared;
 	uint64_t plan_shared_usec;
 	RateLimit counters_ratelimit;
+	/* How long a profile must be unchanged before it is loaded (PROFILES_SETTLE_NSEC). Tests
+	 * only, under --root: read from this file at each load when it holds a number of ms
+	 * (RDMAD_TEST_SETTLE_FILE), so that a test's writer is judged against a window it sets,
+	 * not against how fast this machine runs it. */
+	char *test_settle_file;
 
 	sd_event_source *reconcile_timer;
 	sd_device_monitor *udev;
@@ -114,6 +119,7 @@ typedef struct Manager {
 	sd_event_source *rtnl_source;
 	struct nl_sock *nft_watch; /* NFNLGRP_NFTABLES (security.roce-allow-from) */
 	sd_event_source *nft_source;
+	sd_event_source *hostname_source; /* rdma.node-description's %h */
 
 	unsigned n_reconciles;
 	unsigned n_writes;   /* actions that changed something, over the daemon's life */

@@ -170,6 +170,14 @@ int main(int argc, char **argv) {
 		}
 		m->counters_ratelimit.interval_usec = usec;
 	}
+	/* Tests only: the profiles' settle time from a file the test writes (manager.h). */
+	if (!streq(root, "/") && getenv("RDMAD_TEST_SETTLE_FILE")) {
+		m->test_settle_file = strdup(getenv("RDMAD_TEST_SETTLE_FILE"));
+		if (!m->test_settle_file) {
+			log_error_errno(-ENOMEM, "Failed to set up");
+			return EXIT_FAILURE;
+		}
+	}
 	/* Invalid files are left out (and reported); only running out of memory stops us. */
 	r = manager_load_config(m);
 	if (r < 0)

@@ -101,7 +101,10 @@ fds() { find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 # ASan keeps freed memory in quarantine (256 MiB): RSS would grow with every reload for that
 # reason alone. Without it, a leak still shows (and LeakSanitizer reports it at exit).
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0
-RDMAD_TEST_FAULTS=$work/faults "$rdmad" --root "$root" --config-dir "$work/conf" \
+# RDMAD_TEST_SETTLE_FILE: how long a profile must be unchanged before rdmad loads it (100 ms
+# while the file is absent); the torn-write checks below set it, so that their writers are
+# judged against a window they choose, not against how promptly this machine runs them.
+RDMAD_TEST_FAULTS=$work/faults RDMAD_TEST_SETTLE_FILE=$work/settle "$rdmad" --root "$root" --config-dir "$work/conf" \
         --state-dir "$work/state" --bus -v > "$work/rdmad.log" 2>&1 &
 pid=$!
 check "rdmad converges both links" "wait_until 20 both 106" || sed 's/^/# /' "$work/rdmad.log"
@@ -174,10 +177,13 @@ check "... RSS within noise: $rss0 -> $rss1 KiB (growth under 512 KiB)" \
         "[[ $((rss1 - rss0)) -lt 512 ]]"
 
 # ---- a profile rewritten in place while being read ---------------------------------------------
-# An editor saving in place: truncate, write the first half, then the rest (a pause between
-# each), then leave the file alone a while; ToS 96 and 98 in turn. 60-torn.yaml overrides
-# 50-mlx5_0.yaml's ToS, so a reload that took the empty file (which masks) or any part of it
-# would leave mlx5_0 at 112, or in ConfigFiles without 60-torn.yaml.
+# An editor saving in place: truncate, write the first half, then the rest (10 ms between each),
+# then leave the file alone 4 s; ToS 96 and 98 in turn. 60-torn.yaml overrides 50-mlx5_0.yaml's
+# ToS, so a reload that took the empty file (which masks) or any part of it would leave mlx5_0
+# at 112, or in ConfigFiles without 60-torn.yaml. rdmad lets a file settle for 3 s here: a part
+# would be taken only if the writer stalled 3 s within a save (under 100 ms, the default, a
+# loaded machine's sleep 0.01 can take that long, and did).
+echo 3000 > "$work/settle"
 torn=$work/conf/60-torn.yaml
 printf 'match: {device: mlx5_0}\nroce: {tos: 96}\n' > "$torn"
 reload_bus > /dev/null
@@ -190,12 +196,12 @@ reload_bus > /dev/null
                 printf 'match: {device: mlx5_0}\n' >> "$torn"
                 sleep 0.01
                 printf 'roce: {tos: %s}\n' "$t" >> "$torn"
-                sleep 0.$((RANDOM % 3 + 1))
+                sleep 4
         done
 ) &
 writer_pid=$!
 applied=0 refused=0 torn_applied=0
-end=$((SECONDS + 8))
+end=$((SECONDS + 12))
 while ((SECONDS < end)); do
         if reload_bus > /dev/null 2> "$work/reload.err"; then
                 applied=$((applied + 1))
@@ -227,6 +233,7 @@ check "... rdmad is alive" "kill -0 $pid"
 # whole, which is right too, and the next reload is tried; the verdict is the first refusal,
 # waited for with a generous bound, never one reload's luck.
 rm -f "$work/torn.stop"
+echo 1000 > "$work/settle" # ten tries of 1 s: a reload answers within the bus call's 25 s
 (
         while [[ ! -e $work/torn.stop ]]; do
                 : > "$torn"
@@ -259,7 +266,7 @@ check "a profile rewritten without pause: Reload refused, naming it (still being
 check "... rdmad degraded with that in ConfigErrors, the previous profiles in force" \
         "mprop ConfigErrors | grep -Eq 'still being written|changed while being read' &&
          [[ \$(mprop State) == 's \"degraded\"' ]] && mprop ConfigFiles | grep -q 60-torn.yaml"
-rm "$torn"
+rm "$torn" "$work/settle"
 reload_bus > /dev/null
 check "the file removed: converged again at the other profiles' ToS" "wait_until 20 both 112"
 
