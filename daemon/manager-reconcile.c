@@ -305,7 +305,7 @@ static int port_status_update(Manager *m, const HostState *h, const HostDevice *
 		return matched;
 	}
 	old = manager_port_status(m, d->name, port->port);
-	r = port_status_build(ret, d, port, host_netdev_find(h, port->netdev),
+	r = port_status_build(ret, h, d, port, host_netdev_find(h, port->netdev),
 			      matched > 0 ? &ls : NULL, &profiles, p, outcomes, old, now);
 	port_settings_done(&ls);
 	if (r < 0) {

@@ -286,6 +286,47 @@ static void firewall_changed(Manager *m) {
 			manager_mark_netdev(m, m->ports[i].netdev);
 }
 
+/* The host name changed (sethostname(), hostnamectl): the devices whose rdma.node-description
+ * has %h get it again. The kernel's /proc/sys/kernel/hostname wakes a poller with EPOLLPRI
+ * when the UTS name changes (proc_sys_poll), and the poll itself takes the change as seen. */
+static int on_hostname(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+	Manager *m = userdata;
+
+	log_debug("the host name changed");
+	for (size_t i = 0; i < m->n_ports; i++)
+		if (port_status_setting(&m->ports[i], KEY_RDMA_NODE_DESCRIPTION))
+			manager_mark_device(m, m->ports[i].device);
+	return 0;
+}
+
+int manager_watch_hostname(Manager *m) {
+	_cleanup_close_ int fd = -EBADF;
+	_cleanup_free_ char *path = NULL;
+	int r;
+
+	path = root_path(m->root, "/proc/sys/kernel/hostname");
+	if (!path)
+		return log_error_errno(-ENOMEM, "Failed to watch the host name");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		log_warning_errno(-errno,
+				  "Failed to open %s, a host name change is seen on the next "
+				  "reconcile only",
+				  path);
+		return 0;
+	}
+	r = sd_event_add_io(m->event, &m->hostname_source, fd, EPOLLPRI, on_hostname, m);
+	if (r < 0) { /* a fixture root's regular file cannot be polled */
+		log_debug("Not watching the host name: %s cannot be polled (%s)", path,
+			  strerror(-r));
+		return 0;
+	}
+	(void) sd_event_source_set_io_fd_own(m->hostname_source, true);
+	TAKE_FD(fd);
+	(void) sd_event_source_set_description(m->hostname_source, "hostname");
+	return 0;
+}
+
 static int on_nft_message(struct nl_msg *msg, void *userdata) {
 	firewall_changed(userdata);
 	return NL_OK;

@@ -8,3 +8,5 @@
 int manager_watch_udev(Manager *m);
 int manager_watch_rtnl(Manager *m);
 int manager_watch_nft(Manager *m);
+/* the host name, for rdma.node-description (%h) */
+int manager_watch_hostname(Manager *m);

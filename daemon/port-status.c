@@ -249,6 +249,21 @@ static int contested_text(const SettingHistory *h, char **ret) {
 	return 0;
 }
 
+/* rdma-ndd (rdma-core) sets node_desc too, from its own format (RDMA_NDD_ND_FORMAT, "%h %d"), on
+ * every host name change and device add: with rdma.node-description declared, two agents own
+ * one setting, and whichever writes last wins. rdmad still writes its value; the row says who
+ * else does and how to stop it. */
+static int setting_rdma_ndd(SettingStatus *row) {
+	if (row->result == SETTING_FAILED || row->result == SETTING_UNSUPPORTED)
+		return 0;
+	row->result = SETTING_CONTESTED;
+	free(row->error);
+	row->error = strdup("rdma-ndd.service writes node_desc too, on every host name change "
+			    "and device add: systemctl disable --now rdma-ndd.service (and mask "
+			    "it: udev starts it when an RDMA device appears)");
+	return row->error ? 0 : -ENOMEM;
+}
+
 /* What this reconcile's outcomes, the backoff and the contest history say of one row. */
 static int setting_overlay(SettingStatus *row, const PortStatus *s, const Outcomes *outcomes,
 			   const PortStatus *old, bool held, uint64_t now) {
@@ -382,7 +397,7 @@ static int facts_copy(PortStatus *s, const HostDevice *d, const HostPort *p, con
 	return 0;
 }
 
-int port_status_build(PortStatus *s, const HostDevice *d, const HostPort *p, const HostNetdev *nd,
+int port_status_build(PortStatus *s, const HostState *h, const HostDevice *d, const HostPort *p, const HostNetdev *nd,
 		      const PortSettings *ls, char ***profiles, const Plan *plan,
 		      const Outcomes *outcomes, PortStatus *old, uint64_t now) {
 	const Outcome *failed;
@@ -431,6 +446,8 @@ int port_status_build(PortStatus *s, const HostDevice *d, const HostPort *p, con
 		r = setting_from_plan(row, ls, k, s->name, plan);
 		if (r >= 0)
 			r = setting_overlay(row, s, outcomes, old, held, now);
+		if (r >= 0 && k == KEY_RDMA_NODE_DESCRIPTION && h->rdma_ndd_running)
+			r = setting_rdma_ndd(row);
 		if (r < 0)
 			return r;
 	}

@@ -23,3 +23,5 @@ int apply_firewall(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_configfs(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_dcb(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_ecn(Applier *a, const Action *x, ActionOutcome *ret);
+/* apply-device.c: rdma.node-description */
+int apply_node_description(Applier *a, const Action *x, ActionOutcome *ret);

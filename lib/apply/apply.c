@@ -41,6 +41,8 @@ int action_apply(Applier *a, const Action *x, ActionOutcome *ret) {
 		return apply_ecn(a, x, ret);
 	case KEY_COUNTERS_OPTIONAL:
 		return apply_counters_optional(a, x, ret);
+	case KEY_RDMA_NODE_DESCRIPTION:
+		return apply_node_description(a, x, ret);
 	case KEY_SECURITY_ROCE_ALLOW_FROM:
 		return apply_firewall(a, x, ret);
 	default:

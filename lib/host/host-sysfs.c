@@ -353,6 +353,7 @@ static int device_observe(int classfd, int cmfd, const char *name, HostObserveFl
 		(void) read_line_at(devfd, "node_guid", &d.node_guid);
 		(void) read_line_at(devfd, "node_type", &d.node_type);
 		(void) read_line_at(devfd, "fw_ver", &d.fw_ver);
+		(void) read_line_at(devfd, "node_desc", &d.node_desc);
 		device_read_driver(devfd, &d);
 	}
 
@@ -404,6 +405,7 @@ void host_device_done(HostDevice *d) {
 	free(d->node_guid);
 	free(d->node_type);
 	free(d->fw_ver);
+	free(d->node_desc);
 	free(d->driver);
 	free(d->pci);
 	free(d->parent);

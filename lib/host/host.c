@@ -3,7 +3,9 @@
  * host-netdev.c, host-netlink.c (rtnetlink, RDMA netlink), host-dcb.c, host-modules.c and
  * host-pci.c read. */
 #include <fcntl.h>
+#include <sys/stat.h>
 
+#include "fileio.h"
 #include "host-internal.h"
 #include "strv.h"
 
@@ -13,6 +15,7 @@ HostState *host_state_free(HostState *h) {
 	for (size_t i = 0; i < h->n_devices; i++)
 		host_device_done(&h->devices[i]);
 	free(h->devices);
+	free(h->hostname);
 	for (size_t i = 0; i < h->n_netdevs; i++)
 		host_netdev_done(&h->netdevs[i]);
 	free(h->netdevs);
@@ -52,6 +55,16 @@ int host_observe_devices_only(const char *root, HostObserveFlags flags, char *co
 	if (rootfd < 0)
 		return -errno;
 	h->partial = devices != NULL;
+	if (flags & HOST_OBSERVE_DETAILS) {
+		struct stat st;
+
+		r = read_line_at(rootfd, "proc/sys/kernel/hostname", &h->hostname);
+		if (r == -ENOMEM)
+			return r;
+		h->rdma_ndd_running = fstatat(rootfd,
+					      "run/systemd/units/invocation:rdma-ndd.service", &st,
+					      AT_SYMLINK_NOFOLLOW) >= 0;
+	}
 
 	r = host_devices_observe(h, rootfd, flags, devices);
 	if (r < 0)

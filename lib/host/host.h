@@ -51,6 +51,7 @@ typedef struct HostDevice {
 	char *node_guid;
 	char *node_type;
 	char *fw_ver;
+	char *node_desc; /* node_desc, as the kernel shows it (at most NODE_DESC_MAX bytes) */
 	char *driver; /* parent device's driver; "rdma_rxe"/"siw" for software devices */
 	char *pci;    /* PCI address of the parent device, NULL if not PCI */
 	char *parent; /* netdev a software device sits on */
@@ -131,6 +132,11 @@ typedef struct HostState {
 	bool firewall_observed;
 	int firewall_error;
 	bool configfs_mounted; /* rdma_cm's directory exists */
+	/* <root>/proc/sys/kernel/hostname (rdma.node-description's %h), NULL if unreadable */
+	char *hostname;
+	/* rdma-ndd.service runs (/run/systemd/units/invocation:rdma-ndd.service): it writes
+	 * node_desc from the host name too, and fights rdma.node-description */
+	bool rdma_ndd_running;
 	/* The kernel has no configfs at all (CONFIG_CONFIGFS_FS not set, as kernel-modules.c reads
 	 * it; with HOST_OBSERVE_MODULES): roce.mode and roce.tos cannot be set on it. */
 	bool configfs_absent;

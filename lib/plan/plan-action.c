@@ -6,10 +6,12 @@
 #include "plan-internal.h"
 #include "strv.h"
 
+/* clang-format off */
 static const char *const action_phase_table[_PHASE_MAX] = {
 	[PHASE_MODULES] = "modules",
 	[PHASE_SYSTEM] = "system",
 	[PHASE_LINKS] = "links",
+	[PHASE_DEVICE] = "device",
 	[PHASE_NETDEV] = "netdev",
 	[PHASE_ADDRESSES] = "addresses",
 	[PHASE_ROUTING] = "routing",
@@ -19,6 +21,7 @@ static const char *const action_phase_table[_PHASE_MAX] = {
 	[PHASE_COUNTERS] = "counters",
 	[PHASE_FIREWALL] = "firewall",
 };
+/* clang-format on */
 DEFINE_STRING_TABLE_LOOKUP(action_phase, ActionPhase)
 
 static void action_done(Action *a) {
@@ -99,6 +102,7 @@ static void action_value_fill(ActionValue *v, const ActionSpec *s, bool *oom) {
 		v->priorities = set->ecn_roce_rp;
 		break;
 	case KEY_MODULES:
+	case KEY_RDMA_NODE_DESCRIPTION: /* the description as expanded for this host and device */
 		v->name = strdup_null(s->desired, oom);
 		break;
 	case KEY_LINKS:

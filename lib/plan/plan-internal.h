@@ -65,6 +65,8 @@ int plan_rails_removed(Plan *p, const Config *c, const HostState *h);
 /* plan-firewall.c: a Soft-RoCE link's chain in rdmad's nftables table, and (full observations)
  * the removal of the chains (or the table) no profile declares any more. */
 int rule_roce_allow_from(Plan *p, const PlanPort *l, Key key);
+/* plan-device.c: rdma.node-description */
+int rule_node_description(Plan *p, const PlanPort *l, Key key);
 int plan_firewall_removed(Plan *p, const Config *c, const HostState *h);
 
 /* plan-qos.c */

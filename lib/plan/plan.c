@@ -248,6 +248,7 @@ static const struct {
 	{ KEY_ECN_ROCE_RP,      rule_ecn },
 	{ KEY_COUNTERS_OPTIONAL, rule_counters_optional },
 	{ KEY_SECURITY_ROCE_ALLOW_FROM, rule_roce_allow_from },
+	{ KEY_RDMA_NODE_DESCRIPTION, rule_node_description },
 	/* clang-format on */
 };
 

@@ -12,6 +12,7 @@ typedef enum ActionPhase {
 	PHASE_MODULES,
 	PHASE_SYSTEM,
 	PHASE_LINKS,
+	PHASE_DEVICE,
 	PHASE_NETDEV,
 	PHASE_ADDRESSES,
 	PHASE_ROUTING,
@@ -41,6 +42,11 @@ typedef struct DcbDesired {
 
 /* The desired value in typed form, for the apply backends; which field is meaningful depends
  * on the action's key. */
+/* rdma.node-description's format expanded as rdma-ndd does: %h the host name (NULL: "%h" is
+ * kept), %d the device name, %% a '%'; cut at NODE_DESC_MAX bytes. buf holds NODE_DESC_MAX + 1. */
+void node_description_expand(const char *format, const char *hostname, const char *device,
+			     char buf[static NODE_DESC_MAX + 1]);
+
 typedef struct ActionValue {
 	unsigned number;	  /* roce.tos, netdev.mtu */
 	bool flag;		  /* netdev.up */
@@ -49,7 +55,8 @@ typedef struct ActionValue {
 	uint8_t priorities;	  /* ecn.*: bit per priority */
 	Address address;	  /* netdev.addresses: one per action */
 	SoftDeviceType link_type; /* links */
-	char *name;		  /* modules: the module; links: the device to create */
+	char *name; /* modules: the module; links: the device to create; rdma.node-description:
+		     * the text to write */
 	char *lower;		  /* links: the netdev it sits on */
 	bool remove;		  /* links: delete the device (one rdmad created) */
 	DcbDesired dcb;		  /* qos.* */

@@ -230,6 +230,9 @@ static int format_value(FILE *f, const PortSettings *s, Key key) {
 		setting_format_priorities(s->ecn_roce_rp, buf);
 		fputs(buf, f);
 		break;
+	case KEY_RDMA_NODE_DESCRIPTION:
+		fputs(s->node_description, f);
+		break;
 	case KEY_COUNTERS_OPTIONAL: {
 		_cleanup_free_ char *c = setting_format_counters(s->counters_optional);
 

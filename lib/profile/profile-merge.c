@@ -99,6 +99,14 @@ static int link_settings_overlay(PortSettings *dst, const PortSettings *src, con
 		strv_free(dst->counters_optional);
 		dst->counters_optional = l;
 	}
+	if (set & KEY_BIT(KEY_RDMA_NODE_DESCRIPTION)) {
+		char *d = strdup(src->node_description);
+
+		if (!d)
+			return -ENOMEM;
+		free(dst->node_description);
+		dst->node_description = d;
+	}
 	return 0;
 }
 

@@ -46,6 +46,8 @@ static const SchemaKey schema_table[] = {
 	{ "counters.optional", KEY_COUNTERS_OPTIONAL,  parse_counters,         PROFILE_FIELD(settings.counters_optional), 0, 0 },
 	{ "security",         _KEY_INVALID,            NULL,                   0,                                       0, 0 },
 	{ "security.roce-allow-from", KEY_SECURITY_ROCE_ALLOW_FROM, parse_roce_allow_from, PROFILE_FIELD(settings), 0, 0 },
+	{ "rdma",             _KEY_INVALID,            NULL,                   0,                                       0, 0 },
+	{ "rdma.node-description", KEY_RDMA_NODE_DESCRIPTION, parse_node_description, PROFILE_FIELD(settings.node_description), 0, NODE_DESC_MAX },
 	{ "links",            KEY_LINKS,               parse_links,            0,                                       0, 0 },
 	{ "system",           _KEY_INVALID,            NULL,                   0,                                       0, 0 },
 	{ "system.netns-mode", KEY_SYSTEM_NETNS_MODE,  parse_netns_mode,       PROFILE_FIELD(netns_mode),               0, 0 },

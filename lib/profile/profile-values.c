@@ -123,6 +123,45 @@ int parse_modules(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, v
 	return 0;
 }
 
+/* rdma.node-description: a format of at most row->max bytes whose only escapes are %h (the host
+ * name), %d (the device name) and %%, printable ASCII (the kernel stores the bytes as given, and
+ * SMPs carry them to the subnet manager and ibnetdiscover). */
+int parse_node_description(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
+			   void *dest) {
+	const char *s = NULL;
+	char *copy;
+	int r;
+
+	r = expect_string(ctx, row, node, &s);
+	if (r < 0)
+		return r;
+	if ((long long) strlen(s) > row->max)
+		return schema_error(ctx, node,
+				    "'%s': %zu bytes, more than the %lld the kernel keeps (the "
+				    "expanded text is cut there too)",
+				    row->path, strlen(s), row->max);
+	for (const char *c = s; *c; c++) {
+		if (*c < 0x20 || *c > 0x7e)
+			return schema_error(ctx, node,
+					    "'%s': byte 0x%02x at offset %zu: only printable ASCII",
+					    row->path, (unsigned char) *c, (size_t) (c - s));
+		if (*c != '%')
+			continue;
+		c++;
+		if (*c != 'h' && *c != 'd' && *c != '%')
+			return schema_error(ctx, node,
+					    "'%s': '%%%.1s' at offset %zu: the escapes are %%h (host "
+					    "name), %%d (device name) and %%%%",
+					    row->path, c, (size_t) (c - s - 1));
+	}
+	copy = strdup(s);
+	if (!copy)
+		return -ENOMEM;
+	free(*(char **) dest);
+	*(char **) dest = copy;
+	return 0;
+}
+
 /* A hw counter name as drivers spell them: lower-case letters, digits and '_' ("np_cnp_sent",
  * "cc_rx_ce_pkts"), shorter than HW_COUNTER_NAME_MAX. */
 static bool counter_name_valid(const char *s) {

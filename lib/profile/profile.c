@@ -29,6 +29,7 @@ static const char *const key_table[_KEY_MAX] = {
 	[KEY_ECN_ROCE_RP] = "ecn.roce-rp",
 	[KEY_COUNTERS_OPTIONAL] = "counters.optional",
 	[KEY_SECURITY_ROCE_ALLOW_FROM] = "security.roce-allow-from",
+	[KEY_RDMA_NODE_DESCRIPTION] = "rdma.node-description",
 	[KEY_LINKS] = "links",
 	[KEY_SYSTEM_NETNS_MODE] = "system.netns-mode",
 };
@@ -46,6 +47,7 @@ void port_settings_done(PortSettings *s) {
 	free(s->addresses);
 	free(s->roce_allow_from);
 	strv_free(s->counters_optional);
+	free(s->node_description);
 	*s = (PortSettings){ 0 };
 }
 

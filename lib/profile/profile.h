@@ -42,6 +42,7 @@ typedef enum Key {
 	KEY_ECN_ROCE_RP,
 	KEY_COUNTERS_OPTIONAL,
 	KEY_SECURITY_ROCE_ALLOW_FROM,
+	KEY_RDMA_NODE_DESCRIPTION,
 	KEY_LINKS,
 	KEY_SYSTEM_NETNS_MODE,
 	_KEY_MAX,
@@ -86,6 +87,9 @@ typedef struct SoftDevice {
 	unsigned line, column; /* where it was declared, for later errors */
 } SoftDevice;
 
+/* IB_DEVICE_NODE_DESC_MAX: what the kernel keeps of a node description */
+#define NODE_DESC_MAX 64
+
 /* The desired state of one link, as one profile or the merge of several declares it. */
 typedef struct PortSettings {
 	uint64_t set; /* KEY_BIT()s of the keys below that are declared */
@@ -117,6 +121,9 @@ typedef struct PortSettings {
 	 * Soft-RoCE netdev, in order; the rest is dropped (firewall.h). Empty: all dropped. */
 	Address *roce_allow_from;
 	size_t n_roce_allow_from;
+	/* rdma.node-description: the device's node_desc as a format, %h the host name, %d the
+	 * device name, %% a '%' (rdma-ndd's RDMA_NDD_ND_FORMAT); at most NODE_DESC_MAX bytes */
+	char *node_description;
 	const char *origin[_KEY_MAX]; /* name of the profile that set each key (merged only) */
 } PortSettings;
 

@@ -801,6 +801,63 @@ TEST(counters_unsupported) {
 	free(s);
 }
 
+
+/* rdma.node-description: the format expanded as rdma-ndd does, cut at 64 bytes. */
+TEST(node_description_expand) {
+	char buf[NODE_DESC_MAX + 1], want[NODE_DESC_MAX + 1];
+
+	node_description_expand("%h %d", "gpu-17", "mlx5_0", buf);
+	CHECK_STREQ(buf, "gpu-17 mlx5_0");
+	node_description_expand("100%% %d on %h", "n", "rxe0", buf);
+	CHECK_STREQ(buf, "100% rxe0 on n");
+	/* no host name: %h stays as written (the planner marks the key unsupported) */
+	node_description_expand("%h-%d", NULL, "rxe0", buf);
+	CHECK_STREQ(buf, "%h-rxe0");
+	/* a trailing '%' (check refuses it) is copied, not read past */
+	node_description_expand("a%", "n", "d", buf);
+	CHECK_STREQ(buf, "a%");
+	/* cut at NODE_DESC_MAX, in the middle of an expansion too */
+	memset(want, 'x', NODE_DESC_MAX);
+	want[NODE_DESC_MAX] = 0;
+	node_description_expand("%h%d", want, "rxe0", buf);
+	CHECK_STREQ(buf, want);
+	CHECK_INTEQ(strlen(buf), NODE_DESC_MAX);
+}
+
+TEST(node_description) {
+	static const char *const texts[] = { "rdma: {node-description: \"%h %d\"}\n", NULL };
+	HostState *h = host_new();
+	char *out;
+
+	h->hostname = strdup("gpu-17");
+	h->devices[0].node_desc = strdup("MT4125 ConnectX6DX Mellanox Technologies");
+	h->devices[1].node_desc = strdup("gpu-17 rxe0"); /* already as declared */
+	out = plan_text(texts, h);
+	CHECK_STREQ(out, "mlx5_0/1 rdma.node-description MT4125 ConnectX6DX Mellanox "
+			 "Technologies->gpu-17 mlx5_0 00-test.yaml\n");
+	free(out);
+
+	/* a device with two ports: one action, with its first port */
+	h = host_new();
+	h->hostname = strdup("gpu-17");
+	h->devices[1].node_desc = strdup("gpu-17 rxe0");
+	h->devices[0].ports = realloc(h->devices[0].ports, 2 * sizeof(HostPort));
+	h->devices[0].ports[1] = h->devices[0].ports[0];
+	h->devices[0].ports[1].port = 2;
+	h->devices[0].ports[1].netdev = strdup("ens1f1np1");
+	h->devices[0].ports[1].gids = NULL;
+	h->devices[0].n_ports = 2;
+	out = plan_text(texts, h);
+	CHECK_STREQ(out, "mlx5_0/1 rdma.node-description -->gpu-17 mlx5_0 00-test.yaml\n");
+	free(out);
+
+	/* the host name unknown: not written with a literal %h */
+	h = host_new();
+	out = plan_text(texts, h);
+	CHECK(strstr(out, "mlx5_0/1 rdma.node-description -->%h mlx5_0 00-test.yaml (unsupported)"));
+	free(out);
+}
+
 TESTS_MAIN(TEST_ENTRY(typed_values), TEST_ENTRY(converged_is_empty),
 	   TEST_ENTRY(differences_in_order), TEST_ENTRY(configfs_unknown), TEST_ENTRY(unsupported),
 	   TEST_ENTRY(infiniband_port), TEST_ENTRY(soft_links), TEST_ENTRY(modules_need_a_match),
@@ -809,4 +866,5 @@ TESTS_MAIN(TEST_ENTRY(typed_values), TEST_ENTRY(converged_is_empty),
 	   TEST_ENTRY(qos_unsupported), TEST_ENTRY(qos_typed_values),
 	   TEST_ENTRY(modules_create_the_device), TEST_ENTRY(soft_devices_rdmad_created),
 	   TEST_ENTRY(netdev_actions_carry_ifindex), TEST_ENTRY(counters_converged),
-	   TEST_ENTRY(counters_difference), TEST_ENTRY(counters_unsupported))
+	   TEST_ENTRY(counters_difference), TEST_ENTRY(counters_unsupported),
+	   TEST_ENTRY(node_description_expand), TEST_ENTRY(node_description))

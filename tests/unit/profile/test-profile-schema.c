@@ -239,6 +239,22 @@ static const struct {
 	{ "links:\n  - {name: rxe0, type: rxe, netdev: \"a:b\"}\n",
 	  "t.yaml:2:37: error: 'links': 'a:b' is not a valid netdev name (1-15 printable "
 	  "characters, no space, '/', ':' or '%', not . or ..)" },
+	/* rdma */
+	{ "rdma: {node-description: \"%h %s\"}\n",
+	  "t.yaml:1:26: error: 'rdma.node-description': '%s' at offset 3: the escapes are %h (host "
+	  "name), %d (device name) and %%" },
+	{ "rdma: {node-description: \"%h %\"}\n",
+	  "t.yaml:1:26: error: 'rdma.node-description': '%' at offset 3: the escapes are %h (host "
+	  "name), %d (device name) and %%" },
+	{ "rdma: {node-description: \"caf\\u00e9 %d\"}\n",
+	  "t.yaml:1:26: error: 'rdma.node-description': byte 0xc3 at offset 3: only printable "
+	  "ASCII" },
+	{ "rdma: {node-description: "
+	  "\"0123456789012345678901234567890123456789012345678901234567890123456789\"}\n",
+	  "t.yaml:1:26: error: 'rdma.node-description': 70 bytes, more than the 64 the kernel "
+	  "keeps (the expanded text is cut there too)" },
+	{ "rdma: {node-description: [a]}\n",
+	  "t.yaml:1:26: error: 'rdma.node-description' expects a string, got a list" },
 	/* system */
 	{ "system:\n  netns-mode: private\n",
 	  "t.yaml:2:15: error: 'system.netns-mode': unknown value 'private', expected one of: "
@@ -282,6 +298,7 @@ static const char full[] =
 	"  roce-np: [3]\n  roce-rp: []\n"
 	"counters:\n  optional: [cc_rx_ce_pkts, np_cnp_sent]\n"
 	"security:\n  roce-allow-from: [192.0.2.0/24, \"2001:db8::/32\", 198.51.100.7]\n"
+	"rdma:\n  node-description: \"%h %d\"\n"
 	"links:\n  - {name: rxe0, type: rxe, netdev: veth0}\n"
 	"system:\n  netns-mode: exclusive\n";
 
@@ -301,6 +318,7 @@ TEST(full_profile) {
 	CHECK_INTEQ(p->settings.set, (UINT64_C(1) << _KEY_MAX) - 1);
 	CHECK(p->settings.rail_routing);
 	CHECK_INTEQ(p->settings.rail_table, 1011);
+	CHECK_STREQ(p->settings.node_description, "%h %d");
 	CHECK_INTEQ(p->settings.n_roce_allow_from, 3);
 	if (p->settings.n_roce_allow_from == 3) {
 		CHECK_INTEQ(p->settings.roce_allow_from[0].prefixlen, 24);

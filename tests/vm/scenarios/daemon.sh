@@ -44,6 +44,8 @@ roce:
   tos: 106
 gids:
   require: [roce-v2-ipv4]
+rdma:
+  node-description: "%h %d"
 YAML
 
 # modules: that create the device: a profile matching hardware with no RDMA link yet (here the
@@ -141,6 +143,28 @@ if wait_until 5 sh -c "[ \"\$(cat $TOS 2> /dev/null)\" = 106 ]"; then
 else
 	fail "ToS re-applied after rdma link del/add by hand" "tos: $(cat $TOS 2>&1)"
 fi
+ND=/sys/class/infiniband/rxe0/node_desc
+check "... and its node description ('%h %d': '$(hostname) rxe0'; rxe's own is 'rxe')" \
+	wait_until 5 sh -c "[ \"\$(cat $ND)\" = \"\$(hostname) rxe0\" ]"
+check "rdmactl plan: nothing left to do for rdma.node-description" \
+	sh -c "! rdmactl plan --no-pager | grep -q node-description"
+# The host name changes (sethostname(2): no uevent, no netlink message): rdmad polls
+# /proc/sys/kernel/hostname, which the kernel wakes on every change.
+old_hostname=$(hostname)
+hostname rdmad-vm-renamed
+t0=$(uptime_ms)
+if wait_until 10 sh -c "[ \"\$(cat $ND)\" = 'rdmad-vm-renamed rxe0' ]"; then
+	pass "hostname rdmad-vm-renamed: node_desc follows ($(($(uptime_ms) - t0)) ms)"
+else
+	fail "hostname rdmad-vm-renamed: node_desc follows" "node_desc: $(cat $ND)"
+fi
+hostname "$old_hostname"
+check "... and back" wait_until 10 sh -c "[ \"\$(cat $ND)\" = \"$old_hostname rxe0\" ]"
+printf "by hand" > "$ND"
+kill -HUP "$RDMAD"
+check "node_desc written by hand is put back on the next reconcile (SIGHUP)" \
+	wait_until 10 sh -c "[ \"\$(cat $ND)\" = \"$old_hostname rxe0\" ]"
+
 # A device added again starts with the kernel's defaults: that is not another agent reverting
 # rdmad, so however often it happens, the ToS is put back and never called contested.
 back=0

@@ -325,6 +325,30 @@ UNIT
 		wait_until 10 sh -c "! nft list table inet rdmad > /dev/null 2>&1"
 	check "... and nothing of rdmad's failed meanwhile (no EPERM from the sandbox)" \
 		sh -c "! journalctl -q -u rdmad -o cat | grep -q 'roce-allow-from.*\(failed\|refused\|could not\)'"
+	# rdma.node-description under the unit. rdma-ndd.service (rdma-core) writes node_desc too;
+	# udev starts it when an RDMA device appears: while it runs the row is contested, naming it.
+	ND=/sys/class/infiniband/rxe0/node_desc
+	printf 'match: {device: rxe0}\nrdma: {node-description: "%%h %%d"}\n' > /etc/rdmad/55-nd.yaml
+	check "rdma.node-description '%h %d': systemctl start rdma-ndd, systemctl reload rdmad" \
+		sh -c "timeout 60 systemctl start rdma-ndd.service && timeout 60 systemctl reload rdmad"
+	check "... rdmactl status: contested, naming rdma-ndd.service and how to turn it off" \
+		sh -c "rdmactl status --no-pager rxe0/1 | grep -Eq '^rdma\.node-description .*contested .*rdma-ndd\.service writes node_desc too.*systemctl disable --now rdma-ndd\.service'"
+	check "systemctl mask --now rdma-ndd.service; systemctl reload rdmad" \
+		sh -c "timeout 60 systemctl mask --now rdma-ndd.service && timeout 60 systemctl reload rdmad"
+	check "... converged, node_desc '$(hostname) rxe0'" \
+		sh -c "rdmactl status --no-pager rxe0/1 | grep -Eq '^rdma\.node-description .*converged' &&
+			[ \"\$(cat $ND)\" = \"\$(hostname) rxe0\" ]"
+	# No ProtectHostname= in rdmad.service: rdmad sees the host's name change.
+	old_hostname=$(hostname)
+	hostname rdmad-full-renamed
+	check "hostname rdmad-full-renamed: rdmad.service follows it into node_desc" \
+		wait_until 10 sh -c "[ \"\$(cat $ND)\" = 'rdmad-full-renamed rxe0' ]"
+	hostname "$old_hostname"
+	check "... and back" wait_until 10 sh -c "[ \"\$(cat $ND)\" = \"$old_hostname rxe0\" ]"
+	rm /etc/rdmad/55-nd.yaml
+	systemctl unmask rdma-ndd.service
+	check "the key removed: systemctl reload rdmad" timeout 60 systemctl reload rdmad
+
 	# systemctl restart dbus: the same rdmad connects again and owns its name again
 	pid=$(systemctl show -P MainPID rdmad)
 	check "systemctl restart dbus" timeout 60 systemctl restart dbus
