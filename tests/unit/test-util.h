@@ -59,6 +59,22 @@ static inline void put_file(const char *root, const char *path, const char *text
 	fclose(f);
 }
 
+/* A fresh scratch root under /tmp; tree_free() removes it. */
+static inline char *tree_new(void) {
+	char *root = strdup("/tmp/rdmad-test-root-XXXXXX");
+
+	CHECK(root && mkdtemp(root) != NULL);
+	return root;
+}
+
+static inline void tree_free(char *root) {
+	char cmd[700];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
+	free(root);
+}
+
 /* The plan of one profile text for the host h. */
 static inline Plan *plan_of(const char *text, HostState *h) {
 	const char *const texts[] = { text, NULL };

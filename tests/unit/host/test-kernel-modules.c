@@ -15,21 +15,6 @@
 
 #define RELEASE "6.18.0-cloud"
 
-static char *tree_new(void) {
-	char *root = strdup("/tmp/rdmad-test-kmod-XXXXXX");
-
-	CHECK(root && mkdtemp(root) != NULL);
-	return root;
-}
-
-static void tree_free(char *root) {
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	CHECK(system(cmd) == 0);
-	free(root);
-}
-
 static void put_gz(const char *root, const char *path, const char *text) {
 	char full[600];
 	gzFile gz;

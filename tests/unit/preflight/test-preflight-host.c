@@ -17,22 +17,6 @@
 #define VF0 "sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.2"
 #define FN5 "sys/devices/pci0000:00/0000:00:05.0"
 
-/* A fresh scratch root; tree_free() removes it. */
-static char *tree_new(void) {
-	char *root = strdup("/tmp/rdmad-test-preflight-XXXXXX");
-
-	CHECK(root && mkdtemp(root) != NULL);
-	return root;
-}
-
-static void tree_free(char *root) {
-	char cmd[700];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	CHECK(system(cmd) == 0);
-	free(root);
-}
-
 static void put_link(const char *root, const char *path, const char *target) {
 	char full[600];
 
