@@ -328,7 +328,9 @@ static int check_roce_mode(Preflight *p, const PreflightInput *in, const char *s
 
 	if (!port->has_roce_mode) {
 		const char *where =
-			!in->host->configfs_mounted
+			in->host->configfs_absent ? "this kernel has no configfs, so no rdma_cm "
+						    "directory to set it in"
+			: !in->host->configfs_mounted
 				? "configfs rdma_cm is not there (configfs not mounted, "
 				  "or rdma_cm not loaded)"
 			: !d->configfs_present
