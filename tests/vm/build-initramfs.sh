@@ -3,7 +3,7 @@
 #
 # Usage: build-initramfs.sh [OPTIONS] OUT
 #   --variant light   (default) bash as /init, busybox for the small tools, the host's RDMA
-#                     userspace (iproute2 ip/rdma/dcb/tc, ibverbs-utils, perftest,
+#                     userspace (iproute2 ip/rdma/dcb/tc/devlink, ibverbs-utils, perftest,
 #                     rdmacm-utils, kmod, jq, tcpdump, udevadm, dbus-daemon, busctl) with their ldd libraries and
 #                     the dlopen()ed rxe provider, the RDMA module closure of the kernel, and
 #                     the guest side of the harness (tests/vm/guest, at /vm/guest)
@@ -29,11 +29,11 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # crypto "crc32" shash, loaded by request_module() at `rdma link add` time and missing from
 # modules.dep: without crc32_generic/crc32_pclmul the add fails with ENOENT.
 LIGHT_MODULES=(rdma_rxe rdma_ucm rdma_cm ib_uverbs ib_umad configfs veth dummy 8021q
-	crc32_generic crc32_pclmul nf_tables nfnetlink)
+	crc32_generic crc32_pclmul nf_tables nfnetlink psample)
 FULL_MODULES=(virtio_pci 9pnet_virtio 9p overlay)
 
 # host commands for the light VM (their packages: setup.sh)
-LIGHT_BINS="bash kmod ip rdma dcb tc ibv_devinfo ibv_devices ibv_rc_pingpong ib_write_bw
+LIGHT_BINS="bash kmod ip rdma dcb tc devlink ibv_devinfo ibv_devices ibv_rc_pingpong ib_write_bw
 	ib_send_bw ib_read_bw rping ucmatose udevadm tcpdump jq timeout dbus-daemon busctl nft"
 LIGHT_OPTIONAL_BINS="strace"
 FULL_BINS="kmod"

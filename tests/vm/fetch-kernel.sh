@@ -5,10 +5,13 @@
 # is never installed on the host. The unpacked tree is cached, so a second run is instant and
 # needs neither apt nor the network.
 #
-# Usage: fetch-kernel.sh [--headers]
+# Usage: fetch-kernel.sh [--headers] [--source]
 #   --headers   also the kernel's headers, for building test modules (tests/vm/dcbsim): the
 #               linux-headers-$kver package of the same version and the linux-headers-*/
 #               linux-kbuild-* packages it depends on, unpacked the same way
+#   --source    also the sources of the in-tree test modules Debian does not build
+#               (drivers/net/netdevsim: CONFIG_NETDEVSIM is not set in 6.1 nor 6.12), out of
+#               linux-source-<major.minor> of the kernel's exact version, in source/
 # Prints the kernel directory on stdout (progress goes to stderr). That directory holds:
 #   kver              the kernel release (uname -r), e.g. 6.1.0-57-amd64
 #   vmlinuz           the bzImage
@@ -19,6 +22,7 @@
 #   package           "<package>=<version>" that was unpacked
 #   headers/build     (--headers) the kernel build directory for `make -C ... M=DIR modules`;
 #                     it needs make and gcc-12 on the host (the Debian kernel's compiler)
+#   source/drivers/net/netdevsim  (--source) the netdevsim sources of this kernel
 # Env:
 #   RDMAD_VM_CACHE          cache directory (default ${XDG_CACHE_HOME:-$HOME/.cache}/rdmad-vm)
 #   RDMAD_VM_KERNEL         which pinned kernel (default 6.1; see the pins below). meson's
@@ -188,12 +192,49 @@ unpack_headers() { # unpack_headers DIR
 	log "unpacked the headers of $kver into $dir/headers"
 }
 
+# The subtrees of linux-source-<major.minor>=<version> that the test modules need, in DIR/source:
+# the .deb holds one tarball, /usr/src/linux-source-X.Y.tar.xz; only those paths are unpacked.
+SOURCE_TREES=(drivers/net/netdevsim)
+unpack_source() { # unpack_source DIR
+	local dir=$1 version pkg tmp tarball
+	version=$(cut -d= -f2 "$dir/package")
+	pkg=linux-source-$(cut -d. -f1,2 "$dir/kver")
+	tmp=$(mktemp -d "$dir/.source.XXXXXX")
+	# shellcheck disable=SC2064 # expand $tmp now: it is local
+	trap "rm -rf '$tmp'" EXIT
+	log "downloading $pkg=$version (for ${SOURCE_TREES[*]})"
+	(cd "$tmp" && apt-get "${APT[@]}" download -q -o APT::Sandbox::User=root "$pkg=$version" >&2) ||
+		die "apt-get download $pkg=$version failed"
+	dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -x -C "$tmp" --wildcards './usr/src/*.tar.xz'
+	rm -f "$tmp"/*.deb
+	tarball=$(echo "$tmp"/usr/src/linux-source-*.tar.xz)
+	[ -f "$tarball" ] || die "$pkg has no /usr/src/linux-source-*.tar.xz"
+	mkdir -p "$tmp/source"
+	tar -xJf "$tarball" -C "$tmp/source" --strip-components=1 \
+		$(for t in "${SOURCE_TREES[@]}"; do echo "${pkg}/$t"; done) ||
+		die "$tarball lacks ${SOURCE_TREES[*]}"
+	rm -rf "$tmp/usr"
+	touch "$tmp/source/complete"
+	rm -rf "$dir/source"
+	mv "$tmp/source" "$dir/source"
+	rm -rf "$tmp"
+	trap - EXIT
+	log "unpacked ${SOURCE_TREES[*]} of $pkg=$version into $dir/source"
+}
+
 main() {
-	local headers=0 dir
-	[ "${1:-}" != --headers ] || headers=1
+	local headers=0 source=0 dir arg
+	for arg; do
+		case "$arg" in
+		--headers) headers=1 ;;
+		--source) source=1 ;;
+		*) die "unknown argument $arg (--headers, --source)" ;;
+		esac
+	done
 	# fast path: the pinned (or requested) kernel is already unpacked
 	dir=$(kernel_dir "$PKG" "$VERSION")
-	if is_complete "$PKG" "$VERSION" && { [ "$headers" = 0 ] || [ -f "$dir/headers/complete" ]; }; then
+	if is_complete "$PKG" "$VERSION" && { [ "$headers" = 0 ] || [ -f "$dir/headers/complete" ]; } &&
+		{ [ "$source" = 0 ] || [ -f "$dir/source/complete" ]; }; then
 		echo "$dir"
 		return
 	fi
@@ -215,6 +256,9 @@ main() {
 	dir=$(kernel_dir "$PKG" "$VERSION")
 	if [ "$headers" = 1 ] && [ ! -f "$dir/headers/complete" ]; then
 		unpack_headers "$dir"
+	fi
+	if [ "$source" = 1 ] && [ ! -f "$dir/source/complete" ]; then
+		unpack_source "$dir"
 	fi
 	exec {lock}>&-
 	echo "$dir"

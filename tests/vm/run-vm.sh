@@ -14,6 +14,10 @@
 #   --dcbsim          the dcbsim test module (tests/vm/dcbsim, light VM only), built for the VM
 #                     kernel by build-dcbsim.sh (cached), at /lib/modules/$(uname -r)/extra/
 #                     dcbsim.ko for the scenario to insmod
+#   --netdevsim       the kernel's netdevsim (SR-IOV VFs, devlink eswitch; Debian does not build
+#                     it), built for the VM kernel from its linux-source by build-module.sh
+#                     (cached), at /lib/modules/$(uname -r)/extra/netdevsim.ko (light VM only;
+#                     its dependency psample is in the image: modprobe psample, then insmod)
 #   --timeout SEC     stop the VM after SEC seconds and fail (default 300)
 #   --log FILE        the timestamped serial console log, with the guest's dmesg, daemon logs
 #                     and (full VM) journal when the scenario failed; kept only when the run
@@ -23,7 +27,7 @@
 #   --shell           interactive: the console on this terminal and a root shell after the
 #                     scenario (SCENARIO may be left out); `exit` powers off, Ctrl-A x kills qemu
 #   --prepare         only fetch the kernel (and its headers) and build the cached initramfs
-#                     images and dcbsim.ko
+#                     images, dcbsim.ko and netdevsim.ko
 #   --smp N, --mem MB guest CPUs (default $RDMAD_VM_SMP or 1) and memory (default 1024,
 #                     full VM 2048)
 #   --append ARGS     more kernel command line (e.g. loglevel=7 to see the boot)
@@ -48,7 +52,7 @@ CACHE=${RDMAD_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/rdmad-vm}
 MAX_PARALLEL=${RDMAD_VM_MAX_PARALLEL:-2}
 
 variant=light scenario="" timeout=300 log="" keep_log=0 verbose=0 shell=0 prepare=0
-smp=${RDMAD_VM_SMP:-1} mem="" append_extra="" dcbsim=0
+smp=${RDMAD_VM_SMP:-1} mem="" append_extra="" dcbsim=0 netdevsim=0
 bins=() files=() envs=()
 usage() { sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"; }
 while [ $# -gt 0 ]; do
@@ -58,6 +62,7 @@ while [ $# -gt 0 ]; do
 	--file) files+=("$(realpath "$2")"); shift ;;
 	--env) envs+=("$2"); shift ;;
 	--dcbsim) dcbsim=1 ;;
+	--netdevsim) netdevsim=1 ;;
 	--timeout) timeout=$2; shift ;;
 	--log) log=$(realpath -m "$2"); shift ;;
 	--keep-log) keep_log=1 ;;
@@ -77,6 +82,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$mem" ] || { [ "$variant" = full ] && mem=2048 || mem=1024; }
 [ "$dcbsim" = 0 ] || [ "$variant" = light ] || { echo "run-vm: --dcbsim needs the light VM" >&2; exit 2; }
+[ "$netdevsim" = 0 ] || [ "$variant" = light ] || { echo "run-vm: --netdevsim needs the light VM" >&2; exit 2; }
 
 T0=${EPOCHREALTIME/./}
 now="" waited="" wall=""
@@ -129,6 +135,8 @@ if [ "$prepare" = 1 ]; then
 	base_image light > /dev/null || bail "could not build the light VM initramfs"
 	base_image full > /dev/null || bail "could not build the full VM initramfs"
 	"$HERE/build-dcbsim.sh" > /dev/null || bail "could not build dcbsim.ko (build-dcbsim.sh)"
+	"$HERE/build-module.sh" netdevsim > /dev/null ||
+		bail "could not build netdevsim.ko (build-module.sh)"
 	diag "kernel $kver in $kdir"
 	echo "ok 1 - VM kernel and initramfs images ready"
 	echo "1..1"
@@ -182,6 +190,10 @@ if [ "$variant" = light ]; then
 		ko=$("$HERE/build-dcbsim.sh") || bail "could not build dcbsim.ko (build-dcbsim.sh)"
 		# /usr/lib: the base image has /lib as a symlink (see build-initramfs.sh)
 		extra+=(--add "$ko:/usr/lib/modules/$kver/extra/dcbsim.ko")
+	fi
+	if [ "$netdevsim" = 1 ]; then
+		ko=$("$HERE/build-module.sh" netdevsim) || bail "could not build netdevsim.ko (build-module.sh)"
+		extra+=(--add "$ko:/usr/lib/modules/$kver/extra/netdevsim.ko")
 	fi
 	"$HERE/build-initramfs.sh" --extra-only ${extra[@]+"${extra[@]}"} \
 		--add "$run/start:/vm/start" "$run/extra.cpio" || bail "could not pack the run's files"
