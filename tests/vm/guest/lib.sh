@@ -93,6 +93,16 @@ wait_until() { # wait_until SECONDS CMD...: poll CMD every 0.1 s until it succee
 	done
 }
 
+tcp_listening() { # tcp_listening PORT: a TCP socket listens on PORT (a perftest server's)
+	local hex
+	hex=$(printf '%04X' "$1")
+	grep -qE "^ *[0-9]+: [0-9A-F]+:$hex [0-9A-F]+:0000 0A " /proc/net/tcp /proc/net/tcp6 2> /dev/null
+}
+
+cm_listening() { # cm_listening PORT: an rdma_cm id listens on PORT (an rping server's, 7174)
+	rdma resource show cm_id 2> /dev/null | grep -q "state LISTEN .*:$1 "
+}
+
 logged() { # logged FILE CMD...: run CMD with its output in FILE (check NAME logged FILE CMD...)
 	local file=$1
 	shift

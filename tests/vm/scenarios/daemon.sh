@@ -223,12 +223,14 @@ gid1=$(rdmactl gid veth1)
 is "rdmactl gid rxe0/1 is the RoCE v2 IPv4 GID's index" "$gid0" \
 	"$(gid_index rxe0 1 "$(gid_of_ipv4 192.0.2.1)")"
 is "rdmactl gid veth1 (by netdev) is rxe1's" "$gid1" "$(gid_index rxe1 1 "$(gid_of_ipv4 192.0.2.2)")"
-timeout 60 ib_write_bw -d rxe0 -x "$gid0" -n 100 -p 18515 > "$VM_LOGDIR/bw-server.log" 2>&1 &
+timeout 60 ib_write_bw -F -d rxe0 -x "$gid0" -n 100 -p 18515 > "$VM_LOGDIR/bw-server.log" 2>&1 &
 server=$!
-sleep 1
+# the client fails at once if the server is not listening yet: wait for it, not a fixed time
+wait_until 20 tcp_listening 18515 || diag "ib_write_bw's server does not listen"
+
 check "ib_write_bw -x \$(rdmactl gid ...) between the two rdmad-managed links" \
 	logged "$VM_LOGDIR/bw-client.log" timeout 60 \
-	ib_write_bw -d rxe1 -x "$gid1" -n 100 -p 18515 192.0.2.1
+	ib_write_bw -F -d rxe1 -x "$gid1" -n 100 -p 18515 192.0.2.1
 wait "$server"
 check "ib_write_bw server side completed" test $? -eq 0
 

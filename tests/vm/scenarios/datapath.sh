@@ -45,18 +45,21 @@ capture_stop() { # prints the distinct ToS values seen
 
 # ---- raw verbs -----------------------------------------------------------------------------
 capture_start
-ib_write_bw -d rxe0 -x "$gid0" -n 200 -s 65536 -p 18515 > /tmp/bw-server.log 2>&1 &
+ib_write_bw -F -d rxe0 -x "$gid0" -n 200 -s 65536 -p 18515 > /tmp/bw-server.log 2>&1 &
 server=$!
-sleep 1
+wait_until 20 tcp_listening 18515 || diag "ib_write_bw's server does not listen"
 check "ib_write_bw rxe1 -> rxe0 (RC, RoCE v2 IPv4 GID $gid1 -> $gid0)" \
 	logged /tmp/bw-client.log timeout 60 \
-	ib_write_bw -d rxe1 -x "$gid1" -n 200 -s 65536 -p 18515 192.0.2.1
+	ib_write_bw -F -d rxe1 -x "$gid1" -n 200 -s 65536 -p 18515 192.0.2.1
 wait "$server"
 check "ib_write_bw server side completed" test $? -eq 0
 result=$(grep -A1 '#bytes' /tmp/bw-client.log | tail -n1)
 diag "ib_write_bw: $result"
+# The bandwidth is a figure: perftest calibrates its clock against gettimeofday(), which under
+# TCG on a loaded host can fail (r^2 < 0.9: -F makes it report 0 instead of exiting 1). That all
+# 200 writes of 64 KiB completed is the verdict.
 # shellcheck disable=SC2016 # an awk program
-check "ib_write_bw reports a bandwidth" awk '{ exit !($1 == 65536 && $2 == 200 && $4 > 0) }' \
+check "ib_write_bw completed 200 writes of 64 KiB" awk '{ exit !($1 == 65536 && $2 == 200) }' \
 	<<< "$result"
 is "raw verbs packets ignore default_roce_tos" "$(capture_stop)" "tos 0x0"
 
@@ -64,7 +67,7 @@ is "raw verbs packets ignore default_roce_tos" "$(capture_stop)" "tos 0x0"
 capture_start
 rping -s -a 192.0.2.1 -C 5 -v > /tmp/rping-server.log 2>&1 &
 server=$!
-sleep 1
+wait_until 20 cm_listening 7174 || diag "rping's server does not listen"
 check "rping rxe1 -> rxe0 (rdma_cm, 5 pings)" logged /tmp/rping-client.log \
 	timeout 60 rping -c -a 192.0.2.1 -I 192.0.2.2 -C 5 -v
 wait "$server"
@@ -90,7 +93,7 @@ peer_netns() {
 ip rule add pref 0 lookup local
 rping -s -a 192.0.2.1 -C 1 > /dev/null 2>&1 &
 server=$!
-sleep 1
+wait_until 20 cm_listening 7174 || diag "rping's server does not listen"
 todo "rping from rxe1 in a second netns" "rxe uses init_net only" peer_netns
 kill "$server" 2> /dev/null
 wait "$server" 2> /dev/null

@@ -340,11 +340,11 @@ rm "$CONF/60-veth.yaml"
 
 # ---- data path: rxe0 over dcbsim0 (which drops what it sends: rxe loops local traffic back) ---
 gid=$(gid_index rxe0 1 "$(gid_of_ipv4 192.0.2.1)")
-timeout 60 ib_write_bw -d rxe0 -x "$gid" -n 100 -p 18515 > "$VM_LOGDIR/bw-server.log" 2>&1 &
+timeout 60 ib_write_bw -F -d rxe0 -x "$gid" -n 100 -p 18515 > "$VM_LOGDIR/bw-server.log" 2>&1 &
 server=$!
-sleep 1
+wait_until 20 tcp_listening 18515 || diag "ib_write_bw's server does not listen"
 check "ib_write_bw over rxe0 on dcbsim0 (loopback)" \
-	logged "$VM_LOGDIR/bw-client.log" timeout 60 ib_write_bw -d rxe0 -x "$gid" -n 100 -p 18515 192.0.2.1
+	logged "$VM_LOGDIR/bw-client.log" timeout 60 ib_write_bw -F -d rxe0 -x "$gid" -n 100 -p 18515 192.0.2.1
 wait "$server"
 check "ib_write_bw server side completed" test $? -eq 0
 done_testing

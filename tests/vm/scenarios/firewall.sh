@@ -27,7 +27,7 @@ rping_from() {
 	local server rc=0
 	rping -s -a 192.0.2.1 -C 3 > "$VM_LOGDIR/rping-server.log" 2>&1 &
 	server=$!
-	sleep 0.5
+	wait_until 20 cm_listening 7174 || diag "rping's server does not listen"
 	timeout 15 rping -c -a 192.0.2.1 -I "$1" -C 3 -v > "$VM_LOGDIR/rping-$1.log" 2>&1 || rc=$?
 	echo "$rc" > "$VM_LOGDIR/rping-$1.rc"
 	kill "$server" 2> /dev/null

@@ -119,12 +119,12 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 	is "... and it is the RoCE v2 GID of 192.0.2.1" \
 		"$(attr /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/"$gid") $(attr /sys/class/infiniband/rxe0/ports/1/gids/"$gid")" \
 		"RoCE v2 0000:0000:0000:0000:0000:ffff:c000:0201"
-	timeout 60 ib_write_bw -d rxe0 -x "$gid" -n 100 -p 18520 > "$VM_LOGDIR/bw-server.log" 2>&1 &
+	timeout 60 ib_write_bw -F -d rxe0 -x "$gid" -n 100 -p 18520 > "$VM_LOGDIR/bw-server.log" 2>&1 &
 	bw=$!
 	# the client fails at once if the server is not listening yet (TCG: not within a fixed 1 s)
 	wait_until 20 sh -c "ss -ltn | grep -q ':18520 '" || diag "ib_write_bw's server does not listen"
 	check "ib_write_bw -x \$RDMA_GID_INDEX (the env file's) passes (loopback on rxe0)" \
-		logged "$VM_LOGDIR/bw-client.log" timeout 60 ib_write_bw -d rxe0 -x "$gid" -n 100 \
+		logged "$VM_LOGDIR/bw-client.log" timeout 60 ib_write_bw -F -d rxe0 -x "$gid" -n 100 \
 		-p 18520 192.0.2.1
 	wait "$bw"
 	check "ib_write_bw server side completed" test $? -eq 0
@@ -132,10 +132,10 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 	# while traffic runs (rxe has no IB counters/ nor data byte counters: packets only).
 	check "rdmactl counters rxe0/1: hw_counters/sent_pkts moved" \
 		sh -c "rdmactl counters rxe0/1 | awk '\$3 == \"hw_counters/sent_pkts\" && \$4 > 0 { f = 1 } END { exit !f }'"
-	timeout 60 ib_write_bw -d rxe0 -x "$gid" -D 5 -p 18521 > "$VM_LOGDIR/bw2-server.log" 2>&1 &
+	timeout 60 ib_write_bw -F -d rxe0 -x "$gid" -D 5 -p 18521 > "$VM_LOGDIR/bw2-server.log" 2>&1 &
 	bw=$!
 	wait_until 20 sh -c "ss -ltn | grep -q ':18521 '" || diag "ib_write_bw's server does not listen"
-	timeout 60 ib_write_bw -d rxe0 -x "$gid" -D 5 -p 18521 192.0.2.1 \
+	timeout 60 ib_write_bw -F -d rxe0 -x "$gid" -D 5 -p 18521 192.0.2.1 \
 		> "$VM_LOGDIR/bw2-client.log" 2>&1 &
 	bwc=$!
 	sleep 1

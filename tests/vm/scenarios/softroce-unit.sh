@@ -107,12 +107,12 @@ rc=0
 wait "$srv" || rc=$?
 is "... rping's server side exits 0" "$rc" 0
 check "... 20 pings answered" sh -c "[ \$(grep -c 'ping data' $VM_LOGDIR/rping-client.log) -eq 20 ]"
-timeout 60 ib_write_bw -d rxe0 -R -n 200 -p 18601 > "$VM_LOGDIR/bw-server.log" 2>&1 &
+timeout 60 ib_write_bw -F -d rxe0 -R -n 200 -p 18601 > "$VM_LOGDIR/bw-server.log" 2>&1 &
 srv=$!
 wait_until 20 sh -c "rdma resource show cm_id 2> /dev/null | grep -q 'src-addr [0-9.]*:18601 '" ||
 	diag "ib_write_bw's server does not listen (rdma resource show cm_id)"
 check "ib_write_bw -R (rdma_cm) rxe1 -> rxe0" \
-	logged "$VM_LOGDIR/bw-client.log" timeout 60 ib_write_bw -d rxe1 -R -n 200 -p 18601 192.0.2.1
+	logged "$VM_LOGDIR/bw-client.log" timeout 60 ib_write_bw -F -d rxe1 -R -n 200 -p 18601 192.0.2.1
 rc=0
 wait "$srv" || rc=$?
 is "... its server side exits 0" "$rc" 0
