@@ -120,12 +120,18 @@ ip link del veth0
 check "deleting the netdev deletes its rxe device" wait_until 5 test ! -e "$IB/rxe0"
 
 # ---- uevents ---------------------------------------------------------------------------------
-sleep 0.5
+EVENTS=("add.*/infiniband/rxe0 (infiniband)" "remove.*/infiniband/rxe0 (infiniband)"
+	"add.*/infiniband_verbs/uverbs0 (infiniband_verbs)"
+	"remove.*/infiniband_verbs/uverbs0 (infiniband_verbs)")
+uevents_seen() {
+	local ev
+	for ev in "${EVENTS[@]}"; do grep -q "^KERNEL\[.*\] $ev" /tmp/uevents.log || return 1; done
+}
+# the monitor writes what it got when it gets it: waited for, not a fixed 0.5 s
+wait_until 10 uevents_seen
 kill "$monitor"
 wait "$monitor" 2> /dev/null
-for ev in "add.*/infiniband/rxe0 (infiniband)" "remove.*/infiniband/rxe0 (infiniband)" \
-	"add.*/infiniband_verbs/uverbs0 (infiniband_verbs)" \
-	"remove.*/infiniband_verbs/uverbs0 (infiniband_verbs)"; do
+for ev in "${EVENTS[@]}"; do
 	check "uevent: ${ev/.\*/ }" grep -q "^KERNEL\[.*\] $ev" /tmp/uevents.log
 done
 cat /tmp/uevents.log
