@@ -163,7 +163,7 @@ static int module_list_read(int rootfd, const char *path, char ***ret, char ***r
 
 /* /sys/module: an entry with initstate is a loadable module (loaded); one without is built in
  * (the kernel makes those only for built-in modules with parameters or a version). */
-static int sys_module_read(KernelModules *k) {
+static int sys_module_read(KernelModules *k, bool initstate) {
 	_cleanup_close_ int fd = -EBADF;
 	DIR *dir;
 	int r = 0;
@@ -176,12 +176,12 @@ static int sys_module_read(KernelModules *k) {
 		return errno == ENOMEM ? -ENOMEM : 0;
 	k->sys_module = true;
 	for (struct dirent *de; r >= 0 && (de = readdir(dir));) {
-		char initstate[512];
+		char path[512];
 
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(initstate, sizeof(initstate), "%s/initstate", de->d_name);
-		if (faccessat(dirfd(dir), initstate, F_OK, 0) >= 0)
+		snprintf(path, sizeof(path), "%s/initstate", de->d_name);
+		if (!initstate || faccessat(dirfd(dir), path, F_OK, 0) >= 0)
 			r = strv_extend(&k->loaded, de->d_name);
 		else
 			r = strv_extend(&k->sys_builtin, de->d_name);
@@ -201,7 +201,7 @@ int kernel_modules_read(int rootfd, KernelModulesFlags flags, KernelModules **re
 	if (!k)
 		return -ENOMEM;
 	k->rootfd = rootfd >= 0 ? fcntl(rootfd, F_DUPFD_CLOEXEC, 3) : -EBADF;
-	r = sys_module_read(k);
+	r = sys_module_read(k, flags & KERNEL_MODULES_INITSTATE);
 	if (r < 0)
 		return r;
 	r = read_line_at(k->rootfd, "proc/sys/kernel/osrelease", &k->release);

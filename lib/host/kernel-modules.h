@@ -26,7 +26,7 @@ typedef struct KernelModules {
 	int rootfd;	    /* a dup of the root's fd, or -EBADF */
 	char *release;	    /* <root>/proc/sys/kernel/osrelease, NULL if unreadable */
 	bool sys_module;    /* <root>/sys/module could be read */
-	char **loaded;	    /* /sys/module entries with initstate (loadable modules), sorted */
+	char **loaded;	    /* /sys/module entries with initstate (or all: see the flags) */
 	char **sys_builtin; /* /sys/module entries without initstate (built in), sorted */
 	bool dep_read, builtin_read;
 	char **available;     /* modules.dep, as module names */
@@ -46,7 +46,11 @@ typedef enum KernelModulesFlags {
 	 * what is built in): preflight reads everything, the planner decompresses /proc/config.gz
 	 * only on hosts without /lib/modules */
 	KERNEL_MODULES_CONFIG = 1 << 1,
-	KERNEL_MODULES_ALL = KERNEL_MODULES_DEP | KERNEL_MODULES_CONFIG,
+	/* which /sys/module entries are built in (no initstate): one faccessat() per entry,
+	 * preflight's question; without it every entry counts as loaded, which is all the planner
+	 * asks on each reconcile (is it there?) */
+	KERNEL_MODULES_INITSTATE = 1 << 2,
+	KERNEL_MODULES_ALL = KERNEL_MODULES_DEP | KERNEL_MODULES_CONFIG | KERNEL_MODULES_INITSTATE,
 } KernelModulesFlags;
 
 /* Read the evidence under rootfd (dup'ed; "/" for this host). Whatever cannot be read is left
