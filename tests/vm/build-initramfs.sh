@@ -17,6 +17,10 @@
 #                     libraries ldd lists (libasan/libubsan of a sanitizer build too)
 #   --file PATH       a file or directory, at its own path
 #   --add SRC:DST     a file, at DST
+#   --module NAME     a module of the kernel with its dependency closure, at its own path under
+#                     /usr/lib/modules/$kver. In the base image it is in modules.dep; with
+#                     --extra-only it is not (the base's modules.dep stays what it was): the
+#                     guest runs `depmod` before `modprobe NAME`
 #
 # Host files keep their path, under its /usr name: the host has a merged /usr (Debian 12), and
 # so does the image (/bin, /sbin, /lib, /lib64 are symlinks into /usr). An appended archive
@@ -39,7 +43,7 @@ LIGHT_OPTIONAL_BINS="strace"
 FULL_BINS="kmod"
 
 variant=light extra_only=0 kdir="" out=""
-bins=() files=() adds=()
+bins=() files=() adds=() modules=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--variant) variant=$2; shift ;;
@@ -48,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--bin) bins+=("$2"); shift ;;
 	--file) files+=("$2"); shift ;;
 	--add) adds+=("$2"); shift ;;
+	--module) modules+=("$2"); shift ;;
 	-h|--help) sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
 	-*) echo "build-initramfs: unknown option $1" >&2; exit 2 ;;
 	*) out=$1 ;;
@@ -96,14 +101,21 @@ copy_all() { # copy everything listed, plus the libraries of every ELF, in one c
 		(cd / && cpio -pdmL --quiet "$ROOT")
 }
 
-copy_modules() { # copy_modules MODULE...: their dependency closure, then depmod
+copy_module_files() { # copy_module_files MODULE...: their dependency closure, no index
 	local kver
 	kver=$(cat "$kdir/kver")
 	for m in "$@"; do
-		modprobe -d "$kdir/root" -S "$kver" --show-depends "$m"
+		modprobe -d "$kdir/root" -S "$kver" --show-depends "$m" ||
+			die "the kernel in $kdir has no module $m"
 	done | awk -v root="$kdir/root/" '$1 == "insmod" && index($2, root) == 1 {
 		print substr($2, length(root) + 1) }' |
 		sort -u | (cd "$kdir/root" && cpio -pdmL --quiet "$ROOT/usr")
+}
+
+copy_modules() { # copy_modules MODULE...: their dependency closure, then depmod
+	local kver
+	kver=$(cat "$kdir/kver")
+	copy_module_files "$@"
 	for f in modules.order modules.builtin modules.builtin.modinfo; do
 		cp "$kdir/root/lib/modules/$kver/$f" "$ROOT/usr/lib/modules/$kver/"
 	done
@@ -142,10 +154,10 @@ base_layout() { # after the copies: merged-/usr symlinks, init, tool links
 		install -m 755 "$HERE/guest/init-light.sh" "$ROOT/init"
 		mkdir -p "$ROOT/vm"
 		cp -r "$HERE/guest" "$ROOT/vm/guest"
-		copy_modules "${LIGHT_MODULES[@]}"
+		copy_modules "${LIGHT_MODULES[@]}" ${modules[@]+"${modules[@]}"}
 	else
 		install -m 755 "$HERE/guest/init-full.sh" "$ROOT/init"
-		copy_modules "${FULL_MODULES[@]}"
+		copy_modules "${FULL_MODULES[@]}" ${modules[@]+"${modules[@]}"}
 	fi
 	for name in modprobe insmod rmmod lsmod modinfo depmod; do
 		ln -s ../bin/kmod "$ROOT/usr/sbin/$name"
@@ -160,10 +172,11 @@ base_layout() { # after the copies: merged-/usr symlinks, init, tool links
 	perl -e 'for (@ARGV) { symlink("/usr/bin/busybox", $_) or die "$_: $!\n" }' "${links[@]}"
 }
 
-if [ "$extra_only" = 0 ]; then
+if [ "$extra_only" = 0 ] || [ "${#modules[@]}" -gt 0 ]; then
 	[ -n "$kdir" ] || kdir=$("$HERE/fetch-kernel.sh")
-	base
 fi
+[ "$extra_only" = 0 ] || [ "${#modules[@]}" -eq 0 ] || copy_module_files "${modules[@]}"
+[ "$extra_only" = 1 ] || base
 for b in ${bins[@]+"${bins[@]}"}; do
 	[ -x "$b" ] || die "--bin $b is not an executable"
 	add_elf "$(realpath "$b")"

@@ -18,6 +18,14 @@
 #                     it), built for the VM kernel from its linux-source by build-module.sh
 #                     (cached), at /lib/modules/$(uname -r)/extra/netdevsim.ko (light VM only;
 #                     its dependency psample is in the image: modprobe psample, then insmod)
+#   --pcie            a PCIe topology with two e1000e NICs (light VM only): one behind a switch
+#                     (root port rp1 -> x3130-upstream -> xio3130-downstream -> NIC: three
+#                     bridges), one on a root port of its own (rp2 -> NIC); no network behind
+#                     them (each on a qemu hub of its own). The guest gets e1000e.ko (`depmod;
+#                     modprobe e1000e`), pciutils' lspci/setpci with pci.ids and util-linux's
+#                     setpriv. qemu traces every config space write the guest makes
+#                     (pci_cfg_write) into VM_PCI_TRACE, next to the log (FILE.pci-trace, kept
+#                     with the log), for the scenario's host side
 #   --timeout SEC     stop the VM after SEC seconds and fail (default 300)
 #   --log FILE        the timestamped serial console log, with the guest's dmesg, daemon logs
 #                     and (full VM) journal when the scenario failed; kept only when the run
@@ -39,6 +47,12 @@
 # a timeout, a kernel panic/BUG/Oops, a missing plan or result, a VM that stopped early.
 # Exit status: 0 when every planned test passed, 1 otherwise, 2 on bad usage.
 #
+# Host side: a scenario with the line "# run-vm: host-side" is run a second time, on the host,
+# once the VM has stopped (not after a timeout, a kernel splat or a Bail out), with VM_SIDE=host,
+# VM_LIB (lib.sh), VM_LOG (the console log), VM_PCI_TRACE (--pcie) and every NAME=VALUE the
+# guest side printed as a line "@@VM-HOST NAME=VALUE" in its environment: checks only the
+# host can make (qemu's traces). Its TAP follows the guest's (renumbered), and both plans add up.
+#
 # Env: RDMAD_VM_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/rdmad-vm): kernel, images, locks
 #      RDMAD_VM_MAX_PARALLEL (default 2): VMs that may run at once on this host
 #      RDMAD_VM_SMP (default 1): guest CPUs; two 1-CPU VMs side by side on a 2-core host
@@ -52,7 +66,7 @@ CACHE=${RDMAD_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/rdmad-vm}
 MAX_PARALLEL=${RDMAD_VM_MAX_PARALLEL:-2}
 
 variant=light scenario="" timeout=300 log="" keep_log=0 verbose=0 shell=0 prepare=0
-smp=${RDMAD_VM_SMP:-1} mem="" append_extra="" dcbsim=0 netdevsim=0
+smp=${RDMAD_VM_SMP:-1} mem="" append_extra="" dcbsim=0 netdevsim=0 pcie=0
 bins=() files=() envs=()
 usage() { sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"; }
 while [ $# -gt 0 ]; do
@@ -63,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--env) envs+=("$2"); shift ;;
 	--dcbsim) dcbsim=1 ;;
 	--netdevsim) netdevsim=1 ;;
+	--pcie) pcie=1 ;;
 	--timeout) timeout=$2; shift ;;
 	--log) log=$(realpath -m "$2"); shift ;;
 	--keep-log) keep_log=1 ;;
@@ -83,6 +98,7 @@ done
 [ -n "$mem" ] || { [ "$variant" = full ] && mem=2048 || mem=1024; }
 [ "$dcbsim" = 0 ] || [ "$variant" = light ] || { echo "run-vm: --dcbsim needs the light VM" >&2; exit 2; }
 [ "$netdevsim" = 0 ] || [ "$variant" = light ] || { echo "run-vm: --netdevsim needs the light VM" >&2; exit 2; }
+[ "$pcie" = 0 ] || [ "$variant" = light ] || { echo "run-vm: --pcie needs the light VM" >&2; exit 2; }
 
 T0=${EPOCHREALTIME/./}
 now="" waited="" wall=""
@@ -102,6 +118,12 @@ done
 for b in ${bins[@]+"${bins[@]}"}; do
 	[ -x "$b" ] || bail "--bin $b: not an executable"
 done
+if [ "$pcie" = 1 ]; then
+	for tool in lspci setpci setpriv; do
+		command -v "$tool" > /dev/null ||
+			bail "--pcie: $tool is not installed (packages pciutils, util-linux: .ci/packages)"
+	done
+fi
 
 # ---- kernel and the cached base images ---------------------------------------------------
 kdir=$("$HERE/fetch-kernel.sh") || bail "could not fetch the kernel (see fetch-kernel.sh output)"
@@ -166,6 +188,8 @@ if [ -z "$log" ]; then
 	log=${TMPDIR:-/tmp}/rdmad-vm-$name.log
 fi
 mkdir -p "$(dirname "$log")"
+pci_trace=""
+[ "$pcie" = 0 ] || pci_trace=${log%.log}.pci-trace
 
 # The guest's entry point: the scenario's environment, then guest/run-scenario.sh.
 if [ "$variant" = light ]; then guest_dir=/vm/guest; else guest_dir=$HERE/guest; fi
@@ -195,6 +219,12 @@ if [ "$variant" = light ]; then
 		ko=$("$HERE/build-module.sh" netdevsim) || bail "could not build netdevsim.ko (build-module.sh)"
 		extra+=(--add "$ko:/usr/lib/modules/$kver/extra/netdevsim.ko")
 	fi
+	if [ "$pcie" = 1 ]; then
+		extra+=(--kernel-dir "$kdir" --module e1000e --bin "$(command -v lspci)"
+			--bin "$(command -v setpci)" --bin "$(command -v setpriv)")
+		# lspci's names (package pci.ids, pulled in by pciutils); it prints IDs without them
+		ids=$(realpath -e /usr/share/misc/pci.ids 2> /dev/null) && extra+=(--file "$ids")
+	fi
 	"$HERE/build-initramfs.sh" --extra-only ${extra[@]+"${extra[@]}"} \
 		--add "$run/start:/vm/start" "$run/extra.cpio" || bail "could not pack the run's files"
 	cat "$base" "$run/extra.cpio" > "$run/initrd.cpio"
@@ -219,11 +249,28 @@ accel=(-accel tcg,thread=multi)
 qemu=(qemu-system-x86_64 -machine q35 "${accel[@]}" -cpu max -m "$mem" -smp "$smp"
 	-display none -nodefaults -no-reboot -nic none
 	-kernel "$kernel" -initrd "$initrd" -append "$append" ${virtfs[@]+"${virtfs[@]}"})
+if [ "$pcie" = 1 ]; then
+	# Two paths from a NIC to the root complex: 3 bridges (rp1 -> switch -> NIC) and 1 (rp2 ->
+	# NIC). Fixed slots, so that the guest's addresses stay put. Each NIC's netdev is a hub port
+	# alone on its hub: frames go nowhere (qemu warns "hub N is not connected to host network").
+	# The trace backend of Debian's qemu is "log": one line per config write, flushed as written.
+	rm -f "$pci_trace"
+	# shellcheck disable=SC2054 # the commas belong to qemu's option values
+	qemu+=(-netdev hubport,id=pcie-net0,hubid=0 -netdev hubport,id=pcie-net1,hubid=1
+		-device pcie-root-port,id=rp1,bus=pcie.0,addr=0x1c.0,chassis=1,slot=1
+		-device x3130-upstream,id=up1,bus=rp1
+		-device xio3130-downstream,id=dn1,bus=up1,chassis=2,slot=0
+		-device e1000e,id=nic0,bus=dn1,addr=0.0,netdev=pcie-net0,mac=52:54:00:00:00:10
+		-device pcie-root-port,id=rp2,bus=pcie.0,addr=0x1d.0,chassis=1,slot=2
+		-device e1000e,id=nic1,bus=rp2,addr=0.0,netdev=pcie-net1,mac=52:54:00:00:00:11
+		-trace "enable=pci_cfg_write,file=$pci_trace")
+fi
 
 if [ "$shell" = 1 ]; then
 	echo "run-vm: $variant VM, kernel $kver; Ctrl-A x quits qemu" >&2
 	# no exec: the EXIT trap removes the run directory afterwards
 	"${qemu[@]}" -serial mon:stdio
+	[ -z "$pci_trace" ] || echo "run-vm: qemu's config write trace: $pci_trace" >&2
 	exit
 fi
 
@@ -249,6 +296,17 @@ exec {console}< "$run/console"
 
 deadline=$(( ${EPOCHREALTIME%.*} + timeout ))
 timed_out=0 done_rc="" plan="" started="" boot="" panic="" ran=0 failed=0 bailed=0
+host_env=()
+result() { # result LINE: a TAP result, passed on and counted
+	echo "$1"
+	ran=$((ran + 1))
+	# "# TODO": expected to fail, and a pass is unexpected (meson counts it as failed)
+	if [[ "$1" =~ \#\ *[Tt][Oo][Dd][Oo] ]]; then
+		[[ "$1" == "not ok"* ]] || failed=$((failed + 1))
+	elif [[ "$1" == "not ok"* ]]; then
+		failed=$((failed + 1))
+	fi
+}
 : > "$log"
 while :; do
 	left=$(( deadline - ${EPOCHREALTIME%.*} ))
@@ -263,20 +321,19 @@ while :; do
 	printf '[%7s] %s\n' "$now" "$line" >> "$log"
 	[ "$verbose" = 0 ] || printf '[%7s] %s\n' "$now" "$line" >&2
 	case "$line" in
-	"ok "[0-9]*|"not ok "[0-9]*)
-		echo "$line"
-		ran=$((ran + 1))
-		# "# TODO": expected to fail, and a pass is unexpected (meson counts it as failed)
-		if [[ "$line" =~ \#\ *[Tt][Oo][Dd][Oo] ]]; then
-			[[ "$line" == "not ok"* ]] || failed=$((failed + 1))
-		elif [[ "$line" == "not ok"* ]]; then
-			failed=$((failed + 1))
-		fi ;;
+	"ok "[0-9]*|"not ok "[0-9]*) result "$line" ;;
 	1..[0-9]*) plan=${line#1..}; plan=${plan%%[!0-9]*} ;;
 	"Bail out!"*) echo "$line"; bailed=1 ;;
 	"#"*) echo "$line" ;;
 	"@@VM-START "*) started=$now boot=${line##*uptime=} ;;
 	"@@VM-DONE rc="*) done_rc=${line#@@VM-DONE rc=}; done_rc=${done_rc%% *} ;;
+	"@@VM-HOST "*)
+		# NAME=VALUE for the host side's environment
+		if [[ "$line" =~ ^@@VM-HOST\ ([A-Z][A-Z0-9_]*=.*)$ ]]; then
+			host_env+=("${BASH_REMATCH[1]}")
+		else
+			diag "run-vm: ignored (not NAME=VALUE): $line"
+		fi ;;
 	"@@VM-INIT-FAIL "*) panic="init failed: ${line#@@VM-INIT-FAIL }" ;;
 	esac
 	# a kernel splat (printk time stamps are on in Debian kernels)
@@ -312,12 +369,52 @@ elif [ "$plan" != "$ran" ]; then
 elif [ "$done_rc" != 0 ] && [ "$failed" = 0 ]; then
 	reason="the scenario exited with status $done_rc"
 fi
+
+# ---- the scenario's host side (see the header) ------------------------------------------------
+if [ -z "$reason" ] && [ "$bailed" = 0 ] && grep -qx '# run-vm: host-side' "$scenario"; then
+	host_rc=0 host_plan="" host_ran=$ran
+	(cd "$run" && exec env VM_SIDE=host VM_LIB="$HERE/guest/lib.sh" VM_LOG="$log" \
+		VM_PCI_TRACE="$pci_trace" ${host_env[@]+"${host_env[@]}"} \
+		timeout 120 bash "$scenario") > "$run/host-side.out" 2>&1 || host_rc=$?
+	while IFS= read -r line; do
+		elapsed now
+		printf '[%7s] host-side: %s\n' "$now" "$line" >> "$log"
+		case "$line" in
+		"ok "[0-9]*|"not ok "[0-9]*) # numbered on from the guest's results
+			[[ "$line" =~ ^(ok|not\ ok)\ [0-9]+(.*)$ ]]
+			result "${BASH_REMATCH[1]} $((ran + 1))${BASH_REMATCH[2]}" ;;
+		1..[0-9]*) host_plan=${line#1..}; host_plan=${host_plan%%[!0-9]*} ;;
+		"Bail out!"*) echo "$line"; bailed=1 ;;
+		"#"*) echo "$line" ;;
+		esac
+	done < "$run/host-side.out"
+	host_ran=$((ran - host_ran))
+	diag "the scenario's host side: $host_ran results, exit status $host_rc"
+	if [ "$bailed" = 1 ]; then
+		reason=""
+	elif [ -z "$host_plan" ]; then
+		reason="the scenario's host side printed no TAP plan (exit status $host_rc)"
+	elif [ "$host_plan" != "$host_ran" ]; then
+		reason="the scenario's host side planned $host_plan tests, $host_ran ran"
+	elif [ "$host_rc" != 0 ] && [ "$failed" = 0 ]; then
+		reason="the scenario's host side exited with status $host_rc"
+	else
+		plan=$((plan + host_plan))
+	fi
+fi
+
 if [ -z "$reason" ] && [ "$bailed" = 0 ] && [ "$failed" = 0 ]; then
 	echo "1..$plan"
-	if [ "$keep_log" = 1 ]; then diag "console log: $log"; else rm -f "$log"; fi
+	if [ "$keep_log" = 1 ]; then
+		diag "console log: $log"
+		[ -z "$pci_trace" ] || diag "qemu's config write trace: $pci_trace"
+	else
+		rm -f "$log" ${pci_trace:+"$pci_trace"}
+	fi
 	exit 0
 fi
 diag "console log: $log"
+[ -z "$pci_trace" ] || diag "qemu's config write trace: $pci_trace"
 diag "---- the scenario's output (the log has the guest's dmesg, daemon logs, journal):"
 sed -n '/@@VM-START/,/@@VM-DIAG\|@@VM-DONE/p' "$log" | tail -n 150 | sed 's/^/# /'
 diag "---- the log's last lines:"
