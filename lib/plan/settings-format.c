@@ -233,6 +233,29 @@ static int format_value(FILE *f, const PortSettings *s, Key key) {
 	case KEY_RDMA_NODE_DESCRIPTION:
 		fputs(s->node_description, f);
 		break;
+	case KEY_SRIOV_VFS:
+		fprintf(f, "%u", s->sriov_vfs);
+		break;
+	case KEY_SRIOV_AUTOPROBE:
+		fputs(s->sriov_autoprobe ? "true" : "false", f);
+		break;
+	case KEY_SRIOV_ESWITCH:
+		fputs(eswitch_mode_to_string(s->sriov_eswitch), f);
+		break;
+	case KEY_PCI_MAX_READ_REQUEST:
+		fprintf(f, "%u", s->pci_max_read_request);
+		break;
+	case KEY_PCI_UPSTREAM_ACS:
+		fputs(pci_acs_to_string(s->pci_upstream_acs), f);
+		break;
+	case KEY_SRIOV_VF: {
+		_cleanup_free_ char *c = setting_format_vfs(s->sriov_vf, s->n_sriov_vf);
+
+		if (!c)
+			return -ENOMEM;
+		fputs(c, f);
+		break;
+	}
 	case KEY_COUNTERS_OPTIONAL: {
 		_cleanup_free_ char *c = setting_format_counters(s->counters_optional);
 
@@ -254,6 +277,70 @@ static int format_value(FILE *f, const PortSettings *s, Key key) {
 		fputs("(declared)", f);
 	}
 	return 0;
+}
+
+static void vf_format_to(FILE *f, const SriovVf *vf, uint32_t mask) {
+	const char *sep = "";
+
+#define FIELD(bit, name, ...)                                           \
+	if (mask & VF_BIT(bit)) {                                 \
+		fputs(sep, f);                                    \
+		if (vf->set & VF_BIT(bit))                        \
+			fprintf(f, __VA_ARGS__);                  \
+		else                                              \
+			fputs(name " ?", f);                        \
+		sep = ", ";                                       \
+	}
+	fprintf(f, "vf %u ", vf->index);
+	FIELD(VF_MAC, "mac", "mac %02x:%02x:%02x:%02x:%02x:%02x", vf->mac[0], vf->mac[1], vf->mac[2],
+	      vf->mac[3], vf->mac[4], vf->mac[5]);
+	FIELD(VF_VLAN, "vlan", "vlan %u", vf->vlan);
+	FIELD(VF_QOS, "qos", "qos %u", vf->qos);
+	FIELD(VF_VLAN_PROTO, "vlan protocol", "vlan protocol %s",
+	      vf->vlan_proto == 0x88a8 ? "802.1ad" : "802.1Q");
+	FIELD(VF_SPOOF_CHECK, "spoof checking", "spoof checking %s", vf->spoof_check ? "on" : "off");
+	FIELD(VF_LINK_STATE, "link-state", "link-state %s",
+	      vf_link_state_to_string(vf->link_state) ? vf_link_state_to_string(vf->link_state) : "unknown");
+	FIELD(VF_TRUST, "trust", "trust %s", vf->trust ? "on" : "off");
+	FIELD(VF_MAX_RATE, "max_tx_rate", "max_tx_rate %uMbps", vf->max_rate);
+	FIELD(VF_MIN_RATE, "min_tx_rate", "min_tx_rate %uMbps", vf->min_rate);
+	FIELD(VF_NODE_GUID, "node guid", "node guid %016" PRIx64, vf->node_guid);
+	FIELD(VF_PORT_GUID, "port guid", "port guid %016" PRIx64, vf->port_guid);
+#undef FIELD
+}
+
+char *setting_format_vf(const SriovVf *vf, uint32_t mask) {
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return NULL;
+	vf_format_to(f, vf, mask);
+	if (fclose(f) != 0)
+		return NULL;
+	return TAKE_PTR(buf);
+}
+
+char *setting_format_vfs(const SriovVf *vfs, size_t n) {
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return NULL;
+	if (n == 0)
+		fputs("none", f);
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			fputs("; ", f);
+		vf_format_to(f, &vfs[i], vfs[i].set);
+	}
+	if (fclose(f) != 0)
+		return NULL;
+	return TAKE_PTR(buf);
 }
 
 int port_setting_format(const PortSettings *s, Key key, char **ret) {

@@ -26,3 +26,10 @@ const char *setting_format_trust(const PortSettings *s);
 /* counters.optional: "np_cnp_sent,rp_cnp_handled" (as `rdma statistic` lists them), "none";
  * NULL on OOM */
 char *setting_format_counters(char *const *names);
+/* sriov.vf: the fields of vf in mask (VF_BIT()s) as `ip link show` prints a VF: "vf 1 mac
+ * 02:00:00:00:00:01, vlan 100, qos 3, vlan protocol 802.1ad, spoof checking off, link-state
+ * auto, trust on, max_tx_rate 1000Mbps, min_tx_rate 0Mbps"; a field not in vf->set is "?".
+ * NULL on OOM. */
+char *setting_format_vf(const SriovVf *vf, uint32_t mask);
+/* The whole sriov.vf list, "; " between VFs. NULL on OOM. */
+char *setting_format_vfs(const SriovVf *vfs, size_t n);

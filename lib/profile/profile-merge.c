@@ -99,6 +99,29 @@ static int link_settings_overlay(PortSettings *dst, const PortSettings *src, con
 		strv_free(dst->counters_optional);
 		dst->counters_optional = l;
 	}
+	if (set & KEY_BIT(KEY_SRIOV_VFS))
+		dst->sriov_vfs = src->sriov_vfs;
+	if (set & KEY_BIT(KEY_SRIOV_AUTOPROBE))
+		dst->sriov_autoprobe = src->sriov_autoprobe;
+	if (set & KEY_BIT(KEY_SRIOV_ESWITCH))
+		dst->sriov_eswitch = src->sriov_eswitch;
+	if (set & KEY_BIT(KEY_PCI_MAX_READ_REQUEST))
+		dst->pci_max_read_request = src->pci_max_read_request;
+	if (set & KEY_BIT(KEY_PCI_UPSTREAM_ACS))
+		dst->pci_upstream_acs = src->pci_upstream_acs;
+	if (set & KEY_BIT(KEY_SRIOV_VF)) { /* the later profile's list whole */
+		SriovVf *v = NULL;
+
+		if (src->n_sriov_vf > 0) {
+			v = malloc(sizeof(SriovVf) * src->n_sriov_vf);
+			if (!v)
+				return -ENOMEM;
+			memcpy(v, src->sriov_vf, sizeof(SriovVf) * src->n_sriov_vf);
+		}
+		free(dst->sriov_vf);
+		dst->sriov_vf = v;
+		dst->n_sriov_vf = src->n_sriov_vf;
+	}
 	if (set & KEY_BIT(KEY_RDMA_NODE_DESCRIPTION)) {
 		char *d = strdup(src->node_description);
 
@@ -185,8 +208,12 @@ int port_settings_validate(const PortSettings *s, char **ret_error) {
 }
 
 bool config_declares(const Config *c, Key key) {
+	return config_declares_any(c, KEY_BIT(key));
+}
+
+bool config_declares_any(const Config *c, uint64_t keys) {
 	for (size_t i = 0; c && i < c->n_profiles; i++)
-		if (c->profiles[i]->settings.set & KEY_BIT(key))
+		if (c->profiles[i]->settings.set & keys)
 			return true;
 	return false;
 }

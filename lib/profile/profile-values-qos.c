@@ -227,8 +227,9 @@ int schema_check_profile(SchemaContext *ctx) {
 	_cleanup_free_ char *error = NULL;
 	int r;
 
-	if (!ctx->ets_tc_bw)
-		return 0;
+	r = schema_check_sriov(ctx);
+	if (r < 0 || !ctx->ets_tc_bw)
+		return r;
 	r = port_settings_validate(&ctx->profile->settings, &error);
 	if (r == -EINVAL)
 		return schema_error(ctx, ctx->ets_tc_bw, "%s", error);

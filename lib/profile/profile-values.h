@@ -45,6 +45,16 @@ DECLARE_CHOICE_PARSER(netns_mode);
 DECLARE_CHOICE_PARSER(ets_tsa);
 DECLARE_CHOICE_PARSER(gid_requirement);
 DECLARE_CHOICE_PARSER(soft_device_type);
+DECLARE_CHOICE_PARSER(eswitch_mode);
+DECLARE_CHOICE_PARSER(pci_acs);
+DECLARE_CHOICE_PARSER(vf_link_state);
+DECLARE_CHOICE_PARSER(vlan_protocol);
+
+/* profile-values-sriov.c */
+int parse_sriov_vf(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
+int parse_max_read_request(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
+			   void *dest);
+int schema_check_sriov(SchemaContext *ctx);
 
 /* profile-values.c */
 int parse_addresses(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);

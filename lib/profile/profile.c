@@ -30,6 +30,12 @@ static const char *const key_table[_KEY_MAX] = {
 	[KEY_COUNTERS_OPTIONAL] = "counters.optional",
 	[KEY_SECURITY_ROCE_ALLOW_FROM] = "security.roce-allow-from",
 	[KEY_RDMA_NODE_DESCRIPTION] = "rdma.node-description",
+	[KEY_SRIOV_VFS] = "sriov.vfs",
+	[KEY_SRIOV_AUTOPROBE] = "sriov.autoprobe",
+	[KEY_SRIOV_ESWITCH] = "sriov.eswitch",
+	[KEY_SRIOV_VF] = "sriov.vf",
+	[KEY_PCI_MAX_READ_REQUEST] = "pci.max-read-request",
+	[KEY_PCI_UPSTREAM_ACS] = "pci.upstream-acs",
 	[KEY_LINKS] = "links",
 	[KEY_SYSTEM_NETNS_MODE] = "system.netns-mode",
 };
@@ -48,6 +54,7 @@ void port_settings_done(PortSettings *s) {
 	free(s->roce_allow_from);
 	strv_free(s->counters_optional);
 	free(s->node_description);
+	free(s->sriov_vf);
 	*s = (PortSettings){ 0 };
 }
 

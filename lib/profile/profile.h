@@ -43,6 +43,12 @@ typedef enum Key {
 	KEY_COUNTERS_OPTIONAL,
 	KEY_SECURITY_ROCE_ALLOW_FROM,
 	KEY_RDMA_NODE_DESCRIPTION,
+	KEY_SRIOV_VFS,
+	KEY_SRIOV_AUTOPROBE,
+	KEY_SRIOV_ESWITCH,
+	KEY_SRIOV_VF,
+	KEY_PCI_MAX_READ_REQUEST,
+	KEY_PCI_UPSTREAM_ACS,
 	KEY_LINKS,
 	KEY_SYSTEM_NETNS_MODE,
 	_KEY_MAX,
@@ -60,6 +66,13 @@ DECLARE_STRING_TABLE_LOOKUP(key, Key)
 	 KEY_BIT(KEY_QOS_DSCP_MAP) | KEY_BIT(KEY_QOS_ETS_PRIO_TC) | KEY_BIT(KEY_QOS_ETS_TC_BW) | \
 	 KEY_BIT(KEY_QOS_ETS_TSA) | KEY_BIT(KEY_QOS_MAXRATE))
 #define KEYS_PORT (((UINT64_C(1) << _KEY_MAX) - 1) & ~KEYS_MATCH & ~KEYS_HOST)
+/* The keys that act on the function behind a matched netdev (its PCI function, or netdevsim's
+ * bus device), whether or not it has an RDMA device (plan-function.c). */
+#define KEYS_SRIOV                                                                           \
+	(KEY_BIT(KEY_SRIOV_VFS) | KEY_BIT(KEY_SRIOV_AUTOPROBE) | KEY_BIT(KEY_SRIOV_ESWITCH) | \
+	 KEY_BIT(KEY_SRIOV_VF))
+#define KEYS_PCI      (KEY_BIT(KEY_PCI_MAX_READ_REQUEST) | KEY_BIT(KEY_PCI_UPSTREAM_ACS))
+#define KEYS_FUNCTION (KEYS_SRIOV | KEYS_PCI)
 
 #define N_PRIO 8
 #define N_TC   8
@@ -86,6 +99,39 @@ typedef struct SoftDevice {
 	char *netdev;
 	unsigned line, column; /* where it was declared, for later errors */
 } SoftDevice;
+
+/* One SR-IOV virtual function's settings, as sriov.vf declares them (set: the fields declared)
+ * or as the PF's RTM_GETLINK with RTEXT_FILTER_VF reports them (set: the fields the kernel
+ * sent). The numbers are the kernel's (linux/if_link.h). */
+typedef enum VfField {
+	VF_MAC,
+	VF_VLAN, /* vlan, qos and vlan_proto travel together (IFLA_VF_VLAN_LIST) */
+	VF_QOS,
+	VF_VLAN_PROTO,
+	VF_TRUST,
+	VF_SPOOF_CHECK,
+	VF_LINK_STATE,
+	VF_MAX_RATE, /* max and min travel together (IFLA_VF_RATE) */
+	VF_MIN_RATE,
+	VF_NODE_GUID,
+	VF_PORT_GUID,
+	_VF_FIELD_MAX,
+} VfField;
+#define VF_BIT(f) (UINT32_C(1) << (f))
+
+typedef struct SriovVf {
+	uint32_t index;
+	uint32_t set; /* VF_BIT()s */
+	uint8_t mac[6];
+	uint16_t vlan; /* 0: no VLAN */
+	uint8_t qos;
+	uint16_t vlan_proto; /* ETH_P_8021Q (0x8100) or ETH_P_8021AD (0x88a8), host order */
+	bool trust, spoof_check;
+	VfLinkState link_state;
+	uint32_t max_rate, min_rate; /* Mbit/s, 0: no limit */
+	uint64_t node_guid, port_guid; /* host order; InfiniBand VFs */
+	unsigned line, column;	       /* where it was declared (profiles only) */
+} SriovVf;
 
 /* IB_DEVICE_NODE_DESC_MAX: what the kernel keeps of a node description */
 #define NODE_DESC_MAX 64
@@ -124,6 +170,15 @@ typedef struct PortSettings {
 	/* rdma.node-description: the device's node_desc as a format, %h the host name, %d the
 	 * device name, %% a '%' (rdma-ndd's RDMA_NDD_ND_FORMAT); at most NODE_DESC_MAX bytes */
 	char *node_description;
+	/* sriov.*: on the function behind the netdev (KEYS_FUNCTION). sriov_vf sorted by index. */
+	unsigned sriov_vfs;
+	bool sriov_autoprobe;
+	EswitchMode sriov_eswitch;
+	SriovVf *sriov_vf;
+	size_t n_sriov_vf;
+	/* pci.*: the function's PCIe Max_Read_Request_Size in bytes; ACS on the ports above it */
+	unsigned pci_max_read_request;
+	PciAcs pci_upstream_acs;
 	const char *origin[_KEY_MAX]; /* name of the profile that set each key (merged only) */
 } PortSettings;
 
@@ -185,6 +240,8 @@ int config_settings_for_port(const Config *c, const PortFacts *f, PortSettings *
 			     char ***ret_profiles);
 /* Whether any profile of c sets key (for any port): what the host must be observed for. */
 bool config_declares(const Config *c, Key key) _pure_;
+/* ... any of the KEY_BIT()s in keys. */
+bool config_declares_any(const Config *c, uint64_t keys) _pure_;
 
 /* The checks across keys that hold for a port's settings as a whole: one profile's, or the
  * merge of several (profile A's qos.ets.tsa with profile B's qos.ets.tc-bw), which no single

@@ -90,6 +90,41 @@ static const char *const netns_mode_table[_NETNS_MODE_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(netns_mode, NetnsMode)
 
+static const char *const vf_link_state_table[_VF_LINK_STATE_MAX] = {
+	[VF_LINK_STATE_AUTO] = "auto",
+	[VF_LINK_STATE_ENABLE] = "enable",
+	[VF_LINK_STATE_DISABLE] = "disable",
+};
+DEFINE_STRING_TABLE_LOOKUP(vf_link_state, VfLinkState)
+
+static const char *const vlan_protocol_table[_VLAN_PROTOCOL_MAX] = {
+	[VLAN_PROTOCOL_8021Q] = "802.1Q",
+	[VLAN_PROTOCOL_8021AD] = "802.1ad",
+};
+DEFINE_STRING_TABLE_LOOKUP(vlan_protocol, VlanProtocol)
+
+uint16_t vlan_protocol_to_ethertype(VlanProtocol p) {
+	return p == VLAN_PROTOCOL_8021AD ? 0x88a8 : 0x8100; /* ETH_P_8021AD, ETH_P_8021Q */
+}
+
+VlanProtocol vlan_protocol_from_ethertype(uint16_t ethertype) {
+	return ethertype == 0x8100	 ? VLAN_PROTOCOL_8021Q
+	       : ethertype == 0x88a8 ? VLAN_PROTOCOL_8021AD
+				     : _VLAN_PROTOCOL_INVALID;
+}
+
+static const char *const eswitch_mode_table[_ESWITCH_MODE_MAX] = {
+	[ESWITCH_MODE_LEGACY] = "legacy",
+	[ESWITCH_MODE_SWITCHDEV] = "switchdev",
+};
+DEFINE_STRING_TABLE_LOOKUP(eswitch_mode, EswitchMode)
+
+static const char *const pci_acs_table[_PCI_ACS_MAX] = {
+	[PCI_ACS_KEEP] = "keep",
+	[PCI_ACS_OFF] = "off",
+};
+DEFINE_STRING_TABLE_LOOKUP(pci_acs, PciAcs)
+
 static const char *const soft_device_type_table[_SOFT_DEVICE_MAX] = {
 	[SOFT_DEVICE_RXE] = "rxe",
 	[SOFT_DEVICE_SIW] = "siw",

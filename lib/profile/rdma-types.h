@@ -141,6 +141,46 @@ typedef enum NetnsMode {
 } NetnsMode;
 DECLARE_STRING_TABLE_LOOKUP(netns_mode, NetnsMode)
 
+/* sriov.vf's link-state: the kernel's IFLA_VF_LINK_STATE_* numbers. */
+typedef enum VfLinkState {
+	VF_LINK_STATE_AUTO = 0, /* IFLA_VF_LINK_STATE_AUTO */
+	VF_LINK_STATE_ENABLE = 1,
+	VF_LINK_STATE_DISABLE = 2,
+	_VF_LINK_STATE_MAX,
+	_VF_LINK_STATE_INVALID = -EINVAL,
+} VfLinkState;
+DECLARE_STRING_TABLE_LOOKUP(vf_link_state, VfLinkState)
+
+/* sriov.vf's vlan-protocol. */
+typedef enum VlanProtocol {
+	VLAN_PROTOCOL_8021Q,
+	VLAN_PROTOCOL_8021AD,
+	_VLAN_PROTOCOL_MAX,
+	_VLAN_PROTOCOL_INVALID = -EINVAL,
+} VlanProtocol;
+DECLARE_STRING_TABLE_LOOKUP(vlan_protocol, VlanProtocol)
+/* ETH_P_8021Q or ETH_P_8021AD, and back (_VLAN_PROTOCOL_INVALID for another number) */
+uint16_t vlan_protocol_to_ethertype(VlanProtocol p) _const_;
+VlanProtocol vlan_protocol_from_ethertype(uint16_t ethertype) _const_;
+
+/* sriov.eswitch: the kernel's DEVLINK_ESWITCH_MODE_* numbers. */
+typedef enum EswitchMode {
+	ESWITCH_MODE_LEGACY = 0, /* DEVLINK_ESWITCH_MODE_LEGACY */
+	ESWITCH_MODE_SWITCHDEV = 1,
+	_ESWITCH_MODE_MAX,
+	_ESWITCH_MODE_INVALID = -EINVAL,
+} EswitchMode;
+DECLARE_STRING_TABLE_LOOKUP(eswitch_mode, EswitchMode)
+
+/* pci.upstream-acs */
+typedef enum PciAcs {
+	PCI_ACS_KEEP,
+	PCI_ACS_OFF,
+	_PCI_ACS_MAX,
+	_PCI_ACS_INVALID = -EINVAL,
+} PciAcs;
+DECLARE_STRING_TABLE_LOOKUP(pci_acs, PciAcs)
+
 /* Software RDMA link types that `links:` can create; also the driver name they report. */
 typedef enum SoftDeviceType {
 	SOFT_DEVICE_RXE,

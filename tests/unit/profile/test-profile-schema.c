@@ -255,6 +255,50 @@ static const struct {
 	  "keeps (the expanded text is cut there too)" },
 	{ "rdma: {node-description: [a]}\n",
 	  "t.yaml:1:26: error: 'rdma.node-description' expects a string, got a list" },
+	/* sriov, pci */
+	{ "sriov: {vfs: 2, vf: [{index: 0}, {index: 2, mac: 02:00:00:00:00:01}]}\n",
+	  "t.yaml:1:34: error: 'sriov.vf': VF 2 is past 'sriov.vfs: 2' (VFs are numbered from "
+	  "0)" },
+	{ "sriov:\n  vf:\n    - {index: 0, vlan: 4096}\n",
+	  "t.yaml:3:24: error: 'sriov.vf.vlan' must be in 0..4095, got 4096" },
+	{ "sriov:\n  vf:\n    - {index: 1, mac: 02:00:00:00:00}\n",
+	  "t.yaml:3:23: error: 'sriov.vf.mac': mac '02:00:00:00:00' is not a MAC address like "
+	  "02:00:00:00:00:01" },
+	{ "sriov:\n  vf:\n    - {index: 1, mac: 03:00:00:00:00:01}\n",
+	  "t.yaml:3:23: error: 'sriov.vf.mac': mac '03:00:00:00:00:01' is a multicast address; a "
+	  "VF needs a unicast one" },
+	{ "sriov:\n  vf:\n    - {index: 1, node-guid: \"00:11:22:33:44:55:66\"}\n",
+	  "t.yaml:3:29: error: 'sriov.vf.node-guid': '00:11:22:33:44:55:66' is not a GUID like "
+	  "00:11:22:33:44:55:66:77" },
+	{ "sriov:\n  vf:\n    - {index: 1, qos: 3}\n",
+	  "t.yaml:3:7: error: 'sriov.vf': VF 1 sets qos or vlan-protocol without a vlan (the "
+	  "kernel takes the three together)" },
+	{ "sriov:\n  vf:\n    - {index: 1}\n    - {index: 1, trust: true}\n",
+	  "t.yaml:4:7: error: 'sriov.vf': VF 1 is declared twice (first at line 3)" },
+	{ "sriov:\n  vf:\n    - {mac: 02:00:00:00:00:01}\n",
+	  "t.yaml:3:7: error: 'sriov.vf': entry has no 'index'" },
+	{ "sriov:\n  vf:\n    - {index: 0, speed: 10}\n",
+	  "t.yaml:3:18: error: 'sriov.vf': unknown key 'speed', expected index, mac, vlan, qos, "
+	  "vlan-protocol, trust, spoof-check, link-state, max-rate, min-rate, node-guid or "
+	  "port-guid" },
+	{ "sriov:\n  vf:\n    - {index: 0, link-state: up}\n",
+	  "t.yaml:3:30: error: 'sriov.vf.link-state': unknown value 'up', expected one of: auto, "
+	  "enable, disable" },
+	{ "sriov:\n  vf:\n    - {index: 0, max-rate: 100, min-rate: 200}\n",
+	  "t.yaml:3:7: error: 'sriov.vf': VF 0's min-rate 200 is above its max-rate 100 "
+	  "(Mbit/s)" },
+	{ "sriov: {eswitch: offload}\n",
+	  "t.yaml:1:18: error: 'sriov.eswitch': unknown value 'offload', expected one of: legacy, "
+	  "switchdev" },
+	{ "sriov: {vfs: -1}\n", "t.yaml:1:14: error: 'sriov.vfs' must be in 0..65535, got -1" },
+	{ "pci: {max-read-request: 3000}\n",
+	  "t.yaml:1:25: error: 'pci.max-read-request': 3000 is not a size PCIe can ask for: 128, "
+	  "256, 512, 1024, 2048 or 4096 bytes" },
+	{ "pci: {max-read-request: 8192}\n",
+	  "t.yaml:1:25: error: 'pci.max-read-request' must be in 128..4096, got 8192" },
+	{ "pci: {upstream-acs: on}\n",
+	  "t.yaml:1:21: error: 'pci.upstream-acs': unknown value 'on', expected one of: keep, "
+	  "off" },
 	/* system */
 	{ "system:\n  netns-mode: private\n",
 	  "t.yaml:2:15: error: 'system.netns-mode': unknown value 'private', expected one of: "
@@ -299,6 +343,13 @@ static const char full[] =
 	"counters:\n  optional: [cc_rx_ce_pkts, np_cnp_sent]\n"
 	"security:\n  roce-allow-from: [192.0.2.0/24, \"2001:db8::/32\", 198.51.100.7]\n"
 	"rdma:\n  node-description: \"%h %d\"\n"
+	"sriov:\n  vfs: 4\n  autoprobe: false\n  eswitch: switchdev\n"
+	"  vf:\n    - {index: 3, mac: 02:00:00:00:00:03, vlan: 100, qos: 3,\n"
+	"       vlan-protocol: 802.1ad, trust: true, spoof-check: false, link-state: enable,\n"
+	"       max-rate: 10000, min-rate: 1000}\n"
+	"    - {index: 0, node-guid: \"00:11:22:33:44:55:66:77\", port-guid: "
+	"\"00:11:22:33:44:55:66:78\"}\n"
+	"pci:\n  max-read-request: 4096\n  upstream-acs: off\n"
 	"links:\n  - {name: rxe0, type: rxe, netdev: veth0}\n"
 	"system:\n  netns-mode: exclusive\n";
 
@@ -319,6 +370,35 @@ TEST(full_profile) {
 	CHECK(p->settings.rail_routing);
 	CHECK_INTEQ(p->settings.rail_table, 1011);
 	CHECK_STREQ(p->settings.node_description, "%h %d");
+	CHECK_INTEQ(p->settings.sriov_vfs, 4);
+	CHECK(!p->settings.sriov_autoprobe);
+	CHECK_INTEQ(p->settings.sriov_eswitch, ESWITCH_MODE_SWITCHDEV);
+	CHECK_INTEQ(p->settings.pci_max_read_request, 4096);
+	CHECK_INTEQ(p->settings.pci_upstream_acs, PCI_ACS_OFF);
+	CHECK_INTEQ(p->settings.n_sriov_vf, 2);
+	if (p->settings.n_sriov_vf == 2) {
+		const SriovVf *a = &p->settings.sriov_vf[0], *b = &p->settings.sriov_vf[1];
+
+		/* sorted by index */
+		CHECK_INTEQ(a->index, 0);
+		CHECK_INTEQ(a->set, VF_BIT(VF_NODE_GUID) | VF_BIT(VF_PORT_GUID));
+		CHECK(a->node_guid == UINT64_C(0x0011223344556677));
+		CHECK(a->port_guid == UINT64_C(0x0011223344556678));
+		CHECK_INTEQ(b->index, 3);
+		CHECK_INTEQ(b->set, VF_BIT(VF_MAC) | VF_BIT(VF_VLAN) | VF_BIT(VF_QOS) |
+					    VF_BIT(VF_VLAN_PROTO) | VF_BIT(VF_TRUST) |
+					    VF_BIT(VF_SPOOF_CHECK) | VF_BIT(VF_LINK_STATE) |
+					    VF_BIT(VF_MAX_RATE) | VF_BIT(VF_MIN_RATE));
+		CHECK_INTEQ(b->mac[5], 3);
+		CHECK_INTEQ(b->vlan, 100);
+		CHECK_INTEQ(b->qos, 3);
+		CHECK_INTEQ(b->vlan_proto, 0x88a8);
+		CHECK(b->trust && !b->spoof_check);
+		CHECK_INTEQ(b->link_state, VF_LINK_STATE_ENABLE);
+		CHECK_INTEQ(b->max_rate, 10000);
+		CHECK_INTEQ(b->min_rate, 1000);
+		CHECK_INTEQ(b->line, 41);
+	}
 	CHECK_INTEQ(p->settings.n_roce_allow_from, 3);
 	if (p->settings.n_roce_allow_from == 3) {
 		CHECK_INTEQ(p->settings.roce_allow_from[0].prefixlen, 24);
