@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <linux/devlink.h>
+
+#include "devlink-talk.h"
+#include "macro.h"
+#include "netlink-io.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
+
+typedef struct FamilyLookup {
+	bool replied;
+	uint16_t id;
+} FamilyLookup;
+
+static int family_reply(const struct nlmsghdr *nlh, void *userdata) {
+	FamilyLookup *l = userdata;
+	uint16_t id;
+	int r;
+
+	r = genl_family_parse(nlh, nlh->nlmsg_len, &id);
+	if (r < 0)
+		return r;
+	l->replied = true;
+	l->id = id;
+	return 0;
+}
+
+int devlink_family_resolve(struct nl_sock *sk, uint16_t *ret_family) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	FamilyLookup l = { 0 };
+	int r;
+
+	r = genl_family_get_new(DEVLINK_GENL_NAME, &m);
+	if (r < 0)
+		return r;
+	r = netlink_transact(sk, m, family_reply, &l);
+	if (r < 0)
+		return r;
+	if (!l.replied)
+		return -ENODATA;
+	*ret_family = l.id;
+	return 0;
+}
+
+typedef struct EswitchLookup {
+	bool replied;
+	EswitchMode mode;
+} EswitchLookup;
+
+static int eswitch_reply(const struct nlmsghdr *nlh, void *userdata) {
+	EswitchLookup *l = userdata;
+	EswitchMode mode;
+	int r;
+
+	r = devlink_eswitch_parse(nlh, nlh->nlmsg_len, &mode);
+	/* devlink_nl_eswitch_fill() leaves the mode out when the driver has no eswitch_mode_get:
+	 * the same answer as a driver whose eswitch_mode_get refuses, to the caller */
+	if (r == -ENODATA)
+		return -EOPNOTSUPP;
+	if (r < 0)
+		return r;
+	l->replied = true;
+	l->mode = mode;
+	return 0;
+}
+
+int devlink_eswitch_read(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
+			 EswitchMode *ret) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	EswitchLookup l = { 0 };
+	int r;
+
+	r = devlink_eswitch_get_new(family, bus, dev, &m);
+	if (r < 0)
+		return r;
+	r = netlink_transact(sk, m, eswitch_reply, &l);
+	if (r < 0)
+		return r;
+	if (!l.replied)
+		return -ENODATA;
+	*ret = l.mode;
+	return 0;
+}
+
+int devlink_eswitch_write(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
+			  EswitchMode mode) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	int r;
+
+	r = devlink_eswitch_set_new(family, bus, dev, mode, &m);
+	if (r < 0)
+		return r;
+	return netlink_transact(sk, m, NULL, NULL);
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* devlink exchanges on a NETLINK_GENERIC socket the caller opened (netlink_open(), with its
+ * timeout): the family's id from the controller, then one ESWITCH_GET and its reply, or one
+ * ESWITCH_SET and its ACK. The messages are devlink.c's. Used by host-function.c (read) and
+ * apply-function.c (write, then read back).
+ *
+ * The errors are the ACK's errno alone: netlink-io.c neither asks for (NETLINK_EXT_ACK) nor
+ * returns the kernel's extack message. devlink sets none for the errors of the handle (-ENODEV,
+ * -EINVAL) or of permission; a driver refusing a SET often says why in it. */
+
+#include <netlink/netlink.h>
+#include <stdint.h>
+
+#include "devlink.h"
+
+/* The devlink family's id. -ENOENT when the kernel has no devlink (CONFIG_NET_DEVLINK off: the
+ * controller knows no such family, and found no module to load for it), -ETIMEDOUT, -EIO when
+ * the socket fails, -EBADMSG for an answer that does not parse. */
+int devlink_family_resolve(struct nl_sock *sk, uint16_t *ret_family);
+
+/* The e-switch mode of the devlink device bus/dev (ESWITCH_GET). -EOPNOTSUPP when its driver
+ * has no e-switch: the kernel replies without a mode, or the driver's eswitch_mode_get refuses
+ * (mlx5 on an InfiniBand port, or on a function that is not the e-switch manager, where some
+ * kernels say -EPERM instead); -ENODEV when there is no such devlink device in this network
+ * namespace; -EPERM without CAP_NET_ADMIN (ESWITCH_GET is GENL_ADMIN_PERM: reading needs it
+ * too); -EPROTO for a mode rdmad has no name for (devlink_eswitch_parse()); -EBADMSG for a
+ * reply that does not parse, -ENODATA when the kernel ACKed without one, -ETIMEDOUT, -EIO;
+ * -EINVAL, without sending, for a bad name. */
+int devlink_eswitch_read(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
+			 EswitchMode *ret);
+
+/* Set the e-switch mode (ESWITCH_SET) and return the kernel's answer from the ACK: 0,
+ * -EOPNOTSUPP when the driver cannot change it, -ENODEV, -EPERM without CAP_NET_ADMIN, -EBUSY
+ * while rate nodes exist (devlink's own check, before the driver's), or the driver's refusal.
+ * Read back. -EINVAL, without sending, for what devlink_eswitch_set_new() refuses. */
+int devlink_eswitch_write(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
+			  EswitchMode mode);
