@@ -16,3 +16,6 @@ int host_modules_observe(HostState *h, int rootfd);
 /* PCI network functions (class 0x02xx). */
 int host_pci_observe(HostState *h, int rootfd);
 void host_pci_function_done(HostPciFunction *f);
+/* The functions behind the observed netdevs (sriov.*, pci.*; host-function.c). */
+int host_functions_observe(HostState *h, int rootfd, HostObserveFlags flags);
+void host_function_done(HostFunction *f);

@@ -222,6 +222,16 @@ int host_netdev_lowers(const char *root, const char *nd, char ***ret) {
 	return r;
 }
 
+bool host_netdev_has_device(const char *root, const char *nd) {
+	_cleanup_free_ char *path = NULL;
+
+	if (!netdev_path_ok(nd))
+		return false;
+	if (asprintf(&path, "%s/sys/class/net/%s/device", streq(root, "/") ? "" : root, nd) < 0)
+		return true;
+	return access(path, F_OK) >= 0;
+}
+
 bool host_netdev_has_rdma(const char *root, const char *nd) {
 	_cleanup_free_ char *path = NULL;
 

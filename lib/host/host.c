@@ -22,6 +22,9 @@ HostState *host_state_free(HostState *h) {
 	for (size_t i = 0; i < h->n_pci_functions; i++)
 		host_pci_function_done(&h->pci_functions[i]);
 	free(h->pci_functions);
+	for (size_t i = 0; i < h->n_functions; i++)
+		host_function_done(&h->functions[i]);
+	free(h->functions);
 	soft_device_records_free(h->records, h->n_records);
 	rail_records_free(h->rail_records, h->n_rail_records);
 	free(h->rail_rules);
@@ -69,8 +72,8 @@ int host_observe_devices_only(const char *root, HostObserveFlags flags, char *co
 	r = host_devices_observe(h, rootfd, flags, devices);
 	if (r < 0)
 		return r;
-	if (flags &
-	    (HOST_OBSERVE_NETDEVS | HOST_OBSERVE_ADDRESSES | HOST_OBSERVE_DCB | HOST_OBSERVE_RAILS)) {
+	if (flags & (HOST_OBSERVE_NETDEVS | HOST_OBSERVE_ADDRESSES | HOST_OBSERVE_DCB |
+		     HOST_OBSERVE_RAILS | HOST_OBSERVE_SRIOV | HOST_OBSERVE_PCIE)) {
 		r = host_netdevs_observe(h, rootfd);
 		if (r < 0)
 			return r;
@@ -108,6 +111,11 @@ int host_observe_devices_only(const char *root, HostObserveFlags flags, char *co
 	}
 	if (flags & HOST_OBSERVE_MODULES) {
 		r = host_modules_observe(h, rootfd);
+		if (r < 0)
+			return r;
+	}
+	if ((flags & (HOST_OBSERVE_SRIOV | HOST_OBSERVE_PCIE)) && !h->partial) {
+		r = host_functions_observe(h, rootfd, flags);
 		if (r < 0)
 			return r;
 	}

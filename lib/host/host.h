@@ -101,6 +101,47 @@ typedef struct HostPciFunction {
 	bool virtual_function;
 } HostPciFunction;
 
+/* A PCIe port above a function (pci.upstream-acs): its ACS, from its config space. */
+typedef struct PciBridgeState {
+	char *address;
+	int port_type; /* the PCIe capability's device/port type (pci-config.h), -1: not PCIe */
+	bool has_acs;
+	uint16_t acs_cap, acs_ctrl;
+	int error; /* its config space could not be read: -errno (then nothing above is known) */
+} PciBridgeState;
+
+/* The device behind one or more netdevs (/sys/class/net/<nd>/device) that sriov.* and pci.*
+ * act on, whether or not an RDMA device sits on it: a PCI function, or netdevsim's bus device,
+ * which has sriov_numvfs too (host-function.c). With HOST_OBSERVE_SRIOV or HOST_OBSERVE_PCIE,
+ * on full observations. */
+typedef struct HostFunction {
+	char *bus;	/* devlink's bus name: "pci", "netdevsim" */
+	char *name;	/* "0000:03:00.0", "netdevsim1" */
+	char *driver;	/* bound driver, NULL if none */
+	char **netdevs; /* sorted; VF settings are read and written through netdevs[0] */
+	int ifindex;	/* of netdevs[0] */
+	bool virtual_function;
+	/* sysfs: sriov_numvfs exists (has_sriov); sriov_totalvfs (0: not said, as netdevsim);
+	 * sriov_drivers_autoprobe (has_autoprobe) */
+	bool has_sriov, has_autoprobe, autoprobe;
+	unsigned numvfs, totalvfs;
+	/* netlink, the real root only: the VFs' settings (vfs_observed, else vfs_error says why
+	 * not) and the e-switch mode (devlink) */
+	bool vfs_observed, eswitch_observed;
+	int vfs_error, eswitch_error;
+	SriovVf *vfs; /* sorted by index */
+	size_t n_vfs;
+	EswitchMode eswitch;
+	/* config space (HOST_OBSERVE_PCIE, PCI functions): max_read_request in bytes, valid when
+	 * pcie_observed, else pcie_error; the ports above it, nearest first */
+	bool pcie_observed;
+	int pcie_error;
+	unsigned max_read_request;
+	PciBridgeState *bridges;
+	size_t n_bridges;
+	char **errors; /* sysfs values that could not be read or made sense of */
+} HostFunction;
+
 typedef struct HostState {
 	char *root;
 	HostDevice *devices; /* sorted by name */
@@ -109,6 +150,8 @@ typedef struct HostState {
 	size_t n_netdevs;
 	HostPciFunction *pci_functions; /* sorted by address */
 	size_t n_pci_functions;
+	HostFunction *functions; /* by bus and name (HOST_OBSERVE_SRIOV, HOST_OBSERVE_PCIE) */
+	size_t n_functions;
 	char **modules; /* loaded (or built-in) modules, sorted */
 	/* The soft devices rdmad recorded creating (host_records_observe()), by name. */
 	SoftDeviceRecord *records;
@@ -166,7 +209,11 @@ typedef enum HostObserveFlags {
 	HOST_OBSERVE_COUNTERS = 1 << 10,
 	/* rdmad's nftables table (security.roce-allow-from), through libnftables */
 	HOST_OBSERVE_FIREWALL = 1 << 11,
-	HOST_OBSERVE_ALL = (1 << 12) - 1,
+	/* the functions behind netdevs: sriov sysfs, VF settings (rtnetlink), e-switch (devlink) */
+	HOST_OBSERVE_SRIOV = 1 << 12,
+	/* the functions' PCIe config space and the ports above them (pci.*) */
+	HOST_OBSERVE_PCIE = 1 << 13,
+	HOST_OBSERVE_ALL = (1 << 14) - 1,
 } HostObserveFlags;
 
 /* Read the RDMA devices, their netdevs and the loaded modules under root ("/" for the real
@@ -224,10 +271,14 @@ const RailRecord *host_rail_record_find(const HostState *h, const char *netdev);
 /* What sits below netdev nd (a VLAN's or macvlan's parent, a bond's ports): its sysfs lower_*
  * links, added to *ret when not in it yet. A netdev that is gone adds nothing. */
 int host_netdev_lowers(const char *root, const char *nd, char ***ret);
+/* Whether netdev nd has a parent device (a function sriov.* and pci.* can act on). */
+bool host_netdev_has_device(const char *root, const char *nd);
 /* Whether netdev nd belongs to an RDMA device (its parent device has infiniband/). */
 bool host_netdev_has_rdma(const char *root, const char *nd);
 
 const HostDevice *host_device_find(const HostState *h, const char *name);
+/* The function netdev sits on (sriov.*, pci.*), NULL if none was observed. */
+const HostFunction *host_function_of_netdev(const HostState *h, const char *netdev);
 const SoftDeviceRecord *host_record_find(const HostState *h, const char *name);
 const HostNetdev *host_netdev_find(const HostState *h, const char *name);
 bool host_module_loaded(const HostState *h, const char *module);

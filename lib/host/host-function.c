@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The functions behind netdevs, that sriov.* and pci.* act on, whether or not an RDMA device
+ * sits on them yet: /sys/class/net/<nd>/device, a PCI function or netdevsim's bus device.
+ * sysfs under any root (sriov_numvfs, sriov_totalvfs, sriov_drivers_autoprobe, physfn, the
+ * config space and the bridges above it); on the real root also what only netlink says: the
+ * VFs' settings (RTM_GETLINK with RTEXT_FILTER_VF on the PF's netdev) and the e-switch mode
+ * (devlink). */
+#include <fcntl.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "devlink-talk.h"
+#include "fileio.h"
+#include "host-internal.h"
+#include "pci-config.h"
+#include "rtnl-vf-talk.h"
+#include "strv.h"
+#include "netlink-io.h"
+#include "sysfs-value.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_sock *, nl_socket_free)
+
+void host_function_done(HostFunction *f) {
+	free(f->bus);
+	free(f->name);
+	free(f->driver);
+	strv_free(f->netdevs);
+	free(f->vfs);
+	for (size_t i = 0; i < f->n_bridges; i++)
+		free(f->bridges[i].address);
+	free(f->bridges);
+	strv_free(f->errors);
+}
+
+static int function_compare(const void *a, const void *b) {
+	const HostFunction *x = a, *y = b;
+	int c = strcmp(x->bus, y->bus);
+
+	return c != 0 ? c : strcmp(x->name, y->name);
+}
+
+static HostFunction *function_find(HostState *h, const char *bus, const char *name) {
+	for (size_t i = 0; i < h->n_functions; i++)
+		if (streq(h->functions[i].bus, bus) && streq(h->functions[i].name, name))
+			return &h->functions[i];
+	return NULL;
+}
+
+const HostFunction *host_function_of_netdev(const HostState *h, const char *netdev) {
+	for (size_t i = 0; netdev && i < h->n_functions; i++)
+		if (strv_contains(h->functions[i].netdevs, netdev))
+			return &h->functions[i];
+	return NULL;
+}
+
+/* A decimal sysfs attribute of the function: 1 and *ret, 0 when it has none, or an error
+ * recorded on f. */
+static int function_read_uint(int devfd, HostFunction *f, const char *attr, unsigned max,
+			      unsigned *ret) {
+	char buf[SYSFS_VALUE_MAX], file[160];
+	int64_t v;
+	ssize_t n;
+
+	n = sysfs_value_read_at(devfd, attr, buf, sizeof(buf));
+	if (n == -ENOENT)
+		return 0;
+	if (n >= 0 && sysfs_int_parse(buf, (size_t) n, 0, max, &v) >= 0) {
+		*ret = (unsigned) v;
+		return 1;
+	}
+	snprintf(file, sizeof(file), "/sys/bus/%s/devices/%s/%s", f->bus, f->name, attr);
+	return sysfs_error_add(&f->errors, file, n, buf);
+}
+
+static int function_read_sriov(int devfd, HostFunction *f) {
+	unsigned autoprobe = 0;
+	int r;
+
+	r = function_read_uint(devfd, f, "sriov_numvfs", 65535, &f->numvfs);
+	if (r <= 0)
+		return r;
+	f->has_sriov = true;
+	r = function_read_uint(devfd, f, "sriov_totalvfs", 65535, &f->totalvfs);
+	if (r < 0)
+		return r;
+	r = function_read_uint(devfd, f, "sriov_drivers_autoprobe", 1, &autoprobe);
+	if (r < 0)
+		return r;
+	f->has_autoprobe = r > 0;
+	f->autoprobe = autoprobe;
+	return 0;
+}
+
+/* One netdev: the function it belongs to, added to h->functions when new. Netdevs without a
+ * parent device (virtual ones) and parents that are neither PCI nor able to have VFs (a
+ * virtio device) have none. */
+static int function_add_netdev(HostState *h, int rootfd, const HostNetdev *nd, size_t *n_alloc) {
+	_cleanup_free_ char *bus = NULL, *name = NULL;
+	_cleanup_close_ int devfd = -EBADF;
+	HostFunction *f, n = { 0 };
+	char path[128];
+	struct stat st;
+	int r;
+
+	snprintf(path, sizeof(path), "sys/class/net/%s/device/subsystem", nd->name);
+	if (readlink_basename_at(rootfd, path, &bus) < 0)
+		return 0;
+	snprintf(path, sizeof(path), "sys/class/net/%s/device", nd->name);
+	r = readlink_basename_at(rootfd, path, &name);
+	if (r < 0)
+		return r == -ENOMEM ? r : 0;
+	f = function_find(h, bus, name);
+	if (f)
+		return strv_extend(&f->netdevs, nd->name);
+
+	devfd = openat(rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (devfd < 0)
+		return 0; /* gone since */
+	if (!streq(bus, "pci") && faccessat(devfd, "sriov_numvfs", F_OK, 0) < 0)
+		return 0;
+	n.bus = TAKE_PTR(bus);
+	n.name = TAKE_PTR(name);
+	n.ifindex = nd->ifindex;
+	n.virtual_function = fstatat(devfd, "physfn", &st, 0) >= 0;
+	r = readlink_basename_at(devfd, "driver", &n.driver);
+	if (r >= 0 || r != -ENOMEM)
+		r = strv_extend(&n.netdevs, nd->name);
+	if (r >= 0)
+		r = function_read_sriov(devfd, &n);
+	if (r >= 0)
+		r = GREEDY_REALLOC(h->functions, *n_alloc, h->n_functions + 1);
+	if (r < 0) {
+		host_function_done(&n);
+		return r;
+	}
+	h->functions[h->n_functions++] = n;
+	return 0;
+}
+
+/* The VF settings and the e-switch mode, over netlink: the real root only (a fixture's netdevs
+ * are not this namespace's). Errors are recorded, never fatal. */
+static void function_observe_live(HostFunction *f, struct nl_sock *rtnl, struct nl_sock *genl,
+				  int devlink_family) {
+	uint32_t num_vf = 0;
+
+	if (!f->has_sriov || f->virtual_function)
+		return;
+	if (!rtnl)
+		f->vfs_error = -ENOTCONN;
+	else if (f->ifindex <= 0)
+		f->vfs_error = -ENODEV;
+	else
+		f->vfs_error = rtnl_vf_read(rtnl, f->ifindex, &num_vf, &f->vfs, &f->n_vfs);
+	f->vfs_observed = f->vfs_error == 0;
+
+	if (devlink_family < 0)
+		f->eswitch_error = devlink_family;
+	else
+		f->eswitch_error = devlink_eswitch_read(genl, (uint16_t) devlink_family, f->bus,
+							f->name, &f->eswitch);
+	f->eswitch_observed = f->eswitch_error == 0;
+}
+
+/* The function's Max_Read_Request_Size and the ACS of every port above it (pci-config.h). */
+static int function_observe_pcie(const char *root, HostFunction *f) {
+	_cleanup_strv_free_ char **bridges = NULL;
+	PciFunctionConfig c;
+	int r;
+
+	if (!streq(f->bus, "pci"))
+		return 0;
+	f->pcie_error = pci_function_config_read(root, f->name, &c);
+	if (f->pcie_error == -ENOMEM)
+		return -ENOMEM;
+	if (f->pcie_error == 0)
+		f->max_read_request = c.max_read_request;
+	r = pci_upstream_bridges(root, f->name, &bridges);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		if (f->pcie_error == 0)
+			f->pcie_error = r;
+		return 0;
+	}
+	f->bridges = calloc(strv_length(bridges) + 1, sizeof(PciBridgeState));
+	if (!f->bridges)
+		return -ENOMEM;
+	STRV_FOREACH (b, bridges) {
+		PciBridgeState *s = &f->bridges[f->n_bridges++];
+		PciFunctionConfig bc;
+
+		s->address = strdup(*b);
+		if (!s->address)
+			return -ENOMEM;
+		s->error = pci_function_config_read(root, *b, &bc);
+		if (s->error == -ENOMEM)
+			return -ENOMEM;
+		if (s->error < 0)
+			continue;
+		s->port_type = bc.port_type;
+		s->has_acs = bc.has_acs;
+		s->acs_cap = bc.acs_cap;
+		s->acs_ctrl = bc.acs_ctrl;
+	}
+	f->pcie_observed = f->pcie_error == 0;
+	return 0;
+}
+
+int host_functions_observe(HostState *h, int rootfd, HostObserveFlags flags) {
+	_cleanup_(nl_socket_freep) struct nl_sock *rtnl = NULL, *genl = NULL;
+	bool live = streq(h->root, "/");
+	int family = -ENOTCONN, r;
+	size_t n_alloc = 0;
+
+	for (size_t i = 0; i < h->n_netdevs; i++) {
+		r = function_add_netdev(h, rootfd, &h->netdevs[i], &n_alloc);
+		if (r < 0)
+			return r;
+	}
+	if (h->n_functions > 1)
+		qsort(h->functions, h->n_functions, sizeof(HostFunction), function_compare);
+
+	if ((flags & HOST_OBSERVE_SRIOV) && live) {
+		(void) netlink_open(NETLINK_ROUTE, &rtnl); /* none: every function says so */
+		r = netlink_open(NETLINK_GENERIC, &genl);
+		if (r >= 0) {
+			uint16_t id;
+
+			r = devlink_family_resolve(genl, &id);
+			family = r < 0 ? r : id;
+		} else
+			family = r;
+	}
+	for (size_t i = 0; i < h->n_functions; i++) {
+		HostFunction *f = &h->functions[i];
+
+		if (flags & HOST_OBSERVE_SRIOV) {
+			if (live)
+				function_observe_live(f, rtnl, genl, family);
+			else
+				f->vfs_error = f->eswitch_error = -ENOTCONN;
+		}
+		if (flags & HOST_OBSERVE_PCIE) {
+			r = function_observe_pcie(h->root, f);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
