@@ -75,6 +75,14 @@ static int dirty_resolve(const Manager *m, Dirty *d, char ***ret_devices) {
 						return r;
 				}
 			}
+		/* sriov.* and pci.* are planned on full passes: a netdev event on a function
+		 * (a PF re-created by a driver reload, a VF changed by hand, which the kernel
+		 * announces on the PF) is one */
+		if (config_declares_any(m->config, KEYS_FUNCTION) &&
+		    host_netdev_has_device(m->root, nd)) {
+			d->all = true;
+			return 0;
+		}
 		if (known)
 			continue;
 		if (host_netdev_has_rdma(m->root, nd)) {
@@ -468,9 +476,10 @@ static void gids_wait_schedule(Manager *m) {
 }
 
 /* What a reconcile observes: everything, but the optional hw counters (RDMA netlink, per port)
- * only while a profile declares counters.optional, and rdmad's nftables table on a
- * device-only pass only while one declares security.roce-allow-from (a full pass looks for a
- * table left from an earlier configuration, to remove it). */
+ * only while a profile declares counters.optional, rdmad's nftables table on a device-only pass
+ * only while one declares security.roce-allow-from (a full pass looks for a table left from an
+ * earlier configuration, to remove it), and the functions behind netdevs only while one
+ * declares sriov.* or pci.*. */
 static HostObserveFlags observe_flags(const Manager *m, char *const *only) {
 	HostObserveFlags flags = HOST_OBSERVE_ALL;
 
@@ -478,6 +487,11 @@ static HostObserveFlags observe_flags(const Manager *m, char *const *only) {
 		flags &= ~HOST_OBSERVE_COUNTERS;
 	if (only && !config_declares(m->config, KEY_SECURITY_ROCE_ALLOW_FROM))
 		flags &= ~HOST_OBSERVE_FIREWALL;
+	/* the functions behind netdevs: their VFs (rtnetlink, devlink), config space */
+	if (!config_declares_any(m->config, KEYS_SRIOV))
+		flags &= ~HOST_OBSERVE_SRIOV;
+	if (!config_declares_any(m->config, KEYS_PCI))
+		flags &= ~HOST_OBSERVE_PCIE;
 	return flags;
 }
 

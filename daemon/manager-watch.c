@@ -86,7 +86,8 @@ static ContenderKind key_contender_kind(Key key) {
 		return CONTENDER_DCB;
 	if (key == KEY_NETDEV_ADDRESSES)
 		return CONTENDER_ADDRESS;
-	if (key == KEY_NETDEV_UP || key == KEY_NETDEV_MTU)
+	/* a VF's settings: the kernel announces a change with RTM_NEWLINK on the PF */
+	if (key == KEY_NETDEV_UP || key == KEY_NETDEV_MTU || key == KEY_SRIOV_VF)
 		return CONTENDER_LINK;
 	return _CONTENDER_KIND_MAX; /* configfs, sysfs: no notification says who */
 }

@@ -25,3 +25,5 @@ int apply_dcb(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_ecn(Applier *a, const Action *x, ActionOutcome *ret);
 /* apply-device.c: rdma.node-description */
 int apply_node_description(Applier *a, const Action *x, ActionOutcome *ret);
+/* apply-function.c: sriov.* and pci.*, on the action's function */
+int apply_function(Applier *a, const Action *x, ActionOutcome *ret);

@@ -43,6 +43,13 @@ int action_apply(Applier *a, const Action *x, ActionOutcome *ret) {
 		return apply_counters_optional(a, x, ret);
 	case KEY_RDMA_NODE_DESCRIPTION:
 		return apply_node_description(a, x, ret);
+	case KEY_SRIOV_VFS:
+	case KEY_SRIOV_AUTOPROBE:
+	case KEY_SRIOV_ESWITCH:
+	case KEY_SRIOV_VF:
+	case KEY_PCI_MAX_READ_REQUEST:
+	case KEY_PCI_UPSTREAM_ACS:
+		return apply_function(a, x, ret);
 	case KEY_SECURITY_ROCE_ALLOW_FROM:
 		return apply_firewall(a, x, ret);
 	default:

@@ -11,6 +11,7 @@ static const char *const action_phase_table[_PHASE_MAX] = {
 	[PHASE_MODULES] = "modules",
 	[PHASE_SYSTEM] = "system",
 	[PHASE_LINKS] = "links",
+	[PHASE_FUNCTION] = "function",
 	[PHASE_DEVICE] = "device",
 	[PHASE_NETDEV] = "netdev",
 	[PHASE_ADDRESSES] = "addresses",
@@ -32,6 +33,7 @@ static void action_done(Action *a) {
 	free(a->desired);
 	free(a->profile);
 	free(a->unsupported);
+	free(a->function);
 	free(a->value.name);
 	free(a->value.lower);
 	strv_free(a->value.counters);
@@ -58,7 +60,7 @@ size_t plan_pending(const Plan *p) {
 }
 
 const char *action_subject(const Action *a) {
-	return a->port_name ? a->port_name : "host";
+	return a->port_name ? a->port_name : a->function ? a->function : "host";
 }
 
 const char *action_setting(const Action *a) {
@@ -104,6 +106,17 @@ static void action_value_fill(ActionValue *v, const ActionSpec *s, bool *oom) {
 	case KEY_MODULES:
 	case KEY_RDMA_NODE_DESCRIPTION: /* the description as expanded for this host and device */
 		v->name = strdup_null(s->desired, oom);
+		break;
+	case KEY_SRIOV_VFS:
+	case KEY_SRIOV_AUTOPROBE:
+	case KEY_SRIOV_ESWITCH:
+	case KEY_SRIOV_VF:
+	case KEY_PCI_MAX_READ_REQUEST:
+	case KEY_PCI_UPSTREAM_ACS: /* the planner worked the value out (plan-function.c) */
+		if (s->function_value) {
+			*v = *s->function_value;
+			v->name = strdup_null(s->function_value->name, oom);
+		}
 		break;
 	case KEY_LINKS:
 		v->name = strdup_null(s->device_name, oom);
@@ -179,6 +192,7 @@ int plan_add(Plan *p, const ActionSpec *s) {
 		.desired = strdup_null(s->desired, &oom),
 		.profile = strdup_null(s->profile, &oom),
 		.unsupported = strdup_null(s->unsupported, &oom),
+		.function = strdup_null(s->function, &oom),
 	};
 	action_value_fill(&a.value, s, &oom);
 	if (oom) {

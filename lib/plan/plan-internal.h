@@ -39,6 +39,9 @@ typedef struct ActionSpec {
 	const char *netdev;
 	int ifindex;
 	FirewallOp firewall_op; /* security.roce-allow-from */
+	/* sriov.*, pci.*: the function ("pci/0000:03:00.0") and the value to carry out */
+	const char *function;
+	const ActionValue *function_value;
 } ActionSpec;
 
 /* Add an action as spec describes it (strings copied). */
@@ -65,6 +68,8 @@ int plan_rails_removed(Plan *p, const Config *c, const HostState *h);
 /* plan-firewall.c: a Soft-RoCE link's chain in rdmad's nftables table, and (full observations)
  * the removal of the chains (or the table) no profile declares any more. */
 int rule_roce_allow_from(Plan *p, const PlanPort *l, Key key);
+/* plan-function.c: sriov.* and pci.* on the functions behind netdevs (full observations). */
+int plan_functions(Plan *p, const Config *c, const HostState *h);
 /* plan-device.c: rdma.node-description */
 int rule_node_description(Plan *p, const PlanPort *l, Key key);
 int plan_firewall_removed(Plan *p, const Config *c, const HostState *h);

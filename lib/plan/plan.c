@@ -318,6 +318,10 @@ int plan_compute(const Config *c, const HostState *h, Plan **ret) {
 		r = plan_firewall_removed(p, c, h);
 		if (r < 0)
 			return r;
+		/* sriov.*, pci.*: functions are observed on full passes only */
+		r = plan_functions(p, c, h);
+		if (r < 0)
+			return r;
 	}
 	for (size_t i = 0; i < h->n_devices; i++)
 		for (size_t k = 0; k < h->devices[i].n_ports; k++) {

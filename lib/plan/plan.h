@@ -12,6 +12,7 @@ typedef enum ActionPhase {
 	PHASE_MODULES,
 	PHASE_SYSTEM,
 	PHASE_LINKS,
+	PHASE_FUNCTION,
 	PHASE_DEVICE,
 	PHASE_NETDEV,
 	PHASE_ADDRESSES,
@@ -60,6 +61,10 @@ typedef struct ActionValue {
 	char *lower;		  /* links: the netdev it sits on */
 	bool remove;		  /* links: delete the device (one rdmad created) */
 	DcbDesired dcb;		  /* qos.* */
+	/* sriov.*, pci.*: number is sriov.vfs, pci.max-read-request (bytes) or the ACS Control
+	 * value to write; flag sriov.autoprobe; name the bridge (pci.upstream-acs) */
+	EswitchMode eswitch;
+	SriovVf vf; /* sriov.vf: one VF, its set the fields to write */
 	RailItem rail;		  /* netdev.rail-routing: one rule, route or sysctl */
 	char **counters;	  /* counters.optional: the whole set to enable, by name */
 	/* security.roce-allow-from: the chain as declared (the prefixes), or a removal */
@@ -74,7 +79,10 @@ typedef struct Action {
 	char *port_name; /* "mlx5_0/1"; NULL for host actions (modules, links, system) */
 	char *device;	 /* NULL for host actions */
 	uint32_t port;
-	char *netdev;  /* for netdev, address and ECN actions */
+	char *netdev;  /* for netdev, address and ECN actions; sriov.vf: the PF's */
+	/* sriov.*, pci.*: the function, as devlink names it ("pci/0000:03:00.0",
+	 * "netdevsim/netdevsim1"); the subject of those that no RDMA port carries */
+	char *function;
 	int ifindex;   /* the netdev's, as observed (0: unknown): rtnetlink changes address it */
 	char *current; /* NULL: absent or not known */
 	char *desired;
@@ -102,7 +110,8 @@ size_t plan_pending(const Plan *p) _pure_;
  * (plan-json.c): `rdmactl plan --json` and the daemon's Plan(). */
 typedef struct json_object json_object;
 int plan_to_json(const Plan *p, json_object **ret);
-/* The "link" column: the port's name, or "host" for host actions. */
+/* The "link" column: the port's name, else the function (sriov.*, pci.* of a function with no
+ * RDMA device), else "host" for host actions. */
 const char *action_subject(const Action *a) _pure_;
 /* The "setting" column: "roce.mode", "modules", "netdev.addresses", ... */
 const char *action_setting(const Action *a) _pure_;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "fileio.h"
+#include "pci-config.h"
 #include "preflight.h"
 #include "strv.h"
 
@@ -359,6 +360,63 @@ static int check_firmware(Preflight *p, const PreflightInput *in, int devicesfd)
 	return r;
 }
 
+/* Whether a profile declares pci.upstream-acs: off for the function (through any netdev). */
+static bool acs_off_declared(const PreflightInput *in, const HostFunction *f) {
+	STRV_FOREACH (nd, f->netdevs) {
+		PortFacts facts = {
+			.driver = f->driver,
+			.netdev = *nd,
+			.pci = streq(f->bus, "pci") ? f->name : NULL,
+		};
+		PortSettings s;
+		bool off;
+
+		if (config_settings_for_port(in->config, &facts, &s, NULL) <= 0)
+			continue;
+		off = (s.set & KEY_BIT(KEY_PCI_UPSTREAM_ACS)) && s.pci_upstream_acs == PCI_ACS_OFF;
+		port_settings_done(&s);
+		if (off)
+			return true;
+	}
+	return false;
+}
+
+/* pci.upstream-acs: off lets peer-to-peer traffic below a port bypass the IOMMU, so the kernel
+ * puts everything below it into one IOMMU group: a VF there handed to a VM (vfio-pci) shares
+ * its group, and its isolation, with the rest. */
+static int check_acs_vfio(Preflight *p, const PreflightInput *in, const HostFunction *f) {
+	int r;
+
+	for (size_t i = 0; i < in->host->n_pci_functions; i++) {
+		const HostPciFunction *vf = &in->host->pci_functions[i];
+		_cleanup_strv_free_ char **above = NULL;
+
+		bool said = false;
+
+		if (!vf->virtual_function || !streq_ptr(vf->driver, "vfio-pci"))
+			continue;
+		for (size_t k = 0; k < p->n_rows; k++) /* two PFs below one port: said once */
+			said |= streq(p->rows[k].check, "hardware.acs-vfio") &&
+				streq(p->rows[k].subject, vf->address);
+		if (said)
+			continue;
+		r = pci_upstream_bridges(in->root, vf->address, &above);
+		if (r == -ENOMEM)
+			return r;
+		for (size_t b = 0; r >= 0 && b < f->n_bridges; b++)
+			if (f->bridges[b].has_acs && strv_contains(above, f->bridges[b].address))
+				return preflight_add(
+					p, "hardware.acs-vfio", vf->address, PREFLIGHT_WARN,
+					"keep ACS on this port (pci: {upstream-acs: keep}), or keep the "
+					"VFs handed to VMs off the GPU's switch",
+					"a VF bound to vfio-pci below port %s, whose ACS "
+					"pci.upstream-acs: off clears for %s: it loses its IOMMU "
+					"isolation from the functions around it",
+					f->bridges[b].address, f->name);
+	}
+	return 0;
+}
+
 int preflight_hardware(Preflight *p, const PreflightInput *in) {
 	_cleanup_close_ int rootfd = -EBADF, devicesfd = -EBADF;
 	int r;
@@ -374,6 +432,15 @@ int preflight_hardware(Preflight *p, const PreflightInput *in) {
 		if (!function_considered(f) || !function_wanted(in, f))
 			continue;
 		r = check_function(p, in, devicesfd, f);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; in->config && i < in->host->n_functions; i++) {
+		const HostFunction *f = &in->host->functions[i];
+
+		if (!acs_off_declared(in, f))
+			continue;
+		r = check_acs_vfio(p, in, f);
 		if (r < 0)
 			return r;
 	}

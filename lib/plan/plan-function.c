@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The planner's function-level rules: sriov.* and pci.*, on the function behind a matched
+ * netdev (a PCI function, or netdevsim's bus device), whether or not it has an RDMA device yet.
+ * In the order they are applied: sriov.autoprobe (before VFs appear), sriov.vfs, sriov.eswitch,
+ * sriov.vf, then pci.max-read-request and pci.upstream-acs. Actions of a function whose netdev
+ * carries an RDMA port are that port's (its status rows); the others' subject is the function. */
+#include <linux/pci_regs.h>
+#include <stdio.h>
+
+#include "pci-config.h"
+#include "plan-internal.h"
+#include "settings-format.h"
+#include "strv.h"
+
+/* One function and what its profiles declare. */
+typedef struct PlanFunction {
+	const HostFunction *f;
+	const PortSettings *settings;
+	const PlanPort *plink; /* the RDMA port on its netdev, NULL if none */
+	char handle[96];       /* "pci/0000:03:00.0" */
+} PlanFunction;
+
+static int function_add(Plan *p, const PlanFunction *pf, Key key, const char *current,
+			const char *desired, const char *unsupported, const ActionValue *v) {
+	return plan_add(p, &(ActionSpec){
+				   .phase = PHASE_FUNCTION,
+				   .key = key,
+				   .port_name = pf->plink ? pf->plink->name : NULL,
+				   .plink = pf->plink,
+				   .netdev = pf->f->netdevs ? pf->f->netdevs[0] : NULL,
+				   .ifindex = pf->f->ifindex,
+				   .current = current,
+				   .desired = desired,
+				   .profile = pf->settings->origin[key],
+				   .unsupported = unsupported,
+				   .function = pf->handle,
+				   .function_value = v,
+			   });
+}
+
+static const char *netlink_reason(int error, const char *what, char *buf, size_t size) {
+	if (error == -ENOTCONN)
+		snprintf(buf, size, "%s: read over netlink, not under a fixture root", what);
+	else if (error == -EOPNOTSUPP)
+		snprintf(buf, size, "%s: the driver does not support it (EOPNOTSUPP)", what);
+	else
+		snprintf(buf, size, "%s: cannot be read (%s)", what, strerror(-error));
+	return buf;
+}
+
+static int rule_autoprobe(Plan *p, const PlanFunction *pf) {
+	const char *want = pf->settings->sriov_autoprobe ? "true" : "false";
+
+	if (!pf->f->has_autoprobe)
+		return function_add(p, pf, KEY_SRIOV_AUTOPROBE, NULL, want,
+				    "the device has no sriov_drivers_autoprobe", NULL);
+	if (pf->f->autoprobe == pf->settings->sriov_autoprobe)
+		return 0;
+	return function_add(p, pf, KEY_SRIOV_AUTOPROBE, pf->f->autoprobe ? "true" : "false", want,
+			    NULL, &(ActionValue){ .flag = pf->settings->sriov_autoprobe });
+}
+
+/* The kernel refuses to change a number of VFs into another (EBUSY, sriov_numvfs_store()): it
+ * takes 0 first, which destroys the VFs that exist. That is its own action, so that the plan
+ * says so before it happens. */
+static int rule_numvfs(Plan *p, const PlanFunction *pf) {
+	unsigned want = pf->settings->sriov_vfs, have = pf->f->numvfs;
+	char cur[16], des[96], why[128];
+	int r;
+
+	snprintf(des, sizeof(des), "%u", want);
+	if (pf->f->totalvfs > 0 && want > pf->f->totalvfs) {
+		snprintf(why, sizeof(why), "the device has at most %u VFs (sriov_totalvfs)",
+			 pf->f->totalvfs);
+		return function_add(p, pf, KEY_SRIOV_VFS, NULL, des, why, NULL);
+	}
+	if (have == want)
+		return 0;
+	snprintf(cur, sizeof(cur), "%u", have);
+	if (have > 0 && want > 0) {
+		snprintf(des, sizeof(des), "0 (first: destroys the %u VFs, to make %u)", have, want);
+		r = function_add(p, pf, KEY_SRIOV_VFS, cur, des, NULL, &(ActionValue){ .number = 0 });
+		if (r < 0)
+			return r;
+		snprintf(des, sizeof(des), "%u", want);
+		return function_add(p, pf, KEY_SRIOV_VFS, "0", des, NULL,
+				    &(ActionValue){ .number = want });
+	}
+	return function_add(p, pf, KEY_SRIOV_VFS, cur, des, NULL, &(ActionValue){ .number = want });
+}
+
+static int rule_eswitch(Plan *p, const PlanFunction *pf) {
+	const char *want = eswitch_mode_to_string(pf->settings->sriov_eswitch);
+	char why[160];
+
+	if (!pf->f->eswitch_observed)
+		return function_add(p, pf, KEY_SRIOV_ESWITCH, NULL, want,
+				    netlink_reason(pf->f->eswitch_error,
+						   "the e-switch mode (devlink)", why, sizeof(why)),
+				    NULL);
+	if (pf->f->eswitch == pf->settings->sriov_eswitch)
+		return 0;
+	return function_add(p, pf, KEY_SRIOV_ESWITCH, eswitch_mode_to_string(pf->f->eswitch),
+			    want, NULL,
+			    &(ActionValue){ .eswitch = pf->settings->sriov_eswitch });
+}
+
+static const SriovVf *vf_find(const HostFunction *f, uint32_t index) {
+	for (size_t i = 0; i < f->n_vfs; i++)
+		if (f->vfs[i].index == index)
+			return &f->vfs[i];
+	return NULL;
+}
+
+/* The declared fields that differ from what the kernel reports. */
+static uint32_t vf_diff(const SriovVf *want, const SriovVf *have) {
+	uint32_t d = 0;
+
+	if ((want->set & VF_BIT(VF_MAC)) && memcmp(want->mac, have->mac, 6) != 0)
+		d |= VF_BIT(VF_MAC);
+	if ((want->set & VF_BIT(VF_VLAN)) && want->vlan != have->vlan)
+		d |= VF_BIT(VF_VLAN);
+	if ((want->set & VF_BIT(VF_QOS)) && want->qos != have->qos)
+		d |= VF_BIT(VF_QOS);
+	/* a VF without a VLAN has no protocol to compare */
+	if ((want->set & VF_BIT(VF_VLAN_PROTO)) && want->vlan != 0 &&
+	    want->vlan_proto != have->vlan_proto)
+		d |= VF_BIT(VF_VLAN_PROTO);
+	if ((want->set & VF_BIT(VF_TRUST)) && want->trust != have->trust)
+		d |= VF_BIT(VF_TRUST);
+	if ((want->set & VF_BIT(VF_SPOOF_CHECK)) && want->spoof_check != have->spoof_check)
+		d |= VF_BIT(VF_SPOOF_CHECK);
+	if ((want->set & VF_BIT(VF_LINK_STATE)) && want->link_state != have->link_state)
+		d |= VF_BIT(VF_LINK_STATE);
+	if ((want->set & VF_BIT(VF_MAX_RATE)) && want->max_rate != have->max_rate)
+		d |= VF_BIT(VF_MAX_RATE);
+	if ((want->set & VF_BIT(VF_MIN_RATE)) && want->min_rate != have->min_rate)
+		d |= VF_BIT(VF_MIN_RATE);
+	if ((want->set & VF_BIT(VF_NODE_GUID)) && want->node_guid != have->node_guid)
+		d |= VF_BIT(VF_NODE_GUID);
+	if ((want->set & VF_BIT(VF_PORT_GUID)) && want->port_guid != have->port_guid)
+		d |= VF_BIT(VF_PORT_GUID);
+	return d;
+}
+
+/* What one write carries: the differing fields, with the ones the kernel takes together
+ * (vlan, qos and protocol; min and max rate) completed from what it reports. */
+static SriovVf vf_write(const SriovVf *want, const SriovVf *have, uint32_t diff) {
+	const uint32_t vlan = VF_BIT(VF_VLAN) | VF_BIT(VF_QOS) | VF_BIT(VF_VLAN_PROTO),
+		       rate = VF_BIT(VF_MAX_RATE) | VF_BIT(VF_MIN_RATE);
+	SriovVf w = *want;
+
+	w.set = diff;
+	if (diff & vlan) {
+		w.set |= vlan;
+		if (!(want->set & VF_BIT(VF_QOS)))
+			w.qos = have->qos;
+		if (!(want->set & VF_BIT(VF_VLAN_PROTO)))
+			w.vlan_proto = have->vlan_proto ? have->vlan_proto : 0x8100;
+		if (!(want->set & VF_BIT(VF_VLAN)))
+			w.vlan = have->vlan;
+	}
+	if (diff & rate) {
+		w.set |= rate;
+		if (!(want->set & VF_BIT(VF_MAX_RATE)))
+			w.max_rate = have->max_rate;
+		if (!(want->set & VF_BIT(VF_MIN_RATE)))
+			w.min_rate = have->min_rate;
+	}
+	return w;
+}
+
+/* VF index comes with the sriov.vfs this plan writes. */
+static bool vf_created(const PlanFunction *pf, uint32_t index) {
+	return (pf->settings->set & KEY_BIT(KEY_SRIOV_VFS)) && index < pf->settings->sriov_vfs &&
+	       pf->f->numvfs != pf->settings->sriov_vfs &&
+	       (pf->f->totalvfs == 0 || pf->settings->sriov_vfs <= pf->f->totalvfs);
+}
+
+static int rule_vf(Plan *p, const PlanFunction *pf) {
+	const PortSettings *s = pf->settings;
+	char why[192];
+	int r;
+
+	for (size_t i = 0; i < s->n_sriov_vf; i++) {
+		const SriovVf *want = &s->sriov_vf[i], *have;
+		_cleanup_free_ char *des = NULL, *cur = NULL;
+		uint32_t diff, unreported;
+		const char *reason = NULL;
+		SriovVf w;
+
+		des = setting_format_vf(want, want->set);
+		if (!des)
+			return -ENOMEM;
+		have = vf_find(pf->f, want->index);
+		if (!pf->f->vfs_observed)
+			reason = netlink_reason(pf->f->vfs_error, "the VFs' settings (rtnetlink)", why,
+						sizeof(why));
+		else if (!have && vf_created(pf, want->index)) {
+			/* made by this plan's sriov.vfs, before its settings are written: a new
+			 * VF starts with the kernel's zeroes */
+			SriovVf fresh = { .index = want->index, .set = want->set,
+					  .vlan_proto = 0x8100 };
+
+			w = vf_write(want, &fresh, want->set);
+			r = function_add(p, pf, KEY_SRIOV_VF, NULL, des, NULL,
+					 &(ActionValue){ .vf = w });
+			if (r < 0)
+				return r;
+			continue;
+		} else if (!have) {
+			snprintf(why, sizeof(why), "VF %u does not exist (sriov_numvfs is %u)",
+				 want->index, pf->f->numvfs);
+			reason = why;
+		} else if ((unreported = want->set & ~have->set &
+					 ~(VF_BIT(VF_VLAN_PROTO) | VF_BIT(VF_QOS)))) {
+			/* a field the driver leaves out of its report (spoof check or trust it
+			 * answers -1 for, GUIDs of an Ethernet VF) cannot be known converged */
+			_cleanup_free_ char *f = setting_format_vf(want, unreported);
+
+			snprintf(why, sizeof(why), "the driver does not report %s for its VFs",
+				 f ? f : "some fields");
+			reason = why;
+		}
+		if (reason) {
+			r = function_add(p, pf, KEY_SRIOV_VF, NULL, des, reason, NULL);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		diff = vf_diff(want, have);
+		if (diff == 0)
+			continue;
+		free(des);
+		des = setting_format_vf(want, diff);
+		cur = setting_format_vf(have, diff);
+		if (!des || !cur)
+			return -ENOMEM;
+		w = vf_write(want, have, diff);
+		r = function_add(p, pf, KEY_SRIOV_VF, cur, des, NULL, &(ActionValue){ .vf = w });
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static const char *pcie_reason(int error, char *buf, size_t size) {
+	if (error == -EPERM || error == -EACCES)
+		return "its config space past 64 bytes reads only with CAP_SYS_ADMIN";
+	snprintf(buf, size, "its config space cannot be read (%s)", strerror(-error));
+	return buf;
+}
+
+static int rule_max_read_request(Plan *p, const PlanFunction *pf) {
+	unsigned want = pf->settings->pci_max_read_request;
+	char cur[16], des[16], why[128];
+
+	snprintf(des, sizeof(des), "%u", want);
+	if (!streq(pf->f->bus, "pci"))
+		return function_add(p, pf, KEY_PCI_MAX_READ_REQUEST, NULL, des,
+				    "not a PCI function", NULL);
+	if (pf->f->virtual_function)
+		return function_add(p, pf, KEY_PCI_MAX_READ_REQUEST, NULL, des,
+				    "a VF: its Max_Read_Request_Size is its PF's (the field is "
+				    "reserved in a VF)",
+				    NULL);
+	if (!pf->f->pcie_observed)
+		return function_add(p, pf, KEY_PCI_MAX_READ_REQUEST, NULL, des,
+				    pcie_reason(pf->f->pcie_error, why, sizeof(why)), NULL);
+	if (pf->f->max_read_request == 0)
+		return function_add(p, pf, KEY_PCI_MAX_READ_REQUEST, NULL, des,
+				    "not a PCI Express function (no PCIe capability)", NULL);
+	if (pf->f->max_read_request == want)
+		return 0;
+	snprintf(cur, sizeof(cur), "%u", pf->f->max_read_request);
+	return function_add(p, pf, KEY_PCI_MAX_READ_REQUEST, cur, des, NULL,
+			    &(ActionValue){ .number = want });
+}
+
+static bool bridge_planned(const Plan *p, const char *address) {
+	for (size_t i = 0; i < p->n_actions; i++)
+		if (p->actions[i].key == KEY_PCI_UPSTREAM_ACS &&
+		    streq_ptr(p->actions[i].value.name, address))
+			return true;
+	return false;
+}
+
+/* off: the root and downstream ports between the function and its root complex stop
+ * redirecting peer-to-peer requests and completions upstream (pci-config.h says which ACS
+ * Control bits). One action per port that needs it, each naming the port; a port shared by
+ * several functions once. */
+static int rule_upstream_acs(Plan *p, const PlanFunction *pf) {
+	char cur[64], des[64], why[160];
+	int r;
+
+	if (pf->settings->pci_upstream_acs == PCI_ACS_KEEP)
+		return 0;
+	if (!streq(pf->f->bus, "pci"))
+		return function_add(p, pf, KEY_PCI_UPSTREAM_ACS, NULL, "off", "not a PCI function",
+				    NULL);
+	for (size_t i = 0; i < pf->f->n_bridges; i++) {
+		const PciBridgeState *b = &pf->f->bridges[i];
+		uint16_t want;
+
+		if (bridge_planned(p, b->address))
+			continue;
+		if (b->error < 0) {
+			snprintf(des, sizeof(des), "%s ACS off", b->address);
+			snprintf(why, sizeof(why), "port %s: %s", b->address,
+				 pcie_reason(b->error, cur, sizeof(cur)));
+			r = function_add(p, pf, KEY_PCI_UPSTREAM_ACS, NULL, des, why,
+					 &(ActionValue){ .name = (char *) b->address });
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (!b->has_acs || (b->port_type != PCI_EXP_TYPE_ROOT_PORT &&
+				    b->port_type != PCI_EXP_TYPE_DOWNSTREAM))
+			continue; /* nothing to clear there */
+		want = pci_acs_ctrl_p2p_off(b->acs_cap, b->acs_ctrl);
+		if (want == b->acs_ctrl)
+			continue;
+		snprintf(cur, sizeof(cur), "%s ACSCtl 0x%04x", b->address, b->acs_ctrl);
+		snprintf(des, sizeof(des), "%s ACSCtl 0x%04x", b->address, want);
+		r = function_add(p, pf, KEY_PCI_UPSTREAM_ACS, cur, des, NULL,
+				 &(ActionValue){ .number = want, .name = (char *) b->address });
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* The settings of the first of the function's netdevs a profile with function keys matches:
+ * with the facts of the RDMA port on it, where one is, so that match.device works too. */
+static int function_settings(const Config *c, const HostState *h, const HostFunction *f,
+			     PortSettings *ret, PlanPort *ret_port) {
+	STRV_FOREACH (nd, f->netdevs) {
+		const HostDevice *dev = NULL;
+		const HostPort *port = NULL;
+		PortFacts facts = {
+			.driver = f->driver,
+			.netdev = *nd,
+			.pci = streq(f->bus, "pci") ? f->name : NULL,
+		};
+		PortSettings s;
+		int r;
+
+		for (size_t i = 0; !port && i < h->n_devices; i++)
+			for (size_t k = 0; !port && k < h->devices[i].n_ports; k++)
+				if (streq_ptr(h->devices[i].ports[k].netdev, *nd) &&
+				    streq_ptr(h->devices[i].pci, facts.pci)) {
+					dev = &h->devices[i];
+					port = &dev->ports[k];
+				}
+		if (port)
+			host_port_facts(dev, port, &facts);
+		r = config_settings_for_port(c, &facts, &s, NULL);
+		if (r < 0)
+			return r;
+		if (r == 0 || !(s.set & KEYS_FUNCTION)) {
+			port_settings_done(&s);
+			continue;
+		}
+		*ret = s;
+		*ret_port = (PlanPort){ .config = c, .host = h, .device = dev, .port = port };
+		if (port) {
+			ret_port->netdev = host_netdev_find(h, *nd);
+			snprintf(ret_port->name, sizeof(ret_port->name), "%s/%u", dev->name,
+				 port->port);
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static int plan_function(Plan *p, const Config *c, const HostState *h, const HostFunction *f) {
+	PortSettings s;
+	PlanPort l;
+	PlanFunction pf = { .f = f };
+	const uint64_t sriov = KEY_BIT(KEY_SRIOV_VFS) | KEY_BIT(KEY_SRIOV_AUTOPROBE) |
+			       KEY_BIT(KEY_SRIOV_ESWITCH) | KEY_BIT(KEY_SRIOV_VF);
+	int r;
+
+	r = function_settings(c, h, f, &s, &l);
+	if (r <= 0)
+		return r;
+	l.settings = &s;
+	pf.settings = &s;
+	pf.plink = l.port ? &l : NULL;
+	snprintf(pf.handle, sizeof(pf.handle), "%s/%s", f->bus, f->name);
+
+	if ((s.set & sriov) && (f->virtual_function || !f->has_sriov)) {
+		/* the VFs of a profile matching PFs and VFs alike, or a function without SR-IOV */
+		const char *why = f->virtual_function
+					  ? "a virtual function: SR-IOV settings act on its PF "
+					    "(match the PFs by pci or netdev)"
+					  : "no SR-IOV here (no sriov_numvfs: not a PF, or SR-IOV "
+					    "is off in the firmware)";
+
+		for (Key k = KEY_SRIOV_VFS; k <= KEY_SRIOV_VF && r >= 0; k++)
+			if (s.set & KEY_BIT(k)) {
+				_cleanup_free_ char *des = NULL;
+
+				r = port_setting_format(&s, k, &des);
+				if (r >= 0)
+					r = function_add(p, &pf, k, NULL, des, why, NULL);
+			}
+	} else {
+		if (r >= 0 && (s.set & KEY_BIT(KEY_SRIOV_AUTOPROBE)))
+			r = rule_autoprobe(p, &pf);
+		if (r >= 0 && (s.set & KEY_BIT(KEY_SRIOV_VFS)))
+			r = rule_numvfs(p, &pf);
+		if (r >= 0 && (s.set & KEY_BIT(KEY_SRIOV_ESWITCH)))
+			r = rule_eswitch(p, &pf);
+		if (r >= 0 && (s.set & KEY_BIT(KEY_SRIOV_VF)))
+			r = rule_vf(p, &pf);
+	}
+	if (r >= 0 && (s.set & KEY_BIT(KEY_PCI_MAX_READ_REQUEST)))
+		r = rule_max_read_request(p, &pf);
+	if (r >= 0 && (s.set & KEY_BIT(KEY_PCI_UPSTREAM_ACS)))
+		r = rule_upstream_acs(p, &pf);
+	port_settings_done(&s);
+	return r < 0 ? r : 0;
+}
+
+int plan_functions(Plan *p, const Config *c, const HostState *h) {
+	for (size_t i = 0; i < h->n_functions; i++) {
+		int r = plan_function(p, c, h, &h->functions[i]);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
