@@ -222,23 +222,26 @@ int host_netdev_lowers(const char *root, const char *nd, char ***ret) {
 	return r;
 }
 
-bool host_netdev_has_device(const char *root, const char *nd) {
+/* Whether <root>/sys/class/net/<nd>/<sub> exists; true when that cannot be asked (out of
+ * memory: the safe answer, look at everything). */
+static bool netdev_has(const char *root, const char *nd, const char *sub) {
 	_cleanup_free_ char *path = NULL;
 
 	if (!netdev_path_ok(nd))
 		return false;
-	if (asprintf(&path, "%s/sys/class/net/%s/device", streq(root, "/") ? "" : root, nd) < 0)
+	if (asprintf(&path, "%s/sys/class/net/%s/%s", streq(root, "/") ? "" : root, nd, sub) < 0)
 		return true;
 	return access(path, F_OK) >= 0;
 }
 
-bool host_netdev_has_rdma(const char *root, const char *nd) {
-	_cleanup_free_ char *path = NULL;
+bool host_netdev_has_device(const char *root, const char *nd) {
+	return netdev_has(root, nd, "device");
+}
 
-	if (!netdev_path_ok(nd))
-		return false;
-	if (asprintf(&path, "%s/sys/class/net/%s/device/infiniband", streq(root, "/") ? "" : root,
-		     nd) < 0)
-		return true; /* out of memory: the safe answer (look at everything) */
-	return access(path, F_OK) >= 0;
+bool host_netdev_has_vfs(const char *root, const char *nd) {
+	return netdev_has(root, nd, "device/sriov_numvfs");
+}
+
+bool host_netdev_has_rdma(const char *root, const char *nd) {
+	return netdev_has(root, nd, "device/infiniband");
 }

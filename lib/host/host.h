@@ -271,8 +271,10 @@ const RailRecord *host_rail_record_find(const HostState *h, const char *netdev);
 /* What sits below netdev nd (a VLAN's or macvlan's parent, a bond's ports): its sysfs lower_*
  * links, added to *ret when not in it yet. A netdev that is gone adds nothing. */
 int host_netdev_lowers(const char *root, const char *nd, char ***ret);
-/* Whether netdev nd has a parent device (a function sriov.* and pci.* can act on). */
+/* Whether netdev nd has a parent device (a function pci.* can act on), and whether that can
+ * have VFs (sriov_numvfs: a PF, netdevsim). */
 bool host_netdev_has_device(const char *root, const char *nd);
+bool host_netdev_has_vfs(const char *root, const char *nd);
 /* Whether netdev nd belongs to an RDMA device (its parent device has infiniband/). */
 bool host_netdev_has_rdma(const char *root, const char *nd);
 
