@@ -18,12 +18,13 @@
 #                     it), built for the VM kernel from its linux-source by build-module.sh
 #                     (cached), at /lib/modules/$(uname -r)/extra/netdevsim.ko (light VM only;
 #                     its dependency psample is in the image: modprobe psample, then insmod)
-#   --pcie            a PCIe topology with two e1000e NICs (light VM only): one behind a switch
+#   --pcie            a PCIe topology with two e1000e NICs: one behind a switch
 #                     (root port rp1 -> x3130-upstream -> xio3130-downstream -> NIC: three
 #                     bridges), one on a root port of its own (rp2 -> NIC); no network behind
-#                     them (each on a qemu hub of its own). The guest gets e1000e.ko (`depmod;
-#                     modprobe e1000e`), pciutils' lspci/setpci with pci.ids and util-linux's
-#                     setpriv. qemu traces every config space write the guest makes
+#                     them (each on a qemu hub of its own). The light VM's guest gets e1000e.ko
+#                     (`depmod; modprobe e1000e`), pciutils' lspci/setpci with pci.ids and
+#                     util-linux's setpriv; the full VM has them from the host's root and the
+#                     kernel's modules (udev loads e1000e). qemu traces every config space write the guest makes
 #                     (pci_cfg_write) into VM_PCI_TRACE, next to the log (FILE.pci-trace, kept
 #                     with the log), for the scenario's host side
 #   --timeout SEC     stop the VM after SEC seconds and fail (default 300)
@@ -98,7 +99,6 @@ done
 [ -n "$mem" ] || { [ "$variant" = full ] && mem=2048 || mem=1024; }
 [ "$dcbsim" = 0 ] || [ "$variant" = light ] || { echo "run-vm: --dcbsim needs the light VM" >&2; exit 2; }
 [ "$netdevsim" = 0 ] || [ "$variant" = light ] || { echo "run-vm: --netdevsim needs the light VM" >&2; exit 2; }
-[ "$pcie" = 0 ] || [ "$variant" = light ] || { echo "run-vm: --pcie needs the light VM" >&2; exit 2; }
 
 T0=${EPOCHREALTIME/./}
 now="" waited="" wall=""

@@ -349,6 +349,21 @@ UNIT
 	rm /etc/rdmad/55-nd.yaml
 	systemctl unmask rdma-ndd.service
 	check "the key removed: systemctl reload rdmad" timeout 60 systemctl reload rdmad
+	# pci.* under the unit (run-vm.sh --pcie: an e1000e behind a switch below root port 1c.0):
+	# its config space past 64 bytes reads only with CAP_SYS_ADMIN, and is written through
+	# /sys/devices, the one part of /sys the unit leaves writable (ProtectKernelTunables=yes).
+	NIC=0000:03:00.0 RP=0000:00:1c.0
+	setpci -s "$RP" ECAP_ACS+6.w=001d # as a kernel with an IOMMU sets it
+	printf 'match: {pci: "%s"}\npci: {max-read-request: 4096, upstream-acs: off}\n' "$NIC" \
+		> /etc/rdmad/55-pci.yaml
+	check "pci.* on the e1000e at $NIC: systemctl reload rdmad" timeout 60 systemctl reload rdmad
+	check "... rdmad.service clears the ACS P2P redirect of root port $RP (ACSCtl 0x0011)" \
+		wait_until 10 sh -c "[ \"\$(setpci -s $RP ECAP_ACS+6.w)\" = 0011 ]"
+	check "... and reads and writes the NIC's Device Control: unsupported, it reads back 128 (qemu)" \
+		wait_until 10 sh -c "journalctl -q -u rdmad -o cat |
+			grep -q 'pci.max-read-request not applied: $NIC: written, but Max_Read_Request_Size reads back 128'"
+	rm /etc/rdmad/55-pci.yaml
+	check "the key removed: systemctl reload rdmad" timeout 60 systemctl reload rdmad
 
 	# systemctl restart dbus: the same rdmad connects again and owns its name again
 	pid=$(systemctl show -P MainPID rdmad)
