@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* libFuzzer target: the parsers of the function-level keys' netlink replies on arbitrary bytes:
+ * the PF's RTM_NEWLINK with its VF list (rtnl-vf.c), devlink's e-switch reply and the generic
+ * netlink controller's family reply (devlink.c). */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devlink.h"
+#include "rtnl-vf.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+	SriovVf *vfs = NULL;
+	EswitchMode mode;
+	uint32_t num_vf;
+	uint16_t id;
+	size_t n = 0;
+	int ifindex;
+	void *buf;
+
+	/* A received buffer is aligned; copy so that the parser sees one. */
+	buf = malloc(size ? size : 1);
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+
+	/* What parsed is what the kernel can say: VFs sorted by index, each once, a VLAN ID and
+	 * priority in range, a mode rdmad has a name for, a family id past the controller's. */
+	if (rtnl_vf_parse(buf, size, &ifindex, &num_vf, &vfs, &n) >= 0) {
+		for (size_t i = 0; i < n; i++)
+			if ((i > 0 && vfs[i - 1].index >= vfs[i].index) || vfs[i].vlan > 4095 ||
+			    vfs[i].qos > 7 || (vfs[i].set >> _VF_FIELD_MAX) != 0)
+				abort();
+		free(vfs);
+	}
+	if (devlink_eswitch_parse(buf, size, &mode) >= 0 && (mode < 0 || mode >= _ESWITCH_MODE_MAX))
+		abort();
+	if (genl_family_parse(buf, size, &id) >= 0 && id == 0)
+		abort();
+	free(buf);
+	return 0;
+}
