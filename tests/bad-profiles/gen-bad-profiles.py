@@ -188,6 +188,17 @@ case("semantic-module-name", "modules: [\"ib uverbs\"]\n", "1:11", "is not a ker
 case("semantic-subnet-family", "gids:\n  publish: {family: ipv6, subnet: 192.0.2.0/24}\n", None, "subnet")
 case("semantic-link-name-slash", "links:\n  - {name: \"a/b\", type: rxe, netdev: eth0}\n", "2:12", "not a valid RDMA device name")
 case("semantic-second-document", "roce: {tos: 1}\n---\nroce: {tos: 300}\n", "3:13", "must be in 0..255")
+# issue 25: what the kernel would refuse, refused by rdmactl check with its place
+case("semantic-vf-past-vfs", "sriov:\n  vfs: 2\n  vf:\n    - {index: 2, trust: true}\n", "4:7",
+     "VF 2 is past 'sriov.vfs: 2'")
+case("semantic-vf-vlan-4096", "sriov:\n  vf:\n    - {index: 0, vlan: 4096}\n", "3:24",
+     "'sriov.vf.vlan' must be in 0..4095")
+case("semantic-vf-bad-mac", "sriov:\n  vf:\n    - {index: 0, mac: 02:00:00:00:0g:01}\n", "3:23",
+     "is not a MAC address")
+case("semantic-vf-bad-guid", "sriov:\n  vf:\n    - {index: 0, port-guid: \"00:11\"}\n", "3:29",
+     "is not a GUID")
+case("semantic-max-read-request-3000", "pci:\n  max-read-request: 3000\n", "2:21",
+     "is not a size PCIe can ask for")
 
 # --- files that are not profiles: FILE: diagnostics
 case("file-unreadable", "roce: {tos: 1}\n", "", "cannot open: Permission denied", kind="unreadable",
