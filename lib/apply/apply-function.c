@@ -106,35 +106,6 @@ static int apply_eswitch(Applier *a, const Action *x, ActionOutcome *ret) {
 	return outcome_set(ret, APPLY_CHANGED, 0, NULL);
 }
 
-/* The fields of want (its set) that have does not show. */
-static uint32_t vf_unequal(const SriovVf *want, const SriovVf *have) {
-	uint32_t d = 0;
-
-	if (want->index != have->index)
-		return want->set;
-	if ((want->set & VF_BIT(VF_MAC)) && memcmp(want->mac, have->mac, 6))
-		d |= VF_BIT(VF_MAC);
-	if ((want->set & VF_BIT(VF_VLAN)) && want->vlan != have->vlan)
-		d |= VF_BIT(VF_VLAN);
-	if ((want->set & VF_BIT(VF_QOS)) && want->qos != have->qos)
-		d |= VF_BIT(VF_QOS);
-	if ((want->set & VF_BIT(VF_TRUST)) && want->trust != have->trust)
-		d |= VF_BIT(VF_TRUST);
-	if ((want->set & VF_BIT(VF_SPOOF_CHECK)) && want->spoof_check != have->spoof_check)
-		d |= VF_BIT(VF_SPOOF_CHECK);
-	if ((want->set & VF_BIT(VF_LINK_STATE)) && want->link_state != have->link_state)
-		d |= VF_BIT(VF_LINK_STATE);
-	if ((want->set & VF_BIT(VF_MAX_RATE)) && want->max_rate != have->max_rate)
-		d |= VF_BIT(VF_MAX_RATE);
-	if ((want->set & VF_BIT(VF_MIN_RATE)) && want->min_rate != have->min_rate)
-		d |= VF_BIT(VF_MIN_RATE);
-	if ((want->set & VF_BIT(VF_NODE_GUID)) && want->node_guid != have->node_guid)
-		d |= VF_BIT(VF_NODE_GUID);
-	if ((want->set & VF_BIT(VF_PORT_GUID)) && want->port_guid != have->port_guid)
-		d |= VF_BIT(VF_PORT_GUID);
-	return d;
-}
-
 static int vf_read_one(struct nl_sock *sk, int ifindex, uint32_t index, SriovVf *ret) {
 	_cleanup_free_ SriovVf *vfs = NULL;
 	uint32_t num_vf;
@@ -170,7 +141,7 @@ static int apply_vf(Applier *a, const Action *x, ActionOutcome *ret) {
 	if (r == -ENODEV)
 		return outcome_set(ret, APPLY_FAILED, r, "%s has no VF %u", strna(x->netdev),
 				   want->index);
-	if (r >= 0 && vf_unequal(want, &have) == 0)
+	if (r >= 0 && sriov_vf_diff(want, &have) == 0)
 		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
 	r = rtnl_vf_write(sk, x->ifindex, want);
 	if (r == -EOPNOTSUPP)
@@ -185,7 +156,7 @@ static int apply_vf(Applier *a, const Action *x, ActionOutcome *ret) {
 	if (r < 0)
 		return outcome_set(ret, APPLY_FAILED, r, "%s VF %u cannot be read back: %s",
 				   strna(x->netdev), want->index, strerror(-r));
-	left = vf_unequal(want, &have);
+	left = sriov_vf_diff(want, &have);
 	if (left) {
 		have_text = setting_format_vf(&have, left);
 		return outcome_set(ret, APPLY_FAILED, -EIO, "%s VF %u reads back %s",

@@ -112,8 +112,7 @@ static const SriovVf *vf_find(const HostFunction *f, uint32_t index) {
 	return NULL;
 }
 
-/* The declared fields that differ from what the kernel reports. */
-static uint32_t vf_diff(const SriovVf *want, const SriovVf *have) {
+uint32_t sriov_vf_diff(const SriovVf *want, const SriovVf *have) {
 	uint32_t d = 0;
 
 	if ((want->set & VF_BIT(VF_MAC)) && memcmp(want->mac, have->mac, 6) != 0)
@@ -228,7 +227,7 @@ static int rule_vf(Plan *p, const PlanFunction *pf) {
 				return r;
 			continue;
 		}
-		diff = vf_diff(want, have);
+		diff = sriov_vf_diff(want, have);
 		if (diff == 0)
 			continue;
 		free(des);

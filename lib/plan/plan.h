@@ -48,6 +48,10 @@ typedef struct DcbDesired {
 void node_description_expand(const char *format, const char *hostname, const char *device,
 			     char buf[static NODE_DESC_MAX + 1]);
 
+/* The fields of want (its set) whose value have does not show: what a sriov.vf action writes,
+ * and what its read-back must find. */
+uint32_t sriov_vf_diff(const SriovVf *want, const SriovVf *have) _pure_;
+
 typedef struct ActionValue {
 	unsigned number;	  /* roce.tos, netdev.mtu */
 	bool flag;		  /* netdev.up */

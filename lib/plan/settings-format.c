@@ -309,21 +309,8 @@ static void vf_format_to(FILE *f, const SriovVf *vf, uint32_t mask) {
 #undef FIELD
 }
 
-char *setting_format_vf(const SriovVf *vf, uint32_t mask) {
-	_cleanup_free_ char *buf = NULL;
-	size_t size = 0;
-	FILE *f;
-
-	f = open_memstream(&buf, &size);
-	if (!f)
-		return NULL;
-	vf_format_to(f, vf, mask);
-	if (fclose(f) != 0)
-		return NULL;
-	return TAKE_PTR(buf);
-}
-
-char *setting_format_vfs(const SriovVf *vfs, size_t n) {
+/* n VFs, "; " between them, each with the fields in mask (0: each its own set); "none" for 0. */
+static char *vfs_format(const SriovVf *vfs, size_t n, uint32_t mask) {
 	_cleanup_free_ char *buf = NULL;
 	size_t size = 0;
 	FILE *f;
@@ -336,11 +323,19 @@ char *setting_format_vfs(const SriovVf *vfs, size_t n) {
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0)
 			fputs("; ", f);
-		vf_format_to(f, &vfs[i], vfs[i].set);
+		vf_format_to(f, &vfs[i], mask ? mask : vfs[i].set);
 	}
 	if (fclose(f) != 0)
 		return NULL;
 	return TAKE_PTR(buf);
+}
+
+char *setting_format_vf(const SriovVf *vf, uint32_t mask) {
+	return vfs_format(vf, 1, mask);
+}
+
+char *setting_format_vfs(const SriovVf *vfs, size_t n) {
+	return vfs_format(vfs, n, 0);
 }
 
 int port_setting_format(const PortSettings *s, Key key, char **ret) {

@@ -152,27 +152,12 @@ static int parse_vf_entry(SchemaContext *ctx, const SchemaKey *row, yaml_node_t 
 				    "'%s' entries are mappings like {index: 0, mac: "
 				    "02:00:00:00:00:01}, got %s",
 				    row->path, yaml_node_kind(node));
-	for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(ctx->document, p->key);
-		size_t i;
-
-		if (k->type != YAML_SCALAR_NODE)
-			return schema_error(ctx, k, "'%s': keys must be strings", row->path);
-		for (i = 0; i < ELEMENTSOF(vf_fields); i++)
-			if (streq(scalar(k), vf_fields[i]))
-				break;
-		if (i == ELEMENTSOF(vf_fields))
-			return schema_error(ctx, k,
-					    "'%s': unknown key '%s', expected index, mac, vlan, qos, "
-					    "vlan-protocol, trust, spoof-check, link-state, max-rate, "
-					    "min-rate, node-guid or port-guid",
-					    row->path, scalar(k));
-		if (values[i])
-			return schema_error(ctx, k, "'%s': duplicate key '%s'", row->path,
-					    scalar(k));
-		values[i] = yaml_document_get_node(ctx->document, p->value);
-	}
+	r = mapping_fields(ctx, row, node, vf_fields, ELEMENTSOF(vf_fields),
+			   "index, mac, vlan, qos, vlan-protocol, trust, spoof-check, link-state, "
+			   "max-rate, min-rate, node-guid or port-guid",
+			   values);
+	if (r < 0)
+		return r;
 	if (!values[0])
 		return schema_error(ctx, node, "'%s': entry has no 'index'", row->path);
 	for (size_t i = 0; i < ELEMENTSOF(vf_fields); i++) {

@@ -466,26 +466,10 @@ static int parse_soft_device(SchemaContext *ctx, const SchemaKey *row, yaml_node
 				    "'%s' entries are mappings like {name: rxe0, type: "
 				    "rxe, netdev: eth0}, got %s",
 				    row->path, yaml_node_kind(node));
-	for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(ctx->document, p->key);
-		size_t i;
-
-		if (k->type != YAML_SCALAR_NODE)
-			return schema_error(ctx, k, "'%s': keys must be strings", row->path);
-		for (i = 0; i < ELEMENTSOF(fields); i++)
-			if (streq(scalar(k), fields[i]))
-				break;
-		if (i == ELEMENTSOF(fields))
-			return schema_error(ctx, k,
-					    "'%s': unknown key '%s', expected name, type "
-					    "and netdev",
-					    row->path, scalar(k));
-		if (values[i])
-			return schema_error(ctx, k, "'%s': duplicate key '%s'", row->path,
-					    scalar(k));
-		values[i] = yaml_document_get_node(ctx->document, p->value);
-	}
+	r = mapping_fields(ctx, row, node, fields, ELEMENTSOF(fields), "name, type and netdev",
+			   values);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < ELEMENTSOF(fields); i++)
 		if (!values[i])
 			return schema_error(ctx, node, "'%s': entry has no '%s'", row->path,

@@ -34,6 +34,10 @@ char **item_list_steal(ItemList *l);
 size_t node_n_items(const yaml_node_t *node);
 int parse_bool(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 int parse_unsigned(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
+/* The values of a mapping's keys, each one of fields (values[i] for fields[i], NULL when
+ * absent): an unknown key names what is expected, a duplicate is refused. node is a mapping. */
+int mapping_fields(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
+		   const char *const *fields, size_t n, const char *expected, yaml_node_t **values);
 const char *scalar(const yaml_node_t *node);
 /* parse_roce_mode(), parse_qos_trust(), ...: one of the words of a string table */
 #define DECLARE_CHOICE_PARSER(name) \
