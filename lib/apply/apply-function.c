@@ -146,9 +146,10 @@ static int apply_vf(Applier *a, const Action *x, ActionOutcome *ret) {
 	r = rtnl_vf_write(sk, x->ifindex, want);
 	if (r == -EOPNOTSUPP)
 		return outcome_set(ret, APPLY_UNSUPPORTED, r,
-				   "%s refuses to set VF %u's %s (EOPNOTSUPP; rates are refused in "
-				   "switchdev mode, on the representor's tc instead)",
-				   strna(x->netdev), want->index, strna(x->desired));
+				   "%s refuses %s (EOPNOTSUPP: its driver does not set that for a VF; "
+				   "in switchdev mode drivers refuse VF rates: shape on the "
+				   "representor)",
+				   strna(x->netdev), strna(x->desired));
 	if (r < 0)
 		return outcome_set(ret, APPLY_FAILED, r, "ip link set %s vf %u (%s): %s",
 				   strna(x->netdev), want->index, strna(x->desired), strerror(-r));

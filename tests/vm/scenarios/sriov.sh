@@ -207,6 +207,18 @@ setpci -s "$RP" ECAP_ACS+6.w=001d
 check "rdmactl reconcile puts ACS Control back (0x0011)" \
 	sh -c "rdmactl reconcile > $VM_LOGDIR/reconcile.log 2>&1; [ \"\$(setpci -s $RP ECAP_ACS+6.w)\" = 0011 ]"
 
+# ---- switchdev: the e-switch mode through devlink; a VF rate is refused there -----------------
+eswitch_is() { [ "$(devlink -j dev eswitch show netdevsim/netdevsim1 | jq -r '.dev[].mode')" = "$1" ]; }
+sed -i -e 's/eswitch: legacy/eswitch: switchdev/' -e 's/max-rate: 1000,/max-rate: 2000,/' \
+	"$CONF/50-sriov.yaml"
+kill -HUP "$RDMAD"
+check "sriov.eswitch: switchdev: devlink dev eswitch show says so" wait_until 20 eswitch_is switchdev
+check "... and VF 1's new max-rate, refused in switchdev (EOPNOTSUPP): unsupported, saying why" \
+	wait_until 20 sh -c "rdmactl status --no-pager rxe0/1 |
+		grep -Eq '^sriov\.vf .* unsupported +eth[0-9]+ refuses vf 1 max_tx_rate 2000Mbps \(EOPNOTSUPP.*switchdev mode drivers refuse VF rates'"
+diag "$(rdmactl status --no-pager rxe0/1 2>&1 | grep -E '^(SETTING|sriov)')"
+is "... VF 1 keeps the rate it had" "$(vf 1 | jq -r .rate.max_tx)" 1000
+
 check "rdmad is still running" kill -0 "$RDMAD"
 kill "$RDMAD"
 wait "$RDMAD"
