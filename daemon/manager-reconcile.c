@@ -429,6 +429,11 @@ static void retries_schedule(Manager *m) {
 			earliest = s->retry_usec;
 		if (!strv_contains(m->dirty_devices, s->device))
 			(void) strv_extend(&m->dirty_devices, s->device);
+		/* sriov.* and pci.* are planned on full passes only */
+		for (size_t k = 0; k < s->n_settings; k++)
+			if (s->settings[k].result == SETTING_FAILED &&
+			    (KEY_BIT(s->settings[k].key) & KEYS_FUNCTION))
+				m->dirty_all = true;
 	}
 	if (earliest != UINT64_MAX)
 		manager_schedule_reconcile(m, earliest > now ? earliest - now : 0);
@@ -446,6 +451,8 @@ static void contests_schedule(Manager *m) {
 				continue;
 			if (c->hold_until < earliest)
 				earliest = c->hold_until;
+			if (KEY_BIT(m->ports[i].history[k].key) & KEYS_FUNCTION)
+				m->dirty_all = true; /* planned on full passes only */
 			if (!strv_contains(m->dirty_devices, m->ports[i].device))
 				(void) strv_extend(&m->dirty_devices, m->ports[i].device);
 		}

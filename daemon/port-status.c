@@ -24,6 +24,7 @@ DEFINE_STRING_TABLE_LOOKUP(setting_result, SettingResult)
 void outcomes_done(Outcomes *o) {
 	for (size_t i = 0; i < o->n; i++) {
 		free(o->items[i].device);
+		free(o->items[i].function);
 		free(o->items[i].desired);
 		free(o->items[i].message);
 	}
@@ -34,6 +35,7 @@ void outcomes_done(Outcomes *o) {
 int outcomes_add(Outcomes *o, const Action *a, const ActionOutcome *r) {
 	Outcome x = {
 		.device = a->device ? strdup(a->device) : NULL,
+		.function = a->function ? strdup(a->function) : NULL,
 		.port = a->port,
 		.key = a->key,
 		.desired = a->desired ? strdup(a->desired) : NULL,
@@ -46,9 +48,10 @@ int outcomes_add(Outcomes *o, const Action *a, const ActionOutcome *r) {
 	int e;
 
 	e = GREEDY_REALLOC(o->items, o->n_alloc, o->n + 1);
-	if (e < 0 || (a->device && !x.device) || (a->desired && !x.desired) ||
-	    ((r->message || r->error) && !x.message)) {
+	if (e < 0 || (a->device && !x.device) || (a->function && !x.function) ||
+	    (a->desired && !x.desired) || ((r->message || r->error) && !x.message)) {
 		free(x.device);
+		free(x.function);
 		free(x.desired);
 		free(x.message);
 		return -ENOMEM;
@@ -73,8 +76,11 @@ const Outcome *outcomes_find_action(const Outcomes *o, const Action *a, ApplyRes
 	for (size_t i = 0; i < o->n; i++) {
 		const Outcome *x = &o->items[i];
 
+		/* function actions with no RDMA port have no device: their function tells
+		 * two PFs with the same desired value apart */
 		if (x->result == result && x->key == a->key && x->port == a->port &&
-		    streq_ptr(x->device, a->device) && streq_ptr(x->desired, a->desired))
+		    streq_ptr(x->device, a->device) && streq_ptr(x->function, a->function) &&
+		    streq_ptr(x->desired, a->desired))
 			return x;
 	}
 	return NULL;
@@ -265,6 +271,15 @@ static int setting_rdma_ndd(SettingStatus *row) {
 }
 
 /* What this reconcile's outcomes, the backoff and the contest history say of one row. */
+static int setting_copy(SettingStatus *dst, const SettingStatus *src) {
+	*dst = (SettingStatus){ .key = src->key, .result = src->result };
+	if ((src->desired && !(dst->desired = strdup(src->desired))) ||
+	    (src->current && !(dst->current = strdup(src->current))) ||
+	    (src->error && !(dst->error = strdup(src->error))))
+		return -ENOMEM;
+	return 0;
+}
+
 static int setting_overlay(SettingStatus *row, const PortStatus *s, const Outcomes *outcomes,
 			   const PortStatus *old, bool held, uint64_t now) {
 	const Outcome *o;
@@ -443,6 +458,15 @@ int port_status_build(PortStatus *s, const HostState *h, const HostDevice *d, co
 		if (!(KEYS_SHOWN & ls->set & KEY_BIT(k)))
 			continue;
 		row = &s->settings[s->n_settings++];
+		/* sriov.* and pci.* are planned on full passes only: a pass that looked at some
+		 * devices says nothing about them, and their last row stands */
+		if ((KEY_BIT(k) & KEYS_FUNCTION) && h->partial && old &&
+		    port_status_setting(old, k)) {
+			r = setting_copy(row, port_status_setting(old, k));
+			if (r < 0)
+				return r;
+			continue;
+		}
 		r = setting_from_plan(row, ls, k, s->name, plan);
 		if (r >= 0)
 			r = setting_overlay(row, s, outcomes, old, held, now);

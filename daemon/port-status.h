@@ -56,6 +56,7 @@ typedef struct SettingHistory {
  * it unsupported): keyed by port (device NULL: the host) and Key. */
 typedef struct Outcome {
 	char *device;
+	char *function; /* sriov.*, pci.*: the action's function ("pci/0000:03:00.0") */
 	uint32_t port;
 	Key key;
 	char *desired; /* the action's: one key can have several (addresses, modules) */

@@ -197,26 +197,34 @@ static int apply_max_read_request(Applier *a, const Action *x, ActionOutcome *re
 	return outcome_set(ret, APPLY_CHANGED, 0, NULL);
 }
 
+/* ACS Control of a port above the function: worked out again from the live register (the
+ * kernel or an admin may have changed other bits since the plan), only the P2P redirect bits
+ * cleared, and those checked after. */
 static int apply_acs(Applier *a, const Action *x, ActionOutcome *ret) {
 	const char *bridge = x->value.name;
-	uint16_t have;
+	PciFunctionConfig c;
+	uint16_t want, have;
 	int r;
 
 	if (!bridge)
 		return outcome_set(ret, APPLY_FAILED, -EINVAL, "no bridge in the action");
-	r = pci_acs_ctrl_get(applier_root(a), bridge, &have);
-	if (r >= 0 && have == x->value.number)
-		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
-	if (r >= 0)
-		r = pci_acs_ctrl_set(applier_root(a), bridge, (uint16_t) x->value.number);
+	r = pci_function_config_read(applier_root(a), bridge, &c);
+	if (r >= 0 && !c.has_acs)
+		r = -ENOENT;
 	if (r < 0)
-		return outcome_set(ret, APPLY_FAILED, r, "%s: ACS Control 0x%04x: %s", bridge,
-				   x->value.number, strerror(-r));
+		return outcome_set(ret, APPLY_FAILED, r, "%s: ACS capability: %s", bridge,
+				   strerror(-r));
+	want = pci_acs_ctrl_p2p_off(c.acs_cap, c.acs_ctrl);
+	if (want == c.acs_ctrl)
+		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
+	r = pci_acs_ctrl_set(applier_root(a), bridge, want);
+	if (r < 0)
+		return outcome_set(ret, APPLY_FAILED, r, "%s: ACS Control 0x%04x: %s", bridge, want,
+				   strerror(-r));
 	r = pci_acs_ctrl_get(applier_root(a), bridge, &have);
-	if (r < 0 || have != x->value.number)
+	if (r < 0 || (have & c.acs_cap & PCI_CONFIG_ACS_P2P_BITS) != 0)
 		return outcome_set(ret, APPLY_FAILED, r < 0 ? r : -EIO,
-				   "%s: ACS Control does not read back 0x%04x", bridge,
-				   x->value.number);
+				   "%s: ACS Control does not read back 0x%04x", bridge, want);
 	return outcome_set(ret, APPLY_CHANGED, 0, NULL);
 }
 

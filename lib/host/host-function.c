@@ -107,6 +107,9 @@ static int function_add_netdev(HostState *h, int rootfd, const HostNetdev *nd, s
 	snprintf(path, sizeof(path), "sys/class/net/%s/device/subsystem", nd->name);
 	if (readlink_basename_at(rootfd, path, &bus) < 0)
 		return 0;
+	/* a representor's parent is the PF too, but its VF list is not the PF's */
+	if (host_netdev_is_representor(h->root, nd->name))
+		return 0;
 	snprintf(path, sizeof(path), "sys/class/net/%s/device", nd->name);
 	r = readlink_basename_at(rootfd, path, &name);
 	if (r < 0)
@@ -153,6 +156,9 @@ static void function_observe_live(HostFunction *f, struct nl_sock *rtnl, struct 
 		f->vfs_error = -ENODEV;
 	else
 		f->vfs_error = rtnl_vf_read(rtnl, f->ifindex, &num_vf, &f->vfs, &f->n_vfs);
+	/* fewer VFs listed than counted: a VF the driver left out, or a list past 64 KiB */
+	if (f->vfs_error == 0 && f->n_vfs < num_vf)
+		f->vfs_error = -EMSGSIZE;
 	f->vfs_observed = f->vfs_error == 0;
 
 	if (devlink_family < 0)

@@ -239,7 +239,24 @@ bool host_netdev_has_device(const char *root, const char *nd) {
 }
 
 bool host_netdev_has_vfs(const char *root, const char *nd) {
-	return netdev_has(root, nd, "device/sriov_numvfs");
+	return netdev_has(root, nd, "device/sriov_numvfs") && !host_netdev_is_representor(root, nd);
+}
+
+/* An e-switch's representor of a VF or SF (mlx5, netdevsim in switchdev mode): its
+ * phys_port_name is "pf0vf3", "pf0sf1", "c1pf0vf3" (the uplink's is "p0"). Its parent device
+ * is the PF's: it is not the PF's netdev. */
+bool host_netdev_is_representor(const char *root, const char *nd) {
+	_cleanup_free_ char *path = NULL;
+	char name[32];
+	const char *pf;
+
+	if (!netdev_path_ok(nd) ||
+	    asprintf(&path, "%s/sys/class/net/%s/phys_port_name", streq(root, "/") ? "" : root,
+		     nd) < 0 ||
+	    read_small_at(AT_FDCWD, path, name, sizeof(name)) <= 0)
+		return false;
+	pf = strstr(name, "pf");
+	return pf && (strstr(pf, "vf") || strstr(pf, "sf"));
 }
 
 bool host_netdev_has_rdma(const char *root, const char *nd) {

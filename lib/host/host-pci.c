@@ -16,6 +16,7 @@
 void host_pci_function_done(HostPciFunction *f) {
 	free(f->address);
 	free(f->driver);
+	free(f->physfn);
 	strv_free(f->netdevs);
 }
 
@@ -71,6 +72,10 @@ static int function_observe(int devicesfd, const char *address, HostPciFunction 
 		return r;
 	}
 	f.virtual_function = fstatat(fnfd, "physfn", &st, 0) >= 0;
+	if (f.virtual_function && readlink_basename_at(fnfd, "physfn", &f.physfn) == -ENOMEM) {
+		host_pci_function_done(&f);
+		return -ENOMEM;
+	}
 	r = function_netdevs(fnfd, &f.netdevs);
 	if (r < 0) {
 		host_pci_function_done(&f);

@@ -99,6 +99,7 @@ typedef struct HostPciFunction {
 	char *driver;	/* bound driver, NULL if none */
 	char **netdevs; /* its netdevs (sorted), NULL if none */
 	bool virtual_function;
+	char *physfn; /* a VF's PF (its address), NULL otherwise */
 } HostPciFunction;
 
 /* A PCIe port above a function (pci.upstream-acs): its ACS, from its config space. */
@@ -275,6 +276,8 @@ int host_netdev_lowers(const char *root, const char *nd, char ***ret);
  * have VFs (sriov_numvfs: a PF, netdevsim). */
 bool host_netdev_has_device(const char *root, const char *nd);
 bool host_netdev_has_vfs(const char *root, const char *nd);
+/* Whether netdev nd is an e-switch representor of a VF or SF (phys_port_name pf0vf3). */
+bool host_netdev_is_representor(const char *root, const char *nd);
 /* Whether netdev nd belongs to an RDMA device (its parent device has infiniband/). */
 bool host_netdev_has_rdma(const char *root, const char *nd);
 

@@ -14,6 +14,7 @@
 
 /* One function and what its profiles declare. */
 typedef struct PlanFunction {
+	const HostState *host;
 	const HostFunction *f;
 	const PortSettings *settings;
 	const PlanPort *plink; /* the RDMA port on its netdev, NULL if none */
@@ -41,6 +42,9 @@ static int function_add(Plan *p, const PlanFunction *pf, Key key, const char *cu
 static const char *netlink_reason(int error, const char *what, char *buf, size_t size) {
 	if (error == -ENOTCONN)
 		snprintf(buf, size, "%s: read over netlink, not under a fixture root", what);
+	else if (error == -EMSGSIZE)
+		snprintf(buf, size, "%s: the kernel's list is shorter than its VF count (its 16-bit "
+			 "length wraps past about 300 VFs)", what);
 	else if (error == -EOPNOTSUPP)
 		snprintf(buf, size, "%s: the driver does not support it (EOPNOTSUPP)", what);
 	else
@@ -60,12 +64,29 @@ static int rule_autoprobe(Plan *p, const PlanFunction *pf) {
 			    NULL, &(ActionValue){ .flag = pf->settings->sriov_autoprobe });
 }
 
+/* A VF of f bound to vfio-pci (handed to a VM or a user-space driver): its name in why. */
+static bool vf_held(const HostState *h, const HostFunction *f, char *why, size_t size) {
+	for (size_t i = 0; i < h->n_pci_functions; i++) {
+		const HostPciFunction *vf = &h->pci_functions[i];
+
+		if (vf->virtual_function && streq_ptr(vf->physfn, f->name) &&
+		    streq_ptr(vf->driver, "vfio-pci")) {
+			snprintf(why, size,
+				 "VF %s is bound to vfio-pci (a VM's?): the kernel would wait for it "
+				 "to be released before removing it; unbind it first",
+				 vf->address);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The kernel refuses to change a number of VFs into another (EBUSY, sriov_numvfs_store()): it
  * takes 0 first, which destroys the VFs that exist. That is its own action, so that the plan
  * says so before it happens. */
 static int rule_numvfs(Plan *p, const PlanFunction *pf) {
 	unsigned want = pf->settings->sriov_vfs, have = pf->f->numvfs;
-	char cur[16], des[96], why[128];
+	char cur[16], des[96], why[192];
 	int r;
 
 	snprintf(des, sizeof(des), "%u", want);
@@ -77,6 +98,15 @@ static int rule_numvfs(Plan *p, const PlanFunction *pf) {
 	if (have == want)
 		return 0;
 	snprintf(cur, sizeof(cur), "%u", have);
+	/* Removing a VF a VM holds waits, uninterruptibly, until the VM lets go of it
+	 * (vfio_unregister_group_dev()): rdmad would hang, past its watchdog. */
+	if (have > want && vf_held(pf->host, pf->f, why, sizeof(why)))
+		return function_add(p, pf, KEY_SRIOV_VFS, cur, des, why, NULL);
+	/* The kernel configures VFs through the PF's driver (sriov_numvfs_store()) */
+	if (streq(pf->f->bus, "pci") && !pf->f->driver)
+		return function_add(p, pf, KEY_SRIOV_VFS, cur, des,
+				    "no driver is bound to the PF: the kernel makes VFs through it",
+				    NULL);
 	if (have > 0 && want > 0) {
 		snprintf(des, sizeof(des), "0 (first: destroys the %u VFs, to make %u)", have, want);
 		r = function_add(p, pf, KEY_SRIOV_VFS, cur, des, NULL, &(ActionValue){ .number = 0 });
@@ -169,11 +199,13 @@ static SriovVf vf_write(const SriovVf *want, const SriovVf *have, uint32_t diff)
 	return w;
 }
 
-/* VF index comes with the sriov.vfs this plan writes. */
+/* VF index is made by the sriov.vfs this plan writes: a new one, or every one when the count
+ * goes through 0 (the VFs that exist are destroyed and made again, with the kernel's zeroes). */
 static bool vf_created(const PlanFunction *pf, uint32_t index) {
-	return (pf->settings->set & KEY_BIT(KEY_SRIOV_VFS)) && index < pf->settings->sriov_vfs &&
-	       pf->f->numvfs != pf->settings->sriov_vfs &&
-	       (pf->f->totalvfs == 0 || pf->settings->sriov_vfs <= pf->f->totalvfs);
+	const unsigned want = pf->settings->sriov_vfs, have = pf->f->numvfs;
+
+	return (pf->settings->set & KEY_BIT(KEY_SRIOV_VFS)) && index < want && have != want &&
+	       (pf->f->totalvfs == 0 || want <= pf->f->totalvfs);
 }
 
 static int rule_vf(Plan *p, const PlanFunction *pf) {
@@ -195,7 +227,7 @@ static int rule_vf(Plan *p, const PlanFunction *pf) {
 		if (!pf->f->vfs_observed)
 			reason = netlink_reason(pf->f->vfs_error, "the VFs' settings (rtnetlink)", why,
 						sizeof(why));
-		else if (!have && vf_created(pf, want->index)) {
+		else if (vf_created(pf, want->index)) {
 			/* made by this plan's sriov.vfs, before its settings are written: a new
 			 * VF starts with the kernel's zeroes */
 			SriovVf fresh = { .index = want->index, .set = want->set,
@@ -236,7 +268,15 @@ static int rule_vf(Plan *p, const PlanFunction *pf) {
 		if (!des || !cur)
 			return -ENOMEM;
 		w = vf_write(want, have, diff);
-		r = function_add(p, pf, KEY_SRIOV_VF, cur, des, NULL, &(ActionValue){ .vf = w });
+		if (w.max_rate && w.min_rate > w.max_rate) {
+			/* the kernel takes both at once: the undeclared one is the VF's now */
+			snprintf(why, sizeof(why),
+				 "max-rate %u is below VF %u's min-rate %u: declare min-rate too",
+				 w.max_rate, w.index, w.min_rate);
+			r = function_add(p, pf, KEY_SRIOV_VF, cur, des, why, NULL);
+		} else
+			r = function_add(p, pf, KEY_SRIOV_VF, cur, des, NULL,
+					 &(ActionValue){ .vf = w });
 		if (r < 0)
 			return r;
 	}
@@ -297,6 +337,9 @@ static int rule_upstream_acs(Plan *p, const PlanFunction *pf) {
 	if (!streq(pf->f->bus, "pci"))
 		return function_add(p, pf, KEY_PCI_UPSTREAM_ACS, NULL, "off", "not a PCI function",
 				    NULL);
+	if (pf->f->n_bridges == 0 && pf->f->pcie_error < 0) /* the ports above are not known */
+		return function_add(p, pf, KEY_PCI_UPSTREAM_ACS, NULL, "off",
+				    pcie_reason(pf->f->pcie_error, why, sizeof(why)), NULL);
 	for (size_t i = 0; i < pf->f->n_bridges; i++) {
 		const PciBridgeState *b = &pf->f->bridges[i];
 		uint16_t want;
@@ -375,7 +418,7 @@ static int function_settings(const Config *c, const HostState *h, const HostFunc
 static int plan_function(Plan *p, const Config *c, const HostState *h, const HostFunction *f) {
 	PortSettings s;
 	PlanPort l;
-	PlanFunction pf = { .f = f };
+	PlanFunction pf = { .host = h, .f = f };
 	const uint64_t sriov = KEY_BIT(KEY_SRIOV_VFS) | KEY_BIT(KEY_SRIOV_AUTOPROBE) |
 			       KEY_BIT(KEY_SRIOV_ESWITCH) | KEY_BIT(KEY_SRIOV_VF);
 	int r;

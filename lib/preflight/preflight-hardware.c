@@ -385,34 +385,42 @@ static bool acs_off_declared(const PreflightInput *in, const HostFunction *f) {
  * puts everything below it into one IOMMU group: a VF there handed to a VM (vfio-pci) shares
  * its group, and its isolation, with the rest. */
 static int check_acs_vfio(Preflight *p, const PreflightInput *in, const HostFunction *f) {
-	int r;
-
 	for (size_t i = 0; i < in->host->n_pci_functions; i++) {
 		const HostPciFunction *vf = &in->host->pci_functions[i];
 		_cleanup_strv_free_ char **above = NULL;
-
 		bool said = false;
+		int r;
 
 		if (!vf->virtual_function || !streq_ptr(vf->driver, "vfio-pci"))
 			continue;
 		for (size_t k = 0; k < p->n_rows; k++) /* two PFs below one port: said once */
 			said |= streq(p->rows[k].check, "hardware.acs-vfio") &&
 				streq(p->rows[k].subject, vf->address);
-		if (said)
-			continue;
-		r = pci_upstream_bridges(in->root, vf->address, &above);
+		r = said ? 0 : pci_upstream_bridges(in->root, vf->address, &above);
 		if (r == -ENOMEM)
 			return r;
-		for (size_t b = 0; r >= 0 && b < f->n_bridges; b++)
-			if (f->bridges[b].has_acs && strv_contains(above, f->bridges[b].address))
-				return preflight_add(
-					p, "hardware.acs-vfio", vf->address, PREFLIGHT_WARN,
-					"keep ACS on this port (pci: {upstream-acs: keep}), or keep the "
-					"VFs handed to VMs off the GPU's switch",
-					"a VF bound to vfio-pci below port %s, whose ACS "
-					"pci.upstream-acs: off clears for %s: it loses its IOMMU "
-					"isolation from the functions around it",
-					f->bridges[b].address, f->name);
+		if (said || r < 0) /* gone since, or not below any port */
+			continue;
+		for (size_t b = 0; b < f->n_bridges; b++) {
+			const PciBridgeState *port = &f->bridges[b];
+
+			/* the ports whose ACS pci.upstream-acs clears (plan-function.c) */
+			if (!port->has_acs ||
+			    (port->port_type != PCI_EXP_TYPE_ROOT_PORT &&
+			     port->port_type != PCI_EXP_TYPE_DOWNSTREAM) ||
+			    !strv_contains(above, port->address))
+				continue;
+			r = preflight_add(p, "hardware.acs-vfio", vf->address, PREFLIGHT_WARN,
+					  "keep ACS on this port (pci: {upstream-acs: keep}), or keep "
+					  "the VFs handed to VMs off the GPU's switch",
+					  "a VF bound to vfio-pci below port %s, whose ACS "
+					  "pci.upstream-acs: off clears for %s: it loses its IOMMU "
+					  "isolation from the functions around it",
+					  port->address, f->name);
+			if (r < 0)
+				return r;
+			break;
+		}
 	}
 	return 0;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The file side of sriov.* and pci.* (apply-function.c) on a scratch root: sriov_numvfs and
  * sriov_drivers_autoprobe compared, written and read back; the config space's Device Control
- * and ACS Control changed in their bits only, and a device that keeps its own value reported,
- * never taken for converged. */
+ * and ACS Control changed in their bits only. (A device that keeps its own Max_Read_Request,
+ * which a file cannot be, is vm-sriov's e1000e.) */
 #include <fcntl.h>
 #include <stdio.h>
 

@@ -114,6 +114,34 @@ TEST(numvfs) {
 	free(out);
 	host_state_free(h);
 
+	/* through 0, the VFs that exist are made again: their settings written again too */
+	h = calloc(1, sizeof(HostState));
+	function_new(h, 4)->vfs[1].mac[5] = 1;
+	out = function_plan("match: {netdev: ens1f0np0}\n"
+			    "sriov: {vfs: 2, vf: [{index: 1, mac: 00:00:00:00:00:01}]}\n",
+			    h, NULL);
+	CHECK_STREQ(out, "pci/0000:03:00.0 sriov.vfs 4->0 (first: destroys the 4 VFs, to make 2)\n"
+			 "pci/0000:03:00.0 sriov.vfs 0->2\n"
+			 "pci/0000:03:00.0 sriov.vf -->vf 1 mac 00:00:00:00:00:01\n");
+	free(out);
+	host_state_free(h);
+
+	/* a VF a VM holds is not destroyed: the kernel would wait for it, uninterruptibly */
+	h = calloc(1, sizeof(HostState));
+	function_new(h, 4);
+	h->pci_functions = calloc(1, sizeof(HostPciFunction));
+	h->n_pci_functions = 1;
+	h->pci_functions[0] = (HostPciFunction){ .address = strdup("0000:03:00.3"),
+						 .driver = strdup("vfio-pci"),
+						 .virtual_function = true,
+						 .physfn = strdup("0000:03:00.0") };
+	out = function_plan("match: {netdev: ens1f0np0}\nsriov: {vfs: 2}\n", h, NULL);
+	CHECK_STREQ(out, "pci/0000:03:00.0 sriov.vfs 4->2 | VF 0000:03:00.3 is bound to vfio-pci (a "
+			 "VM's?): the kernel would wait for it to be released before removing it; "
+			 "unbind it first\n");
+	free(out);
+	host_state_free(h);
+
 	h = calloc(1, sizeof(HostState));
 	function_new(h, 0);
 	out = function_plan("match: {netdev: ens1f0np0}\nsriov: {vfs: 17}\n", h, NULL);
@@ -169,6 +197,20 @@ TEST(vf_settings) {
 			    h, NULL);
 	CHECK_STREQ(out, "pci/0000:03:00.0 sriov.vf -->vf 0 spoof checking off | the driver does "
 			 "not report vf 0 spoof checking off for its VFs\n");
+	free(out);
+	host_state_free(h);
+}
+
+/* The kernel takes min and max rate at once: a max-rate below the VF's min-rate says so. */
+TEST(vf_rate_below_min) {
+	HostState *h = calloc(1, sizeof(HostState));
+	char *out;
+
+	function_new(h, 1);
+	out = function_plan("match: {netdev: ens1f0np0}\nsriov: {vf: [{index: 0, max-rate: 50}]}\n",
+			    h, NULL);
+	CHECK_STREQ(out, "pci/0000:03:00.0 sriov.vf vf 0 max_tx_rate 0Mbps->vf 0 max_tx_rate 50Mbps "
+			 "| max-rate 50 is below VF 0's min-rate 100: declare min-rate too\n");
 	free(out);
 	host_state_free(h);
 }
@@ -268,5 +310,6 @@ TEST(rdma_port_carries_them) {
 	host_state_free(h);
 }
 
-TESTS_MAIN(TEST_ENTRY(numvfs), TEST_ENTRY(vf_settings), TEST_ENTRY(eswitch),
+TESTS_MAIN(TEST_ENTRY(numvfs), TEST_ENTRY(vf_settings), TEST_ENTRY(vf_rate_below_min),
+	   TEST_ENTRY(eswitch),
 	   TEST_ENTRY(virtual_function), TEST_ENTRY(pci), TEST_ENTRY(rdma_port_carries_them))
