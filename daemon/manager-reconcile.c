@@ -78,7 +78,8 @@ static int dirty_resolve(const Manager *m, Dirty *d, char ***ret_devices) {
 		/* sriov.* and pci.* are planned on full passes. An event on a PF's netdev (a
 		 * driver reload re-creating it, a VF changed by hand, which the kernel announces
 		 * on the PF) is one; the VFs' own netdevs stay incremental. */
-		if (config_declares_any(m->config, KEYS_SRIOV) && host_netdev_has_vfs(m->root, nd)) {
+		if (config_declares_any(m->config, KEYS_SRIOV) &&
+		    host_netdev_has_vfs(m->root, nd)) {
 			d->all = true;
 			return 0;
 		}
@@ -87,7 +88,8 @@ static int dirty_resolve(const Manager *m, Dirty *d, char ***ret_devices) {
 		/* a function that appeared (hot-plug, a driver bound) whose ACS or Device
 		 * Control a profile may declare */
 		if (host_netdev_has_rdma(m->root, nd) ||
-		    (config_declares_any(m->config, KEYS_PCI) && host_netdev_has_device(m->root, nd))) {
+		    (config_declares_any(m->config, KEYS_PCI) &&
+		     host_netdev_has_device(m->root, nd))) {
 			/* A netdev of an RDMA device that no port was known on: renamed, or
 			 * new. Which ports it belongs to is not known here: look at everything. */
 			d->all = true;

@@ -145,11 +145,12 @@ static int apply_vf(Applier *a, const Action *x, ActionOutcome *ret) {
 		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
 	r = rtnl_vf_write(sk, x->ifindex, want);
 	if (r == -EOPNOTSUPP)
-		return outcome_set(ret, APPLY_UNSUPPORTED, r,
-				   "%s refuses %s (EOPNOTSUPP: its driver does not set that for a VF; "
-				   "in switchdev mode drivers refuse VF rates: shape on the "
-				   "representor)",
-				   strna(x->netdev), strna(x->desired));
+		return outcome_set(
+			ret, APPLY_UNSUPPORTED, r,
+			"%s refuses %s (EOPNOTSUPP: its driver does not set that for a VF; "
+			"in switchdev mode drivers refuse VF rates: shape on the "
+			"representor)",
+			strna(x->netdev), strna(x->desired));
 	if (r < 0)
 		return outcome_set(ret, APPLY_FAILED, r, "ip link set %s vf %u (%s): %s",
 				   strna(x->netdev), want->index, strna(x->desired), strerror(-r));
@@ -180,20 +181,21 @@ static int apply_max_read_request(Applier *a, const Action *x, ActionOutcome *re
 	if (r >= 0)
 		r = pci_max_read_request_set(applier_root(a), name, x->value.number);
 	if (r < 0)
-		return outcome_set(ret, APPLY_FAILED, r,
-				   "%s: Max_Read_Request_Size %u: %s", name, x->value.number,
-				   strerror(-r));
+		return outcome_set(ret, APPLY_FAILED, r, "%s: Max_Read_Request_Size %u: %s", name,
+				   x->value.number, strerror(-r));
 	r = pci_max_read_request_get(applier_root(a), name, &have);
 	if (r < 0)
-		return outcome_set(ret, APPLY_FAILED, r, "%s: Device Control cannot be read back: %s",
-				   name, strerror(-r));
+		return outcome_set(ret, APPLY_FAILED, r,
+				   "%s: Device Control cannot be read back: %s", name,
+				   strerror(-r));
 	/* Written, and the device keeps its own: not something a retry changes (qemu's
 	 * emulated functions never take it), and never converged. */
 	if (have != x->value.number)
-		return outcome_set(ret, APPLY_UNSUPPORTED, -EIO,
-				   "%s: written, but Max_Read_Request_Size reads back %u: the device "
-				   "does not take %u",
-				   name, have, x->value.number);
+		return outcome_set(
+			ret, APPLY_UNSUPPORTED, -EIO,
+			"%s: written, but Max_Read_Request_Size reads back %u: the device "
+			"does not take %u",
+			name, have, x->value.number);
 	return outcome_set(ret, APPLY_CHANGED, 0, NULL);
 }
 

@@ -43,8 +43,10 @@ static const char *netlink_reason(int error, const char *what, char *buf, size_t
 	if (error == -ENOTCONN)
 		snprintf(buf, size, "%s: read over netlink, not under a fixture root", what);
 	else if (error == -EMSGSIZE)
-		snprintf(buf, size, "%s: the kernel's list is shorter than its VF count (its 16-bit "
-			 "length wraps past about 300 VFs)", what);
+		snprintf(buf, size,
+			 "%s: the kernel's list is shorter than its VF count (its 16-bit "
+			 "length wraps past about 300 VFs)",
+			 what);
 	else if (error == -EOPNOTSUPP)
 		snprintf(buf, size, "%s: the driver does not support it (EOPNOTSUPP)", what);
 	else
@@ -72,7 +74,8 @@ static bool vf_held(const HostState *h, const HostFunction *f, char *why, size_t
 		if (vf->virtual_function && streq_ptr(vf->physfn, f->name) &&
 		    streq_ptr(vf->driver, "vfio-pci")) {
 			snprintf(why, size,
-				 "VF %s is bound to vfio-pci (a VM's?): the kernel would wait for it "
+				 "VF %s is bound to vfio-pci (a VM's?): the kernel would wait for "
+				 "it "
 				 "to be released before removing it; unbind it first",
 				 vf->address);
 			return true;
@@ -108,8 +111,10 @@ static int rule_numvfs(Plan *p, const PlanFunction *pf) {
 				    "no driver is bound to the PF: the kernel makes VFs through it",
 				    NULL);
 	if (have > 0 && want > 0) {
-		snprintf(des, sizeof(des), "0 (first: destroys the %u VFs, to make %u)", have, want);
-		r = function_add(p, pf, KEY_SRIOV_VFS, cur, des, NULL, &(ActionValue){ .number = 0 });
+		snprintf(des, sizeof(des), "0 (first: destroys the %u VFs, to make %u)", have,
+			 want);
+		r = function_add(p, pf, KEY_SRIOV_VFS, cur, des, NULL,
+				 &(ActionValue){ .number = 0 });
 		if (r < 0)
 			return r;
 		snprintf(des, sizeof(des), "%u", want);
@@ -130,9 +135,8 @@ static int rule_eswitch(Plan *p, const PlanFunction *pf) {
 				    NULL);
 	if (pf->f->eswitch == pf->settings->sriov_eswitch)
 		return 0;
-	return function_add(p, pf, KEY_SRIOV_ESWITCH, eswitch_mode_to_string(pf->f->eswitch),
-			    want, NULL,
-			    &(ActionValue){ .eswitch = pf->settings->sriov_eswitch });
+	return function_add(p, pf, KEY_SRIOV_ESWITCH, eswitch_mode_to_string(pf->f->eswitch), want,
+			    NULL, &(ActionValue){ .eswitch = pf->settings->sriov_eswitch });
 }
 
 static const SriovVf *vf_find(const HostFunction *f, uint32_t index) {
@@ -225,12 +229,13 @@ static int rule_vf(Plan *p, const PlanFunction *pf) {
 			return -ENOMEM;
 		have = vf_find(pf->f, want->index);
 		if (!pf->f->vfs_observed)
-			reason = netlink_reason(pf->f->vfs_error, "the VFs' settings (rtnetlink)", why,
-						sizeof(why));
+			reason = netlink_reason(pf->f->vfs_error, "the VFs' settings (rtnetlink)",
+						why, sizeof(why));
 		else if (vf_created(pf, want->index)) {
 			/* made by this plan's sriov.vfs, before its settings are written: a new
 			 * VF starts with the kernel's zeroes */
-			SriovVf fresh = { .index = want->index, .set = want->set,
+			SriovVf fresh = { .index = want->index,
+					  .set = want->set,
 					  .vlan_proto = 0x8100 };
 
 			w = vf_write(want, &fresh, want->set);

@@ -68,7 +68,7 @@ typedef struct ActionValue {
 	/* sriov.*, pci.*: number is sriov.vfs, pci.max-read-request (bytes) or the ACS Control
 	 * value to write; flag sriov.autoprobe; name the bridge (pci.upstream-acs) */
 	EswitchMode eswitch;
-	SriovVf vf; /* sriov.vf: one VF, its set the fields to write */
+	SriovVf vf;		  /* sriov.vf: one VF, its set the fields to write */
 	RailItem rail;		  /* netdev.rail-routing: one rule, route or sysctl */
 	char **counters;	  /* counters.optional: the whole set to enable, by name */
 	/* security.roce-allow-from: the chain as declared (the prefixes), or a removal */
@@ -83,7 +83,7 @@ typedef struct Action {
 	char *port_name; /* "mlx5_0/1"; NULL for host actions (modules, links, system) */
 	char *device;	 /* NULL for host actions */
 	uint32_t port;
-	char *netdev;  /* for netdev, address and ECN actions; sriov.vf: the PF's */
+	char *netdev; /* for netdev, address and ECN actions; sriov.vf: the PF's */
 	/* sriov.*, pci.*: the function, as devlink names it ("pci/0000:03:00.0",
 	 * "netdevsim/netdevsim1"); the subject of those that no RDMA port carries */
 	char *function;

@@ -282,25 +282,27 @@ static int format_value(FILE *f, const PortSettings *s, Key key) {
 static void vf_format_to(FILE *f, const SriovVf *vf, uint32_t mask) {
 	const char *sep = "";
 
-#define FIELD(bit, name, ...)                                           \
-	if (mask & VF_BIT(bit)) {                                 \
-		fputs(sep, f);                                    \
-		if (vf->set & VF_BIT(bit))                        \
-			fprintf(f, __VA_ARGS__);                  \
-		else                                              \
-			fputs(name " ?", f);                        \
-		sep = ", ";                                       \
+#define FIELD(bit, name, ...)                    \
+	if (mask & VF_BIT(bit)) {                \
+		fputs(sep, f);                   \
+		if (vf->set & VF_BIT(bit))       \
+			fprintf(f, __VA_ARGS__); \
+		else                             \
+			fputs(name " ?", f);     \
+		sep = ", ";                      \
 	}
 	fprintf(f, "vf %u ", vf->index);
-	FIELD(VF_MAC, "mac", "mac %02x:%02x:%02x:%02x:%02x:%02x", vf->mac[0], vf->mac[1], vf->mac[2],
-	      vf->mac[3], vf->mac[4], vf->mac[5]);
+	FIELD(VF_MAC, "mac", "mac %02x:%02x:%02x:%02x:%02x:%02x", vf->mac[0], vf->mac[1],
+	      vf->mac[2], vf->mac[3], vf->mac[4], vf->mac[5]);
 	FIELD(VF_VLAN, "vlan", "vlan %u", vf->vlan);
 	FIELD(VF_QOS, "qos", "qos %u", vf->qos);
 	FIELD(VF_VLAN_PROTO, "vlan protocol", "vlan protocol %s",
 	      vf->vlan_proto == 0x88a8 ? "802.1ad" : "802.1Q");
-	FIELD(VF_SPOOF_CHECK, "spoof checking", "spoof checking %s", vf->spoof_check ? "on" : "off");
+	FIELD(VF_SPOOF_CHECK, "spoof checking", "spoof checking %s",
+	      vf->spoof_check ? "on" : "off");
 	FIELD(VF_LINK_STATE, "link-state", "link-state %s",
-	      vf_link_state_to_string(vf->link_state) ? vf_link_state_to_string(vf->link_state) : "unknown");
+	      vf_link_state_to_string(vf->link_state) ? vf_link_state_to_string(vf->link_state)
+						      : "unknown");
 	FIELD(VF_TRUST, "trust", "trust %s", vf->trust ? "on" : "off");
 	FIELD(VF_MAX_RATE, "max_tx_rate", "max_tx_rate %uMbps", vf->max_rate);
 	FIELD(VF_MIN_RATE, "min_tx_rate", "min_tx_rate %uMbps", vf->min_rate);

@@ -410,13 +410,14 @@ static int check_acs_vfio(Preflight *p, const PreflightInput *in, const HostFunc
 			     port->port_type != PCI_EXP_TYPE_DOWNSTREAM) ||
 			    !strv_contains(above, port->address))
 				continue;
-			r = preflight_add(p, "hardware.acs-vfio", vf->address, PREFLIGHT_WARN,
-					  "keep ACS on this port (pci: {upstream-acs: keep}), or keep "
-					  "the VFs handed to VMs off the GPU's switch",
-					  "a VF bound to vfio-pci below port %s, whose ACS "
-					  "pci.upstream-acs: off clears for %s: it loses its IOMMU "
-					  "isolation from the functions around it",
-					  port->address, f->name);
+			r = preflight_add(
+				p, "hardware.acs-vfio", vf->address, PREFLIGHT_WARN,
+				"keep ACS on this port (pci: {upstream-acs: keep}), or keep "
+				"the VFs handed to VMs off the GPU's switch",
+				"a VF bound to vfio-pci below port %s, whose ACS "
+				"pci.upstream-acs: off clears for %s: it loses its IOMMU "
+				"isolation from the functions around it",
+				port->address, f->name);
 			if (r < 0)
 				return r;
 			break;

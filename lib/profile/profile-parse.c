@@ -239,7 +239,8 @@ DEFINE_CHOICE_PARSER(vf_link_state, VfLinkState, _VF_LINK_STATE_MAX)
 DEFINE_CHOICE_PARSER(vlan_protocol, VlanProtocol, _VLAN_PROTOCOL_MAX)
 
 int mapping_fields(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
-		   const char *const *fields, size_t n, const char *expected, yaml_node_t **values) {
+		   const char *const *fields, size_t n, const char *expected,
+		   yaml_node_t **values) {
 	for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
 	     p++) {
 		yaml_node_t *k = yaml_document_get_node(ctx->document, p->key);
@@ -251,8 +252,8 @@ int mapping_fields(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
 			if (streq(scalar(k), fields[i]))
 				break;
 		if (i == n)
-			return schema_error(ctx, k, "'%s': unknown key '%s', expected %s", row->path,
-					    scalar(k), expected);
+			return schema_error(ctx, k, "'%s': unknown key '%s', expected %s",
+					    row->path, scalar(k), expected);
 		if (values[i])
 			return schema_error(ctx, k, "'%s': duplicate key '%s'", row->path,
 					    scalar(k));

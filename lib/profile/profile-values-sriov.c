@@ -28,8 +28,7 @@ static bool hex_bytes_parse(const char *s, uint8_t *ret, size_t n) {
 	return true;
 }
 
-static int parse_vf_mac(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
-			SriovVf *vf) {
+static int parse_vf_mac(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, SriovVf *vf) {
 	const char *s = NULL;
 	int r;
 
@@ -37,13 +36,16 @@ static int parse_vf_mac(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *n
 	if (r < 0)
 		return r;
 	if (!hex_bytes_parse(s, vf->mac, 6))
-		return schema_error(ctx, node, "'%s': mac '%s' is not a MAC address like "
-				    "02:00:00:00:00:01", row->path, s);
+		return schema_error(ctx, node,
+				    "'%s': mac '%s' is not a MAC address like "
+				    "02:00:00:00:00:01",
+				    row->path, s);
 	/* the drivers refuse a group address for a VF (is_valid_ether_addr()) */
 	if (vf->mac[0] & 1)
-		return schema_error(ctx, node,
-				    "'%s': mac '%s' is a multicast address; a VF needs a unicast one",
-				    row->path, s);
+		return schema_error(
+			ctx, node,
+			"'%s': mac '%s' is a multicast address; a VF needs a unicast one",
+			row->path, s);
 	return 0;
 }
 
@@ -69,12 +71,12 @@ static int parse_vf_guid(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *
 
 /* The fields of an entry, in the order ip-link(8) names them. */
 static const char *const vf_fields[] = {
-	"index", "mac",		"vlan",	    "qos",	 "vlan-protocol", "trust",
-	"spoof-check", "link-state", "max-rate", "min-rate", "node-guid",	  "port-guid",
+	"index",       "mac",	     "vlan",	 "qos",	     "vlan-protocol", "trust",
+	"spoof-check", "link-state", "max-rate", "min-rate", "node-guid",     "port-guid",
 };
 
-static int parse_vf_field(SchemaContext *ctx, const SchemaKey *row, size_t field,
-			  yaml_node_t *node, SriovVf *vf) {
+static int parse_vf_field(SchemaContext *ctx, const SchemaKey *row, size_t field, yaml_node_t *node,
+			  SriovVf *vf) {
 	long long v = 0;
 	bool b = false;
 	int r = 0, e = 0;
@@ -244,10 +246,11 @@ int parse_max_read_request(SchemaContext *ctx, const SchemaKey *row, yaml_node_t
 	if (r < 0)
 		return r;
 	if (v & (v - 1))
-		return schema_error(ctx, node,
-				    "'%s': %lld is not a size PCIe can ask for: 128, 256, 512, 1024, "
-				    "2048 or 4096 bytes",
-				    row->path, v);
+		return schema_error(
+			ctx, node,
+			"'%s': %lld is not a size PCIe can ask for: 128, 256, 512, 1024, "
+			"2048 or 4096 bytes",
+			row->path, v);
 	*(unsigned *) dest = (unsigned) v;
 	return 0;
 }

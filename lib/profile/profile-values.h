@@ -56,8 +56,7 @@ DECLARE_CHOICE_PARSER(vlan_protocol);
 
 /* profile-values-sriov.c */
 int parse_sriov_vf(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
-int parse_max_read_request(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
-			   void *dest);
+int parse_max_read_request(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 int schema_check_sriov(SchemaContext *ctx);
 
 /* profile-values.c */

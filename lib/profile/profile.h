@@ -68,7 +68,7 @@ DECLARE_STRING_TABLE_LOOKUP(key, Key)
 #define KEYS_PORT (((UINT64_C(1) << _KEY_MAX) - 1) & ~KEYS_MATCH & ~KEYS_HOST)
 /* The keys that act on the function behind a matched netdev (its PCI function, or netdevsim's
  * bus device), whether or not it has an RDMA device (plan-function.c). */
-#define KEYS_SRIOV                                                                           \
+#define KEYS_SRIOV                                                                            \
 	(KEY_BIT(KEY_SRIOV_VFS) | KEY_BIT(KEY_SRIOV_AUTOPROBE) | KEY_BIT(KEY_SRIOV_ESWITCH) | \
 	 KEY_BIT(KEY_SRIOV_VF))
 #define KEYS_PCI      (KEY_BIT(KEY_PCI_MAX_READ_REQUEST) | KEY_BIT(KEY_PCI_UPSTREAM_ACS))
@@ -128,7 +128,7 @@ typedef struct SriovVf {
 	uint16_t vlan_proto; /* ETH_P_8021Q (0x8100) or ETH_P_8021AD (0x88a8), host order */
 	bool trust, spoof_check;
 	VfLinkState link_state;
-	uint32_t max_rate, min_rate; /* Mbit/s, 0: no limit */
+	uint32_t max_rate, min_rate;   /* Mbit/s, 0: no limit */
 	uint64_t node_guid, port_guid; /* host order; InfiniBand VFs */
 	unsigned line, column;	       /* where it was declared (profiles only) */
 } SriovVf;

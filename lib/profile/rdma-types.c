@@ -108,7 +108,7 @@ uint16_t vlan_protocol_to_ethertype(VlanProtocol p) {
 }
 
 VlanProtocol vlan_protocol_from_ethertype(uint16_t ethertype) {
-	return ethertype == 0x8100	 ? VLAN_PROTOCOL_8021Q
+	return ethertype == 0x8100   ? VLAN_PROTOCOL_8021Q
 	       : ethertype == 0x88a8 ? VLAN_PROTOCOL_8021AD
 				     : _VLAN_PROTOCOL_INVALID;
 }

@@ -62,7 +62,8 @@ TEST(sriov_files) {
 	char *root = tree_new(), state[600], buf[16];
 	ActionOutcome o = { 0 };
 	Applier *a = NULL;
-	Action x = { .key = KEY_SRIOV_VFS, .function = (char *) "pci/0000:03:00.0",
+	Action x = { .key = KEY_SRIOV_VFS,
+		     .function = (char *) "pci/0000:03:00.0",
 		     .desired = (char *) "4" };
 
 	put_file(root, PF "/sriov_numvfs", "0\n");
@@ -96,7 +97,8 @@ TEST(config_space) {
 	char *root = tree_new(), state[600];
 	ActionOutcome o = { 0 };
 	Applier *a = NULL;
-	Action x = { .key = KEY_PCI_MAX_READ_REQUEST, .function = (char *) "pci/0000:03:00.0",
+	Action x = { .key = KEY_PCI_MAX_READ_REQUEST,
+		     .function = (char *) "pci/0000:03:00.0",
 		     .desired = (char *) "4096" };
 
 	config_put(root, PF, false);
@@ -110,7 +112,8 @@ TEST(config_space) {
 	CHECK_INTEQ(config_u16(root, PF, 0x68), 0x5930);
 	CHECK_STREQ(apply_one(a, &x, &o), "unchanged");
 
-	x = (Action){ .key = KEY_PCI_UPSTREAM_ACS, .function = (char *) "pci/0000:03:00.0",
+	x = (Action){ .key = KEY_PCI_UPSTREAM_ACS,
+		      .function = (char *) "pci/0000:03:00.0",
 		      .desired = (char *) "0000:00:01.0 ACSCtl 0x0011" };
 	x.value.number = 0x11;
 	x.value.name = (char *) "0000:00:01.0";

@@ -136,9 +136,10 @@ TEST(numvfs) {
 						 .virtual_function = true,
 						 .physfn = strdup("0000:03:00.0") };
 	out = function_plan("match: {netdev: ens1f0np0}\nsriov: {vfs: 2}\n", h, NULL);
-	CHECK_STREQ(out, "pci/0000:03:00.0 sriov.vfs 4->2 | VF 0000:03:00.3 is bound to vfio-pci (a "
-			 "VM's?): the kernel would wait for it to be released before removing it; "
-			 "unbind it first\n");
+	CHECK_STREQ(out,
+		    "pci/0000:03:00.0 sriov.vfs 4->2 | VF 0000:03:00.3 is bound to vfio-pci (a "
+		    "VM's?): the kernel would wait for it to be released before removing it; "
+		    "unbind it first\n");
 	free(out);
 	host_state_free(h);
 
@@ -164,13 +165,14 @@ TEST(vf_settings) {
 			    "    - {index: 1, mac: 02:00:00:00:00:01}\n"
 			    "    - {index: 5, trust: true}\n",
 			    h, &p);
-	CHECK_STREQ(out,
-		    "pci/0000:03:00.0 sriov.vf vf 0 vlan 0, max_tx_rate 0Mbps->vf 0 vlan 100, "
-		    "max_tx_rate 1000Mbps\n"
-		    "pci/0000:03:00.0 sriov.vf vf 1 mac 00:00:00:00:00:00->vf 1 mac "
-		    "02:00:00:00:00:01\n"
-		    "pci/0000:03:00.0 sriov.vf -->vf 5 trust on | VF 5 does not exist (sriov_numvfs "
-		    "is 2)\n");
+	CHECK_STREQ(
+		out,
+		"pci/0000:03:00.0 sriov.vf vf 0 vlan 0, max_tx_rate 0Mbps->vf 0 vlan 100, "
+		"max_tx_rate 1000Mbps\n"
+		"pci/0000:03:00.0 sriov.vf vf 1 mac 00:00:00:00:00:00->vf 1 mac "
+		"02:00:00:00:00:01\n"
+		"pci/0000:03:00.0 sriov.vf -->vf 5 trust on | VF 5 does not exist (sriov_numvfs "
+		"is 2)\n");
 	if (p && p->n_actions == 3) {
 		const SriovVf *w = &p->actions[0].value.vf;
 
@@ -209,8 +211,9 @@ TEST(vf_rate_below_min) {
 	function_new(h, 1);
 	out = function_plan("match: {netdev: ens1f0np0}\nsriov: {vf: [{index: 0, max-rate: 50}]}\n",
 			    h, NULL);
-	CHECK_STREQ(out, "pci/0000:03:00.0 sriov.vf vf 0 max_tx_rate 0Mbps->vf 0 max_tx_rate 50Mbps "
-			 "| max-rate 50 is below VF 0's min-rate 100: declare min-rate too\n");
+	CHECK_STREQ(out,
+		    "pci/0000:03:00.0 sriov.vf vf 0 max_tx_rate 0Mbps->vf 0 max_tx_rate 50Mbps "
+		    "| max-rate 50 is below VF 0's min-rate 100: declare min-rate too\n");
 	free(out);
 	host_state_free(h);
 }
@@ -298,11 +301,13 @@ TEST(rdma_port_carries_them) {
 	h->devices = calloc(1, sizeof(HostDevice));
 	h->n_devices = 1;
 	d = &h->devices[0];
-	*d = (HostDevice){ .name = strdup("mlx5_0"), .driver = strdup("mlx5_core"),
+	*d = (HostDevice){ .name = strdup("mlx5_0"),
+			   .driver = strdup("mlx5_core"),
 			   .pci = strdup("0000:03:00.0") };
 	d->ports = calloc(1, sizeof(HostPort));
 	d->n_ports = 1;
-	d->ports[0] = (HostPort){ .port = 1, .link_layer = LINK_LAYER_ETHERNET,
+	d->ports[0] = (HostPort){ .port = 1,
+				  .link_layer = LINK_LAYER_ETHERNET,
 				  .netdev = strdup("ens1f0np0") };
 	out = function_plan("match: {device: mlx5_0}\nsriov: {vfs: 2}\n", h, NULL);
 	CHECK_STREQ(out, "mlx5_0/1 sriov.vfs 0->2\n");
@@ -311,5 +316,5 @@ TEST(rdma_port_carries_them) {
 }
 
 TESTS_MAIN(TEST_ENTRY(numvfs), TEST_ENTRY(vf_settings), TEST_ENTRY(vf_rate_below_min),
-	   TEST_ENTRY(eswitch),
-	   TEST_ENTRY(virtual_function), TEST_ENTRY(pci), TEST_ENTRY(rdma_port_carries_them))
+	   TEST_ENTRY(eswitch), TEST_ENTRY(virtual_function), TEST_ENTRY(pci),
+	   TEST_ENTRY(rdma_port_carries_them))

@@ -138,10 +138,11 @@ static const struct {
 	  "scalar" },
 	{ "gids:\n  publish: {roce: v3}\n",
 	  "t.yaml:2:19: error: 'gids.publish.roce': expects v1 or v2, got 'v3'" },
-	{ "gids:\n  publish: {family: ipv5}\n",
-	  "t.yaml:2:21: error: 'gids.publish.family': expects ipv4, ipv6 or link-local, got 'ipv5'" },
+	{ "gids:\n  publish: {family: ipv5}\n", "t.yaml:2:21: error: 'gids.publish.family': "
+						"expects ipv4, ipv6 or link-local, got 'ipv5'" },
 	{ "gids:\n  publish: {subnet: 192.0.2.1/24}\n",
-	  "t.yaml:2:21: error: 'gids.publish.subnet': '192.0.2.1/24' has host bits set: a subnet is "
+	  "t.yaml:2:21: error: 'gids.publish.subnet': '192.0.2.1/24' has host bits set: a subnet "
+	  "is "
 	  "its network address and length" },
 	{ "gids:\n  publish: {subnet: 192.0.2.0}\n",
 	  "t.yaml:2:21: error: 'gids.publish.subnet': '192.0.2.0' is not an IPv4 or IPv6 prefix "
@@ -234,7 +235,8 @@ static const struct {
 	  "t.yaml:2:12: error: 'links': '' is not a valid RDMA device name (1-63 printable "
 	  "characters, no space, '/' or '%', not . or ..)" },
 	{ "links:\n  - {name: \"rxe\\t0\", type: rxe, netdev: eth0}\n",
-	  "t.yaml:2:12: error: 'links': 'rxe\\x090' is not a valid RDMA device name (1-63 printable "
+	  "t.yaml:2:12: error: 'links': 'rxe\\x090' is not a valid RDMA device name (1-63 "
+	  "printable "
 	  "characters, no space, '/' or '%', not . or ..)" },
 	{ "links:\n  - {name: rxe0, type: rxe, netdev: \"a:b\"}\n",
 	  "t.yaml:2:37: error: 'links': 'a:b' is not a valid netdev name (1-15 printable "
