@@ -80,7 +80,7 @@ int pci_devctl_with_max_read_request(uint16_t devctl, unsigned bytes, uint16_t *
  * the capability's 8 bytes would not fit in 4096. */
 int pci_config_acs(const uint8_t *buf, size_t len, uint16_t *ret_cap, uint16_t *ret_ctrl);
 /* ACS Control ctrl with PCI_CONFIG_ACS_P2P_BITS cleared, but only those the ACS Capability cap
- * says the port implements. The control bit of a feature not implemented is hardwired to 0 by
+ * says the port implements. The control bit of a feature the port lacks is hardwired to 0 by
  * the spec; should a port read 1 there all the same, a write could not clear it, and a value
  * computed with it cleared would never read back (never converge): it is written back as
  * read, as reserved bits are. Every other bit is kept. */

@@ -310,7 +310,7 @@ TEST(acs_p2p_off) {
 		{ 0x005f, 0x005f, 0x0053 }, /* all on: RR CR go, SV TB UF DT stay */
 		{ 0x007f, 0x007f, 0x0053 }, /* with EC: EC goes too */
 		{ 0x005f, 0x0000, 0x0000 }, /* already off */
-		{ 0x0017, 0x001f, 0x001b }, /* CR not implemented: a CR read as 1 stays */
+		{ 0x0017, 0x001f, 0x001b }, /* a port without CR: a CR read as 1 stays */
 		{ 0x0000, 0x000c, 0x000c }, /* nothing implemented: nothing to change */
 		{ 0x00ff, 0x1f2c, 0x1f00 }, /* enhanced controls (bits 7..12) stay */
 	};
