@@ -10,6 +10,7 @@
 #include "pci-config.h"
 #include "plan-internal.h"
 #include "settings-format.h"
+#include "strmap.h"
 #include "strv.h"
 
 /* One function and what its profiles declare. */
@@ -377,13 +378,63 @@ static int rule_upstream_acs(Plan *p, const PlanFunction *pf) {
 	return 0;
 }
 
+/* The RDMA ports by their netdev and their device's PCI address ("" for none): built once per
+ * plan, so that finding a function's port is one lookup, not a scan of every port (a host with
+ * 4,096 VF ports and sriov.* declared would scan them 4,096 times). Value: device << 8 | port
+ * index (a device has at most 255 ports). */
+static int port_key(const char *netdev, const char *pci, char buf[static 64]) {
+	int n = snprintf(buf, 64, "%s%c%s", netdev, 0, pci ? pci : "");
+
+	return n > 0 && n < 64 ? n : -ENAMETOOLONG;
+}
+
+static int port_index_build(const HostState *h, StrMap *ret) {
+	for (size_t i = 0; i < h->n_devices; i++)
+		for (size_t k = 0; k < h->devices[i].n_ports && k < 256; k++) {
+			const HostPort *port = &h->devices[i].ports[k];
+			char key[64];
+			int n, r;
+
+			if (!port->netdev || (n = port_key(port->netdev, h->devices[i].pci, key)) < 0)
+				continue;
+			r = strmap_add(ret, key, (size_t) n, i << 8 | k, NULL);
+			if (r < 0 && r != -EEXIST)
+				return r;
+		}
+	return 0;
+}
+
+/* The port on netdev nd of a device at pci: through the index, or (none) by a scan. */
+static const HostPort *port_find(const HostState *h, const StrMap *index, const char *nd,
+				 const char *pci, const HostDevice **ret_device) {
+	char key[64];
+	size_t v;
+	int n;
+
+	if (index) {
+		n = port_key(nd, pci, key);
+		if (n < 0 || !strmap_get(index, key, (size_t) n, &v))
+			return NULL;
+		*ret_device = &h->devices[v >> 8];
+		return &h->devices[v >> 8].ports[v & 0xff];
+	}
+	for (size_t i = 0; i < h->n_devices; i++)
+		for (size_t k = 0; k < h->devices[i].n_ports; k++)
+			if (streq_ptr(h->devices[i].ports[k].netdev, nd) &&
+			    streq_ptr(h->devices[i].pci, pci)) {
+				*ret_device = &h->devices[i];
+				return &h->devices[i].ports[k];
+			}
+	return NULL;
+}
+
 /* The settings of the first of the function's netdevs a profile with function keys matches:
  * with the facts of the RDMA port on it, where one is, so that match.device works too. */
-static int function_settings(const Config *c, const HostState *h, const HostFunction *f,
-			     PortSettings *ret, PlanPort *ret_port) {
+static int function_settings(const Config *c, const HostState *h, const StrMap *index,
+			     const HostFunction *f, PortSettings *ret, PlanPort *ret_port) {
 	STRV_FOREACH (nd, f->netdevs) {
 		const HostDevice *dev = NULL;
-		const HostPort *port = NULL;
+		const HostPort *port;
 		PortFacts facts = {
 			.driver = f->driver,
 			.netdev = *nd,
@@ -392,13 +443,7 @@ static int function_settings(const Config *c, const HostState *h, const HostFunc
 		PortSettings s;
 		int r;
 
-		for (size_t i = 0; !port && i < h->n_devices; i++)
-			for (size_t k = 0; !port && k < h->devices[i].n_ports; k++)
-				if (streq_ptr(h->devices[i].ports[k].netdev, *nd) &&
-				    streq_ptr(h->devices[i].pci, facts.pci)) {
-					dev = &h->devices[i];
-					port = &dev->ports[k];
-				}
+		port = port_find(h, index, *nd, facts.pci, &dev);
 		if (port)
 			host_port_facts(dev, port, &facts);
 		r = config_settings_for_port(c, &facts, &s, NULL);
@@ -409,18 +454,26 @@ static int function_settings(const Config *c, const HostState *h, const HostFunc
 			continue;
 		}
 		*ret = s;
-		*ret_port = (PlanPort){ .config = c, .host = h, .device = dev, .port = port };
-		if (port) {
-			ret_port->netdev = host_netdev_find(h, *nd);
-			snprintf(ret_port->name, sizeof(ret_port->name), "%s/%u", dev->name,
-				 port->port);
+		if (ret_port) {
+			*ret_port = (PlanPort){ .config = c, .host = h, .device = dev, .port = port };
+			if (port) {
+				ret_port->netdev = host_netdev_find(h, *nd);
+				snprintf(ret_port->name, sizeof(ret_port->name), "%s/%u", dev->name,
+					 port->port);
+			}
 		}
 		return 1;
 	}
 	return 0;
 }
 
-static int plan_function(Plan *p, const Config *c, const HostState *h, const HostFunction *f) {
+int plan_function_settings(const Config *c, const HostState *h, const HostFunction *f,
+			   PortSettings *ret) {
+	return function_settings(c, h, NULL, f, ret, NULL);
+}
+
+static int plan_function(Plan *p, const Config *c, const HostState *h, const StrMap *index,
+			 const HostFunction *f) {
 	PortSettings s;
 	PlanPort l;
 	PlanFunction pf = { .host = h, .f = f };
@@ -428,7 +481,7 @@ static int plan_function(Plan *p, const Config *c, const HostState *h, const Hos
 			       KEY_BIT(KEY_SRIOV_ESWITCH) | KEY_BIT(KEY_SRIOV_VF);
 	int r;
 
-	r = function_settings(c, h, f, &s, &l);
+	r = function_settings(c, h, index, f, &s, &l);
 	if (r <= 0)
 		return r;
 	l.settings = &s;
@@ -471,11 +524,13 @@ static int plan_function(Plan *p, const Config *c, const HostState *h, const Hos
 }
 
 int plan_functions(Plan *p, const Config *c, const HostState *h) {
-	for (size_t i = 0; i < h->n_functions; i++) {
-		int r = plan_function(p, c, h, &h->functions[i]);
+	_cleanup_(strmap_done) StrMap index = { 0 };
+	int r;
 
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	if (h->n_functions == 0)
+		return 0;
+	r = port_index_build(h, &index);
+	for (size_t i = 0; r >= 0 && i < h->n_functions; i++)
+		r = plan_function(p, c, h, &index, &h->functions[i]);
+	return r < 0 ? r : 0;
 }

@@ -48,6 +48,12 @@ typedef struct DcbDesired {
 void node_description_expand(const char *format, const char *hostname, const char *device,
 			     char buf[static NODE_DESC_MAX + 1]);
 
+/* What the profiles declare for function f (sriov.*, pci.*; plan-function.c): the merged
+ * settings of the first of its netdevs that a profile with function keys matches, with the
+ * facts of the RDMA port on it. 1 and *ret filled (port_settings_done()), 0 if none. */
+int plan_function_settings(const Config *c, const HostState *h, const HostFunction *f,
+			   PortSettings *ret);
+
 /* The fields of want (its set) whose value have does not show: what a sriov.vf action writes,
  * and what its read-back must find. */
 uint32_t sriov_vf_diff(const SriovVf *want, const SriovVf *have) _pure_;

@@ -15,6 +15,7 @@
 
 #include "fileio.h"
 #include "pci-config.h"
+#include "plan.h"
 #include "preflight.h"
 #include "strv.h"
 
@@ -360,25 +361,16 @@ static int check_firmware(Preflight *p, const PreflightInput *in, int devicesfd)
 	return r;
 }
 
-/* Whether a profile declares pci.upstream-acs: off for the function (through any netdev). */
+/* Whether the profiles declare pci.upstream-acs: off for the function, as the planner sees it. */
 static bool acs_off_declared(const PreflightInput *in, const HostFunction *f) {
-	STRV_FOREACH (nd, f->netdevs) {
-		PortFacts facts = {
-			.driver = f->driver,
-			.netdev = *nd,
-			.pci = streq(f->bus, "pci") ? f->name : NULL,
-		};
-		PortSettings s;
-		bool off;
+	PortSettings s;
+	bool off;
 
-		if (config_settings_for_port(in->config, &facts, &s, NULL) <= 0)
-			continue;
-		off = (s.set & KEY_BIT(KEY_PCI_UPSTREAM_ACS)) && s.pci_upstream_acs == PCI_ACS_OFF;
-		port_settings_done(&s);
-		if (off)
-			return true;
-	}
-	return false;
+	if (plan_function_settings(in->config, in->host, f, &s) <= 0)
+		return false;
+	off = (s.set & KEY_BIT(KEY_PCI_UPSTREAM_ACS)) && s.pci_upstream_acs == PCI_ACS_OFF;
+	port_settings_done(&s);
+	return off;
 }
 
 /* pci.upstream-acs: off lets peer-to-peer traffic below a port bypass the IOMMU, so the kernel
