@@ -195,8 +195,18 @@ diag "$(tail -n 40 "$VM_LOGDIR/events.log")"
 rss_end=$(rss_kb) fds_end=$(idle_fds)
 growth=$(awk -v a="$rss_warm" -v b="$rss_max" 'BEGIN { printf "%.1f", (b - a) * 100 / a }')
 diag "RSS after ${WARMUP} s warm-up $rss_warm kB, highest after $rss_max kB, at the end $rss_end kB ($growth%)"
-check "RSS flat after warm-up: highest $rss_max kB vs $rss_warm kB ($growth%, less than 5%)" \
-	awk -v a="$rss_warm" -v b="$rss_max" 'BEGIN { exit !(b * 100 < a * 105) }'
+# Under AddressSanitizer, RSS is mostly its shadow and its allocator's regions, which grow as a
+# size class is first used and never shrink (5.5% in 60 s, where the plain build grew 0.2%): the
+# plain build, in the same CI, judges RSS; the sanitizer build judges leaks by LeakSanitizer's
+# report when rdmad exits, below.
+if grep -q libasan "/proc/$RDMAD/maps"; then
+	sanitized=1
+	diag "a sanitizer build: its RSS is not judged (see above); LeakSanitizer judges leaks at exit"
+else
+	sanitized=0
+	check "RSS flat after warm-up: highest $rss_max kB vs $rss_warm kB ($growth%, less than 5%)" \
+		awk -v a="$rss_warm" -v b="$rss_max" 'BEGIN { exit !(b * 100 < a * 105) }'
+fi
 is "no fd growth: $fds_end open at the end, $fds_warm after warm-up" "$fds_end" "$fds_warm"
 
 # Warnings and errors (<4>..<0>): only what the injected events explain. rxe1 deleted under
@@ -211,5 +221,12 @@ check "no contested setting (the storm is events, not a fight)" \
 	sh -c "! grep -q 'holding off' '$LOG'"
 
 kill "$RDMAD"
-wait "$RDMAD" 2> /dev/null
+rc=0
+wait "$RDMAD" 2> /dev/null || rc=$?
+if [ "$sanitized" = 1 ]; then
+	is "rdmad exits 0 on SIGTERM, LeakSanitizer finding no leak" "$rc" 0 ||
+		diag "$(grep -A 20 'LeakSanitizer' "$LOG" | head -n 40)"
+else
+	is "rdmad exits 0 on SIGTERM" "$rc" 0
+fi
 done_testing

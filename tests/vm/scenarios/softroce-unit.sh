@@ -105,7 +105,12 @@ check "rping -c rxe1 (192.0.2.2) -> rxe0 (192.0.2.1): 20 pings" \
 	-p 18600 -C 20 -v
 rc=0
 wait "$srv" || rc=$?
-is "... rping's server side exits 0" "$rc" 0
+# rping's server can exit 255 after a complete exchange: its CM thread reads the event channel
+# after the main thread destroyed it ("rdma_get_cm_event: Bad file descriptor" after DISCONNECT,
+# rdma-core 44). Its exit status says nothing about the traffic; the pings it served do.
+is "... rping's server side served 20 pings" \
+	"$(grep -c '^server ping data' "$VM_LOGDIR/rping-server.log")" 20
+[ "$rc" = 0 ] || diag "rping's server exited $rc: $(grep -v 'ping data' "$VM_LOGDIR/rping-server.log" | tr '\n' ' ')"
 check "... 20 pings answered" sh -c "[ \$(grep -c 'ping data' $VM_LOGDIR/rping-client.log) -eq 20 ]"
 timeout 60 ib_write_bw -F -d rxe0 -R -n 200 -p 18601 > "$VM_LOGDIR/bw-server.log" 2>&1 &
 srv=$!
