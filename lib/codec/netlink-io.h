@@ -28,6 +28,8 @@ typedef int (*netlink_reply_t)(const struct nlmsghdr *nlh, void *userdata);
  * answers to it: every reply goes to fn (if any), up to the NLMSG_ERROR of a request with
  * NLM_F_ACK, the NLMSG_DONE of a dump, or the one reply of a request with neither. Answers to
  * other sequence numbers, and messages from anyone but the kernel, are skipped; nothing of this
- * exchange is left on the socket. Returns 0, the kernel's error from the ACK (or after a failed
+ * exchange is left on the socket. libnl's own requests (rtnl_link_get_kernel(), rtnl_addr_add())
+ * check their answers' sequence numbers against a count of libnl's that this does not advance:
+ * after a netlink_transact(), send them on another socket. Returns 0, the kernel's error from the ACK (or after a failed
  * dump's NLMSG_DONE), fn's first error, -ETIMEDOUT, -EIO, -EBADMSG or -ENOMEM. */
 int netlink_transact(struct nl_sock *sk, struct nl_msg *m, netlink_reply_t fn, void *userdata);
