@@ -1,24 +1,39 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <netlink/netlink.h>
-#include <netlink/route/addr.h>
 #include <netlink/route/link.h>
 #include <sys/socket.h>
 
 #include "host.h"
 #include "netlink-io.h"
+#include "rtnl-addr-talk.h"
 #include "rdmanl-talk.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_sock *, nl_socket_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_cache *, nl_cache_free)
 
 /* Addresses are matched to netdevs by name, not by the ifindex sysfs gave: under a fixture root
- * the netdevs are stand-in interfaces in a private namespace, with their own ifindexes. */
-/* The netdev whose live ifindex is ifindex. */
-static HostNetdev *netdev_by_ifindex(HostState *h, const int *live, int ifindex) {
-	for (size_t i = 0; i < h->n_netdevs; i++)
-		if (live[i] == ifindex)
-			return &h->netdevs[i];
-	return NULL;
+ * the netdevs are stand-in interfaces in a private namespace, with their own ifindexes. The
+ * live ifindexes, sorted, find a dumped address's netdev without a scan of every netdev. */
+typedef struct IfindexSlot {
+	int ifindex;
+	size_t netdev;
+} IfindexSlot;
+
+static int slot_compare(const void *a, const void *b) {
+	const IfindexSlot *x = a, *y = b;
+
+	return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
+}
+
+static int netdev_address_add(HostNetdev *n, const Address *a) {
+	Address *p;
+
+	p = realloc(n->addresses, sizeof(Address) * (n->n_addresses + 1));
+	if (!p)
+		return -ENOMEM;
+	n->addresses = p;
+	n->addresses[n->n_addresses++] = *a;
+	return 0;
 }
 
 /* The link's live state (MTU, up) and ifindex: under a fixture root, sysfs is a static copy and
@@ -79,8 +94,10 @@ static int links_observe(struct nl_sock *sk, HostState *h, int *live) {
 
 int host_addresses_observe(HostState *h) {
 	_cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
-	_cleanup_(nl_cache_freep) struct nl_cache *addrs = NULL;
+	_cleanup_free_ NetdevAddress *all = NULL;
+	_cleanup_free_ IfindexSlot *slots = NULL;
 	_cleanup_free_ int *live = NULL;
+	size_t n_all = 0, n_slots = 0;
 	int r;
 
 	if (h->n_netdevs == 0)
@@ -94,32 +111,46 @@ int host_addresses_observe(HostState *h) {
 	r = links_observe(sk, h, live);
 	if (r < 0)
 		return r;
-	r = rtnl_addr_alloc_cache(sk, &addrs);
+	if (h->partial) {
+		/* A few netdevs: each one's own addresses. */
+		for (size_t i = 0; i < h->n_netdevs; i++) {
+			_cleanup_free_ NetdevAddress *list = NULL;
+			size_t n = 0;
+
+			if (live[i] <= 0)
+				continue;
+			r = rtnl_addr_list(sk, live[i], &list, &n);
+			if (r < 0)
+				return r == -ENOMEM ? r : -EIO;
+			for (size_t k = 0; k < n; k++) {
+				r = netdev_address_add(&h->netdevs[i], &list[k].address);
+				if (r < 0)
+					return r;
+			}
+		}
+		return 0;
+	}
+
+	/* Every netdev: one dump of the namespace's addresses. */
+	slots = calloc(h->n_netdevs, sizeof(IfindexSlot));
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->n_netdevs; i++)
+		if (live[i] > 0)
+			slots[n_slots++] = (IfindexSlot){ .ifindex = live[i], .netdev = i };
+	qsort(slots, n_slots, sizeof(IfindexSlot), slot_compare);
+	r = rtnl_addr_list(sk, 0, &all, &n_all);
 	if (r < 0)
-		return -EIO;
+		return r == -ENOMEM ? r : -EIO;
+	for (size_t k = 0; k < n_all; k++) {
+		IfindexSlot key = { .ifindex = all[k].ifindex }, *slot;
 
-	for (struct nl_object *o = nl_cache_get_first(addrs); o; o = nl_cache_get_next(o)) {
-		struct rtnl_addr *a = (struct rtnl_addr *) o;
-		struct nl_addr *local = rtnl_addr_get_local(a);
-		HostNetdev *n;
-		Address *p;
-
-		if (!local ||
-		    nl_addr_get_len(local) != (nl_addr_get_family(local) == AF_INET ? 4 : 16))
+		slot = bsearch(&key, slots, n_slots, sizeof(IfindexSlot), slot_compare);
+		if (!slot)
 			continue;
-		n = netdev_by_ifindex(h, live, rtnl_addr_get_ifindex(a));
-		if (!n)
-			continue;
-		p = realloc(n->addresses, sizeof(Address) * (n->n_addresses + 1));
-		if (!p)
-			return -ENOMEM;
-		n->addresses = p;
-		p = &n->addresses[n->n_addresses++];
-		*p = (Address){
-			.family = nl_addr_get_family(local),
-			.prefixlen = (uint8_t) rtnl_addr_get_prefixlen(a),
-		};
-		memcpy(p->addr, nl_addr_get_binary_addr(local), nl_addr_get_len(local));
+		r = netdev_address_add(&h->netdevs[slot->netdev], &all[k].address);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
