@@ -404,28 +404,18 @@ static int port_index_build(const HostState *h, StrMap *ret) {
 	return 0;
 }
 
-/* The port on netdev nd of a device at pci: through the index, or (none) by a scan. */
+/* The port on netdev nd of a device at pci, through the index. */
 static const HostPort *port_find(const HostState *h, const StrMap *index, const char *nd,
 				 const char *pci, const HostDevice **ret_device) {
 	char key[64];
 	size_t v;
 	int n;
 
-	if (index) {
-		n = port_key(nd, pci, key);
-		if (n < 0 || !strmap_get(index, key, (size_t) n, &v))
-			return NULL;
-		*ret_device = &h->devices[v >> 8];
-		return &h->devices[v >> 8].ports[v & 0xff];
-	}
-	for (size_t i = 0; i < h->n_devices; i++)
-		for (size_t k = 0; k < h->devices[i].n_ports; k++)
-			if (streq_ptr(h->devices[i].ports[k].netdev, nd) &&
-			    streq_ptr(h->devices[i].pci, pci)) {
-				*ret_device = &h->devices[i];
-				return &h->devices[i].ports[k];
-			}
-	return NULL;
+	n = port_key(nd, pci, key);
+	if (n < 0 || !strmap_get(index, key, (size_t) n, &v))
+		return NULL;
+	*ret_device = &h->devices[v >> 8];
+	return &h->devices[v >> 8].ports[v & 0xff];
 }
 
 /* The settings of the first of the function's netdevs a profile with function keys matches:
@@ -469,7 +459,11 @@ static int function_settings(const Config *c, const HostState *h, const StrMap *
 
 int plan_function_settings(const Config *c, const HostState *h, const HostFunction *f,
 			   PortSettings *ret) {
-	return function_settings(c, h, NULL, f, ret, NULL);
+	_cleanup_(strmap_done) StrMap index = { 0 };
+	int r;
+
+	r = port_index_build(h, &index);
+	return r < 0 ? r : function_settings(c, h, &index, f, ret, NULL);
 }
 
 static int plan_function(Plan *p, const Config *c, const HostState *h, const StrMap *index,
