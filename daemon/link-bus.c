@@ -8,6 +8,7 @@
 #include "counters.h"
 #include "gid.h"
 #include "link-bus.h"
+#include "log.h"
 #include "bus-util.h"
 #include "strv.h"
 
@@ -219,11 +220,37 @@ int link_bus_register(Manager *m, sd_bus *bus) {
 	return r;
 }
 
-static const PortStatus *status_by_name(const PortStatus *l, size_t n, const char *name) {
+static int status_name_compare(const void *a, const void *b) {
+	const PortStatus *x = *(const PortStatus *const *) a, *y = *(const PortStatus *const *) b;
+
+	return strcmp(x->name, y->name);
+}
+
+/* The named entries of l (carried-out ones have none), sorted by name: one lookup per link
+ * instead of a scan of the other table, on hosts with thousands of links. */
+static const PortStatus **status_index(const PortStatus *l, size_t n, size_t *ret_n) {
+	const PortStatus **idx = calloc(n + 1, sizeof(*idx));
+	size_t k = 0;
+
+	if (!idx)
+		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if (l[i].name && streq(l[i].name, name))
-			return &l[i];
-	return NULL;
+		if (l[i].name)
+			idx[k++] = &l[i];
+	if (k > 1)
+		qsort(idx, k, sizeof(*idx), status_name_compare);
+	*ret_n = k;
+	return idx;
+}
+
+static const PortStatus *status_by_name(const PortStatus **idx, size_t n, const char *name) {
+	PortStatus key = { .name = (char *) name };
+	const PortStatus *k = &key, **found;
+
+	if (n == 0)
+		return NULL;
+	found = bsearch(&k, idx, n, sizeof(*idx), status_name_compare);
+	return found ? *found : NULL;
 }
 
 /* What became of a link since the last reconcile: new, gone, or some properties changed. */
@@ -259,13 +286,22 @@ static void link_emit(Manager *m, const char *name, LinkEvent event, unsigned ch
 }
 
 void link_bus_ports_changed(Manager *m, const PortStatus *old, size_t n_old, size_t n_carried) {
+	_cleanup_free_ const PortStatus **old_idx = NULL, **now_idx = NULL;
+	size_t n_old_idx = 0, n_now_idx = 0;
+
 	if (!bus_is_ready(m->bus))
 		return;
+	old_idx = status_index(old, n_old, &n_old_idx);
+	now_idx = status_index(m->ports, m->n_ports, &n_now_idx);
+	if (!old_idx || !now_idx) {
+		log_error("Out of memory announcing the links' changes");
+		return;
+	}
 	for (size_t i = n_carried; i < m->n_ports; i++) {
 		const PortStatus *s = &m->ports[i], *o;
 		unsigned changes;
 
-		o = status_by_name(old, n_old, s->name);
+		o = status_by_name(old_idx, n_old_idx, s->name);
 		if (!o) {
 			link_emit(m, s->name, LINK_EVENT_ADDED, 0);
 			continue;
@@ -275,6 +311,6 @@ void link_bus_ports_changed(Manager *m, const PortStatus *old, size_t n_old, siz
 			link_emit(m, s->name, LINK_EVENT_CHANGED, changes);
 	}
 	for (size_t i = 0; i < n_old; i++)
-		if (old[i].name && !status_by_name(m->ports, m->n_ports, old[i].name))
+		if (old[i].name && !status_by_name(now_idx, n_now_idx, old[i].name))
 			link_emit(m, old[i].name, LINK_EVENT_REMOVED, 0);
 }

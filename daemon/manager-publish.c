@@ -47,15 +47,39 @@ void published_free(Published *l, size_t n) {
 	free(l);
 }
 
-static const Published *published_find(const Published *l, size_t n, const char *link) {
+static int published_compare(const void *a, const void *b) {
+	const Published *x = *(const Published *const *) a, *y = *(const Published *const *) b;
+
+	return strcmp(x->link, y->link);
+}
+
+/* l's entries sorted by link name, for lookups in a loop over thousands of links; l keeps its
+ * order (the ports', which nccl.conf lists). */
+static const Published **published_index(const Published *l, size_t n) {
+	const Published **idx = calloc(n + 1, sizeof(*idx));
+
+	if (!idx)
+		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if (streq(l[i].link, link))
-			return &l[i];
-	return NULL;
+		idx[i] = &l[i];
+	if (n > 1)
+		qsort(idx, n, sizeof(*idx), published_compare);
+	return idx;
+}
+
+static const Published *published_find(const Published **idx, size_t n, const char *link) {
+	Published key = { .link = (char *) link };
+	const Published *k = &key, **found;
+
+	if (n == 0)
+		return NULL;
+	found = bsearch(&k, idx, n, sizeof(*idx), published_compare);
+	return found ? *found : NULL;
 }
 
 /* The env file of one port; *ret_published is set when the port publishes a GID. */
-static int port_publish(Manager *m, const PortStatus *s, char ***names, Published *ret) {
+static int port_publish(Manager *m, const PortStatus *s, char **names, size_t *n_names,
+			Published *ret) {
 	_cleanup_free_ char *name = NULL, *text = NULL;
 	LogFields f = { .device = s->device, .port = s->port, .netdev = s->netdev };
 	const Gid *g;
@@ -75,9 +99,10 @@ static int port_publish(Manager *m, const PortStatus *s, char ***names, Publishe
 	r = env_file_name(&l, &name);
 	if (r >= 0)
 		r = env_file_format(&l, &text);
-	if (r >= 0)
-		r = strv_extend(names, name);
 	if (r < 0 || !ret->link)
+		return -ENOMEM;
+	names[(*n_names)++] = strdup(name);
+	if (!names[*n_names - 1])
 		return -ENOMEM;
 	r = env_file_write(m->env_dir, name, text);
 	if (r < 0)
@@ -221,8 +246,9 @@ static void nccl_conf_publish(Manager *m, const Published *l, size_t n) {
 
 void manager_publish(Manager *m) {
 	_cleanup_strv_free_ char **names = NULL;
+	_cleanup_free_ const Published **now_idx = NULL, **old_idx = NULL;
 	Published *now = NULL;
-	size_t n_now = 0;
+	size_t n_now = 0, n_names = 0;
 	int r;
 
 	r = env_dir_make(m->env_dir);
@@ -231,12 +257,14 @@ void manager_publish(Manager *m) {
 		return;
 	}
 	now = calloc(m->n_ports ? m->n_ports : 1, sizeof(*now));
-	if (!now) {
+	names = calloc(m->n_ports + 1, sizeof(char *));
+	if (!now || !names) {
+		free(now);
 		log_error("Out of memory publishing the environment files");
 		return;
 	}
 	for (size_t i = 0; i < m->n_ports; i++) {
-		r = port_publish(m, &m->ports[i], &names, &now[n_now]);
+		r = port_publish(m, &m->ports[i], names, &n_names, &now[n_now]);
 		if (r > 0)
 			n_now++;
 		if (r < 0) {
@@ -253,14 +281,21 @@ void manager_publish(Manager *m) {
 		log_info("Removed %d environment file(s) of links gone or no longer managed", r);
 	nccl_conf_publish(m, now, n_now);
 
+	now_idx = published_index(now, n_now);
+	old_idx = published_index(m->published, m->n_published);
+	if (!now_idx || !old_idx) {
+		log_error("Out of memory announcing the published GIDs");
+		published_free(now, n_now);
+		return;
+	}
 	for (size_t i = 0; i < n_now; i++) {
-		const Published *old = published_find(m->published, m->n_published, now[i].link);
+		const Published *old = published_find(old_idx, m->n_published, now[i].link);
 
 		if (!old || old->index != now[i].index)
 			change_announce(m, now[i].link, old, &now[i]);
 	}
 	for (size_t i = 0; i < m->n_published; i++)
-		if (!published_find(now, n_now, m->published[i].link))
+		if (!published_find(now_idx, n_now, m->published[i].link))
 			change_announce(m, m->published[i].link, &m->published[i], NULL);
 	published_free(m->published, m->n_published);
 	m->published = now;

@@ -86,7 +86,7 @@ bool strv_equal(char *const *a, char *const *b) {
 	}
 }
 
-static int str_compare(const void *a, const void *b) {
+int str_compare(const void *a, const void *b) {
 	return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
@@ -95,6 +95,10 @@ void strv_sort(char **l) {
 
 	if (n > 1) /* qsort() wants a non-NULL base even for 0 elements (UBSan) */
 		qsort(l, n, sizeof(char *), str_compare);
+}
+
+bool strv_contains_sorted(char *const *sorted, size_t n, const char *s) {
+	return n > 0 && bsearch(&s, sorted, n, sizeof(char *), str_compare);
 }
 
 char *strv_join(char *const *l, const char *sep) {

@@ -33,19 +33,13 @@ int host_modules_observe(HostState *h, int rootfd) {
 	return kernel_modules_present(k, &h->modules);
 }
 
-static int str_compare(const void *a, const void *b) {
-	return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
 bool host_module_loaded(const HostState *h, const char *module) {
 	char name[64];
-	const char *key = name;
 
 	/* The kernel names /sys/module entries with underscores. */
 	snprintf(name, sizeof(name), "%s", module);
 	for (char *c = name; *c; c++)
 		if (*c == '-')
 			*c = '_';
-	return h->modules && h->modules[0] &&
-	       bsearch(&key, h->modules, strv_length(h->modules), sizeof(char *), str_compare);
+	return strv_contains_sorted(h->modules, strv_length(h->modules), name);
 }

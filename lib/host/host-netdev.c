@@ -142,9 +142,6 @@ static int host_add_netdev(HostState *h, int netfd, const char *name, size_t *n_
 
 	if (name[0] == '.' || strlen(name) >= IF_NAMESIZE)
 		return 0;
-	for (size_t i = 0; i < h->n_netdevs; i++)
-		if (streq(h->netdevs[i].name, name))
-			return 0;
 	r = GREEDY_REALLOC(h->netdevs, *n_alloc, h->n_netdevs + 1);
 	if (r < 0)
 		return r;
@@ -166,14 +163,30 @@ int host_netdevs_observe(HostState *h, int rootfd) {
 	if (netfd < 0)
 		return errno == ENOENT ? 0 : -errno;
 	if (h->partial) {
-		for (size_t i = 0; r >= 0 && i < h->n_devices; i++)
-			for (size_t k = 0; r >= 0 && k < h->devices[i].n_ports; k++) {
-				const char *name = h->devices[i].ports[k].netdev;
-				struct stat st;
+		/* The ports' netdevs, each once (ports can share one): sorted, then the runs of
+		 * one name skipped, not a scan of the table per port. */
+		_cleanup_free_ const char **names = NULL;
+		size_t n = 0;
 
-				if (name && fstatat(netfd, name, &st, 0) >= 0)
-					r = host_add_netdev(h, netfd, name, &n_alloc);
-			}
+		for (size_t i = 0; i < h->n_devices; i++)
+			n += h->devices[i].n_ports;
+		names = calloc(n + 1, sizeof(char *));
+		if (!names)
+			return -ENOMEM;
+		n = 0;
+		for (size_t i = 0; i < h->n_devices; i++)
+			for (size_t k = 0; k < h->devices[i].n_ports; k++)
+				if (h->devices[i].ports[k].netdev)
+					names[n++] = h->devices[i].ports[k].netdev;
+		if (n > 1)
+			qsort(names, n, sizeof(char *), str_compare);
+		for (size_t i = 0; r >= 0 && i < n; i++) {
+			struct stat st;
+
+			if ((i == 0 || !streq(names[i - 1], names[i])) &&
+			    fstatat(netfd, names[i], &st, 0) >= 0)
+				r = host_add_netdev(h, netfd, names[i], &n_alloc);
+		}
 	} else {
 		dir = fdopendir_consume(dup(netfd));
 		if (!dir)

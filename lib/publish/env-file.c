@@ -81,17 +81,23 @@ int env_file_write(const char *dir, const char *name, const char *text) {
 }
 
 int env_dir_prune(const char *dir, char *const *keep) {
-	DIR *d = opendir(dir);
+	_cleanup_strv_free_ char **sorted = strv_copy(keep);
+	size_t n_keep = strv_length(sorted);
 	struct dirent *de;
 	int n = 0, r = 0;
+	DIR *d;
 
+	if (keep && !sorted)
+		return -ENOMEM;
+	strv_sort(sorted); /* a lookup per file, on hosts with thousands of links */
+	d = opendir(dir);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
 
 		if (de->d_name[0] == '.' || len < 5 || !streq(de->d_name + len - 4, ".env") ||
-		    strv_contains(keep, de->d_name))
+		    strv_contains_sorted(sorted, n_keep, de->d_name))
 			continue;
 		if (unlinkat(dirfd(d), de->d_name, 0) < 0) {
 			if (errno != ENOENT)
