@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A D-Bus client of org.rdmad1 that times what job launchers and monitoring do: GetLink and the
- * link's properties, Describe(), and how many calls one client gets answered per second.
+ * link's properties, Describe(), and how many calls one client gets answered per second. With
+ * --during-reconcile SECONDS, the same Get and Describe while another connection keeps rdmad
+ * reconciling the whole host (Reconcile() back to back): how deaf a full pass makes the daemon.
+ * The worst Get round trip then bounds rdmad's longest stall from below.
  * Prints figures; asserts nothing. The bus is $DBUS_SYSTEM_BUS_ADDRESS (bench-bus.sh). */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +61,68 @@ static sd_bus_message *call(sd_bus *bus, const char *path, const char *iface, co
 	return reply;
 }
 
+static atomic_bool stop_reconciling;
+static atomic_ulong n_reconciles;
+
+static void *reconciler(void *arg) {
+	sd_bus *bus;
+	uint64_t t0, worst = 0, total = 0;
+
+	if (sd_bus_open_system(&bus) < 0)
+		die("connect (reconciler)", -EIO, NULL);
+	while (!stop_reconciling) {
+		t0 = now_ns();
+		sd_bus_message_unref(
+			call(bus, "/org/rdmad1", "org.rdmad1.Manager", "Reconcile", NULL));
+		t0 = now_ns() - t0;
+		total += t0;
+		if (t0 > worst)
+			worst = t0;
+		n_reconciles++;
+	}
+	printf("bench bus: %-48s mean %7.1f ms  max %7.1f ms  (%lu calls)\n",
+	       "Reconcile(), whole host, back to back", total / 1e6 / (n_reconciles ? n_reconciles : 1),
+	       worst / 1e6, (unsigned long) n_reconciles);
+	sd_bus_flush_close_unref(bus);
+	return arg;
+}
+
+/* Get and Describe, timed while the reconciler runs, for about secs seconds. */
+static void during_reconcile(sd_bus *bus, unsigned secs) {
+	size_t n_get = 0, n_describe = 0, cap = 1 << 20;
+	uint64_t *get = calloc(cap, sizeof(*get)), *describe = calloc(cap, sizeof(*describe));
+	uint64_t t0, end;
+	pthread_t t;
+
+	if (!get || !describe || pthread_create(&t, NULL, reconciler, NULL) != 0)
+		die("during-reconcile", -ENOMEM, NULL);
+	while (n_reconciles == 0) /* the first Reconcile() is under way, or done */
+		sd_bus_message_unref(call(bus, "/org/rdmad1", "org.freedesktop.DBus.Peer", "Ping",
+					  NULL));
+	end = now_ns() + (uint64_t) secs * 1000000000;
+	for (size_t i = 0; now_ns() < end && n_get < cap; i++) {
+		t0 = now_ns();
+		if (i % 5 == 4) { /* a Describe among the Gets */
+			sd_bus_message_unref(
+				call(bus, "/org/rdmad1", "org.rdmad1.Manager", "Describe", NULL));
+			describe[n_describe++] = now_ns() - t0;
+			continue;
+		}
+		sd_bus_message_unref(call(bus, "/org/rdmad1/link/rxe0_2f1",
+					  "org.freedesktop.DBus.Properties", "Get", "ss",
+					  "org.rdmad1.Link", "PreferredGidIndex"));
+		get[n_get++] = now_ns() - t0;
+	}
+	stop_reconciling = true;
+	pthread_join(t, NULL);
+	if (n_get > 0)
+		report("Get(PreferredGidIndex) during reconciles", get, n_get);
+	if (n_describe > 0)
+		report("Describe() during reconciles", describe, n_describe);
+	free(get);
+	free(describe);
+}
+
 int main(int argc, char **argv) {
 	size_t iterations = argc > 1 ? strtoul(argv[1], NULL, 10) : 2000, n_links = 0;
 	char **links = NULL;
@@ -67,6 +135,11 @@ int main(int argc, char **argv) {
 	r = sd_bus_open_system(&bus);
 	if (r < 0)
 		die("connect", r, NULL);
+	if (argc > 2 && strcmp(argv[1], "--during-reconcile") == 0) {
+		during_reconcile(bus, (unsigned) strtoul(argv[2], NULL, 10));
+		sd_bus_flush_close_unref(bus);
+		return 0;
+	}
 	reply = call(bus, "/org/rdmad1", "org.rdmad1.Manager", "ListLinks", NULL);
 	r = sd_bus_message_enter_container(reply, 'a', "(sos)");
 	while (r >= 0 && (r = sd_bus_message_read(reply, "(sos)", &name, &path, &state)) > 0) {
