@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <nftables/libnftables.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include "apply.h"
@@ -15,20 +16,50 @@
 
 static char state_dir[] = "/tmp/rdmad-test-apply-firewall-XXXXXX";
 
-/* Run an nft command (text); its output (static) or NULL on failure. */
+/* libnftables' error text of the last nft() that failed. */
+static char nft_error[4096];
+
+/* Run an nft command (text): its output (static), or NULL with libnftables' error text in
+ * nft_error. Both are buffered: nothing libnftables says reaches stdout, which is TAP. */
 static const char *nft(const char *cmd) {
 	static char out[16384];
 	struct nft_ctx *ctx = nft_ctx_new(NFT_CTX_DEFAULT);
 	int r;
 
-	nft_ctx_buffer_output(ctx);
-	nft_ctx_buffer_error(ctx);
+	nft_error[0] = '\0';
+	if (!ctx || nft_ctx_buffer_output(ctx) < 0 || nft_ctx_buffer_error(ctx) < 0) {
+		snprintf(nft_error, sizeof(nft_error), "cannot make a libnftables context");
+		if (ctx)
+			nft_ctx_free(ctx);
+		return NULL;
+	}
 	r = nft_run_cmd_from_buffer(ctx, cmd);
 	if (r != 0)
-		printf("# nft %s: %s", cmd, nft_ctx_get_error_buffer(ctx));
-	snprintf(out, sizeof(out), "%s", nft_ctx_get_output_buffer(ctx));
+		snprintf(nft_error, sizeof(nft_error), "%s", nft_ctx_get_error_buffer(ctx));
+	else
+		snprintf(out, sizeof(out), "%s", nft_ctx_get_output_buffer(ctx));
 	nft_ctx_free(ctx);
 	return r == 0 ? out : NULL;
+}
+
+/* nft() for a command that must succeed: a failure is a TAP diagnostic, every line of
+ * libnftables' text (it shows the command with a caret line under the error) after "# ". */
+static const char *nft_ok(const char *cmd) {
+	const char *out = nft(cmd);
+
+	if (!out)
+		for (const char *l = nft_error; *l;) {
+			size_t n = strcspn(l, "\n");
+
+			printf("# nft %s: %.*s\n", cmd, (int) n, l);
+			l += n + (l[n] == '\n');
+		}
+	return out;
+}
+
+/* nft() for a command that must fail because what it names is not there. */
+static bool nft_absent(const char *cmd) {
+	return !nft(cmd) && strstr(nft_error, "No such file or directory");
 }
 
 static HostState *observe(void) {
@@ -77,6 +108,12 @@ static const char want[] = "table inet rdmad {\n"
 			   "\t\tiifname \"r0\" udp dport 4791 drop\n"
 			   "\t}\n"
 			   "}\n";
+/* someone else's table */
+static const char admin_table[] =
+	"add table inet admin; "
+	"add chain inet admin input { type filter hook input priority 0; policy accept; }; "
+	"add rule inet admin input tcp dport 22 accept; "
+	"add rule inet admin input udp dport 4791 counter accept";
 static char admin[4096];
 
 TEST(netns) {
@@ -87,12 +124,8 @@ TEST(netns) {
 	CHECK(mkdtemp(state_dir) != NULL);
 	CHECK(system("ip link add r0 type veth peer name r1") == 0);
 	/* someone else's table, before rdmad's */
-	CHECK(nft("add table inet admin; "
-		  "add chain inet admin input { type filter hook input priority 0; policy accept; "
-		  "}; "
-		  "add rule inet admin input tcp dport 22 accept; "
-		  "add rule inet admin input udp dport 4791 counter accept") != NULL);
-	snprintf(admin, sizeof(admin), "%s", nft("list table inet admin"));
+	CHECK(nft_ok(admin_table) != NULL);
+	snprintf(admin, sizeof(admin), "%s", nft_ok("list table inet admin"));
 	CHECK(strstr(admin, "tcp dport 22 accept") != NULL);
 }
 
@@ -103,7 +136,7 @@ TEST(made_and_converged) {
 
 	CHECK_INTEQ(pass(allow, &changed), 1);
 	CHECK_INTEQ(changed, 1);
-	CHECK_STREQ(nft("list table inet rdmad"), want);
+	CHECK_STREQ(nft_ok("list table inet rdmad"), want);
 	/* converged: nothing planned, and the same plan applied again writes nothing */
 	h = observe();
 	p = plan_of(allow, h);
@@ -125,35 +158,32 @@ TEST(made_and_converged) {
 		plan_free(q);
 		host_state_free(empty);
 	}
-	CHECK_STREQ(nft("list table inet admin"), admin);
+	CHECK_STREQ(nft_ok("list table inet admin"), admin);
 }
 
 TEST(put_back) {
 	unsigned changed;
 
 	/* an administrator deletes rdmad's table */
-	CHECK(nft("delete table inet rdmad") != NULL);
+	CHECK(nft_ok("delete table inet rdmad") != NULL);
 	CHECK_INTEQ(pass(allow, &changed), 1);
 	CHECK_INTEQ(changed, 1);
-	CHECK_STREQ(nft("list table inet rdmad"), want);
+	CHECK_STREQ(nft_ok("list table inet rdmad"), want);
 	/* ... or changes the chain: its policy, a rule of theirs */
-	CHECK(nft("add chain inet rdmad r0 { type filter hook input priority -10; policy drop; }; "
-		  "insert rule inet rdmad r0 udp dport 4791 accept") != NULL);
+	CHECK(nft_ok("add chain inet rdmad r0 "
+		     "{ type filter hook input priority -10; policy drop; }; "
+		     "insert rule inet rdmad r0 udp dport 4791 accept") != NULL);
 	CHECK_INTEQ(pass(allow, &changed), 1);
 	CHECK_INTEQ(changed, 1);
-	CHECK_STREQ(nft("list table inet rdmad"), want);
+	CHECK_STREQ(nft_ok("list table inet rdmad"), want);
 	/* ... or flushes the whole ruleset: rdmad puts back its table, not theirs */
-	CHECK(nft("flush ruleset") != NULL);
+	CHECK(nft_ok("flush ruleset") != NULL);
 	CHECK_INTEQ(pass(allow, &changed), 1);
-	CHECK_STREQ(nft("list table inet rdmad"), want);
-	CHECK(nft("list table inet admin") == NULL);
+	CHECK_STREQ(nft_ok("list table inet rdmad"), want);
+	CHECK(nft_absent("list table inet admin"));
 	/* theirs back, for the rest */
-	CHECK(nft("add table inet admin; "
-		  "add chain inet admin input { type filter hook input priority 0; policy accept; "
-		  "}; "
-		  "add rule inet admin input tcp dport 22 accept; "
-		  "add rule inet admin input udp dport 4791 counter accept") != NULL);
-	CHECK_STREQ(nft("list table inet admin"), admin);
+	CHECK(nft_ok(admin_table) != NULL);
+	CHECK_STREQ(nft_ok("list table inet admin"), admin);
 }
 
 TEST(changed_and_removed) {
@@ -163,22 +193,22 @@ TEST(changed_and_removed) {
 	CHECK_INTEQ(pass("match: {device: rxe0}\nsecurity:\n  roce-allow-from: [10.0.0.0/8]\n",
 			 &changed),
 		    1);
-	l = nft("list table inet rdmad");
+	l = nft_ok("list table inet rdmad");
 	CHECK(l && strstr(l, "iifname \"r0\" ip saddr 10.0.0.0/8 udp dport 4791 accept\n\t\t"
 			     "iifname \"r0\" udp dport 4791 drop\n\t}") != NULL);
 	CHECK(l && strstr(l, "192.0.2.2") == NULL);
 	/* an extra chain in rdmad's table is not rdmad's: a full pass removes it */
-	CHECK(nft("add chain inet rdmad stray") != NULL);
+	CHECK(nft_ok("add chain inet rdmad stray") != NULL);
 	CHECK_INTEQ(pass("match: {device: rxe0}\nsecurity:\n  roce-allow-from: [10.0.0.0/8]\n",
 			 &changed),
 		    1);
-	CHECK(nft("list chain inet rdmad stray") == NULL);
+	CHECK(nft_absent("list chain inet rdmad stray"));
 	/* no profile declares the key: the table goes */
 	CHECK_INTEQ(pass("match: {device: rxe0}\ngids: {require: [roce-v2-ipv4]}\n", &changed), 1);
 	CHECK_INTEQ(changed, 1);
-	CHECK(nft("list table inet rdmad") == NULL);
+	CHECK(nft_absent("list table inet rdmad"));
 	CHECK_INTEQ(pass("match: {device: rxe0}\n", &changed), 0);
-	CHECK_STREQ(nft("list table inet admin"), admin);
+	CHECK_STREQ(nft_ok("list table inet admin"), admin);
 }
 
 TESTS_MAIN(TEST_ENTRY(netns), TEST_ENTRY(made_and_converged), TEST_ENTRY(put_back),
