@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* rdmad's nftables table (firewall.h): the parser of its JSON listing and the builders of the
- * command batches that make it. No I/O. */
+/* rdmad's nftables table (firewall.h): the parser of its JSON listing, the builders of the
+ * command batches that make it and of the netlink request that asks whether it exists. No I/O. */
 #include <arpa/inet.h>
 #include <json-c/json.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
 #include <net/if.h>
+#include <netlink/attr.h>
 #include <stdio.h>
 #include <sys/socket.h>
 
@@ -559,4 +563,25 @@ int firewall_table_delete_batch(char **ret) {
 	if (r < 0)
 		return r;
 	return batch_finish(root, ret);
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
+
+int firewall_table_get_new(struct nl_msg **ret) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	/* what nf_tables_gettable() reads: the family, and the table by name */
+	struct nfgenmsg g = { .nfgen_family = NFPROTO_INET, .version = NFNETLINK_V0 };
+
+	_Static_assert(NFPROTO_INET == 1, "FIREWALL_FAMILY is inet");
+	m = nlmsg_alloc_size(NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(g)) +
+			     nla_total_size(sizeof(FIREWALL_TABLE)));
+	if (!m ||
+	    !nlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, NFNL_SUBSYS_NFTABLES << 8 | NFT_MSG_GETTABLE,
+		       0, NLM_F_REQUEST | NLM_F_ACK))
+		return -ENOMEM;
+	if (nlmsg_append(m, &g, sizeof(g), NLMSG_ALIGNTO) < 0 ||
+	    nla_put_string(m, NFTA_TABLE_NAME, FIREWALL_TABLE) < 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(m);
+	return 0;
 }

@@ -14,9 +14,12 @@
  *     iifname "NETDEV" udp dport 4791 drop
  *
  * Everything else on the host passes the chain untouched (policy accept). The table is read
- * and written through libnftables in its JSON form (host-firewall.c): the builders and the
- * parser here do no I/O and are tested on their bytes. */
+ * and written through libnftables in its JSON form (host-firewall.c); whether it exists at all
+ * is asked first with one netfilter netlink request, so that a host without it (most hosts)
+ * never needs libnftables. The builders and the parser here do no I/O and are tested on their
+ * bytes. */
 
+#include <netlink/msg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -66,6 +69,10 @@ char *firewall_allow_format(const Address *allow, size_t n_allow);
 /* What the host has for netdev, in the same words: "absent (no table inet rdmad)", "absent",
  * or the chain's rules, with what is not rdmad's named. NULL on ENOMEM. */
 char *firewall_chain_describe(const FirewallState *s, const char *netdev);
+
+/* NFT_MSG_GETTABLE of FIREWALL_FAMILY FIREWALL_TABLE over NETLINK_NETFILTER, with NLM_F_ACK:
+ * the kernel answers with the table (NFT_MSG_NEWTABLE), or ENOENT when there is none. */
+int firewall_table_get_new(struct nl_msg **ret);
 
 /* libnftables JSON command batches (one transaction each):
  * - the chain for netdev as rdmad builds it, from what live has: the table added if missing,

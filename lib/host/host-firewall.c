@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rdmad's nftables table as the host has it (firewall.h), and the one way rdmad writes it: a
  * batch of JSON commands that libnftables sends as one transaction over NETLINK_NETFILTER in
- * this network namespace. Only the table inet rdmad is ever listed beyond its name, and only it
- * is ever written. */
+ * this network namespace. Whether the table exists is asked over netfilter netlink directly;
+ * only the table inet rdmad is ever listed, and only it is ever written. */
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
 #include <nftables/libnftables.h>
 #include <stdio.h>
 
 #include "host.h"
+#include "netlink-io.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nft_ctx *, nft_ctx_free)
 
@@ -64,23 +67,54 @@ static int nft_run(const char *cmd, char **ret_output, char **ret_error) {
 	return 0;
 }
 
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_sock *, nl_socket_free)
+
+static int table_reply(const struct nlmsghdr *nlh, void *userdata) {
+	bool *found = userdata;
+
+	if (nlh->nlmsg_type == (NFNL_SUBSYS_NFTABLES << 8 | NFT_MSG_NEWTABLE))
+		*found = true;
+	return 0;
+}
+
+/* Whether the table exists: one NFT_MSG_GETTABLE, the kernel's own answer (ENOENT: no), and no
+ * libnftables, which a host without the table (most hosts) then never loads. Errors as
+ * libnftables would meet them: -EPERM without CAP_NET_ADMIN, -EPROTONOSUPPORT without
+ * nfnetlink. */
+static int table_exists(void) {
+	_cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	bool found = false;
+	int r;
+
+	r = netlink_open(NETLINK_NETFILTER, &sk);
+	if (r < 0)
+		return r;
+	r = firewall_table_get_new(&m);
+	if (r < 0)
+		return r;
+	r = netlink_transact(sk, m, table_reply, &found);
+	if (r == -ENOENT)
+		return false;
+	if (r < 0)
+		return r;
+	return found;
+}
+
 int firewall_read(FirewallState *ret) {
-	_cleanup_free_ char *tables = NULL, *table = NULL;
-	FirewallState s;
+	_cleanup_free_ char *table = NULL;
 	int r;
 
 	/* the table's name first: listing a table that is not there is an error like any
 	 * other */
-	r = nft_run("list tables " FIREWALL_FAMILY, &tables, NULL);
+	r = table_exists();
 	if (r < 0)
 		return r;
-	r = firewall_state_parse(tables, &s);
-	if (r < 0 || !s.table) {
-		if (r >= 0)
-			*ret = s;
-		return r;
+	if (r == 0) {
+		*ret = (FirewallState){ 0 };
+		return 0;
 	}
-	firewall_state_done(&s);
 	r = nft_run("list table " FIREWALL_FAMILY " " FIREWALL_TABLE, &table, NULL);
 	if (r == -ENOENT) { /* gone meanwhile */
 		*ret = (FirewallState){ 0 };

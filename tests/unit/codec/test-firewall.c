@@ -3,12 +3,14 @@
  * `nft -j list table inet rdmad` of nftables 1.0.6), the command batches on their bytes, and
  * the planner on hand-built host states: a missing or changed chain, nothing on a converged
  * host, hardware RoCE refused, an unreadable ruleset, and the removal of a chain or of the
- * table when no profile declares the key any more. */
+ * table when no profile declares the key any more; and the netlink request that asks whether
+ * the table exists, on its bytes. */
 #include <sys/socket.h>
 
 #include "firewall.h"
 #include "plan.h"
 #include "tests.h"
+#include "test-nlmsg.h"
 #include "test-util.h"
 
 #define META  "{\"metainfo\": {\"version\": \"1.0.6\", \"json_schema_version\": 1}}"
@@ -159,6 +161,27 @@ TEST(parse_changed) {
 
 	CHECK_INTEQ(firewall_state_parse("{\"nftables\": 3}", &s), -EBADMSG);
 	CHECK_INTEQ(firewall_state_parse("not json", &s), -EBADMSG);
+}
+
+TEST(table_get_bytes) {
+	/* nf_tables_gettable() (net/netfilter/nf_tables_api.c) reads the family from the
+	 * nfgenmsg and the table from NFTA_TABLE_NAME */
+	static const uint8_t expected[] = {
+		0x20, 0x00, 0x00, 0x00, /* nlmsg_len 32 */
+		0x01, 0x0a,		/* NFNL_SUBSYS_NFTABLES (10) << 8 | NFT_MSG_GETTABLE (1) */
+		0x05, 0x00,		/* NLM_F_REQUEST | NLM_F_ACK */
+		0x00, 0x00, 0x00, 0x00, /* seq: set by the sender */
+		0x00, 0x00, 0x00, 0x00, /* pid */
+		0x01, 0x00, 0x00, 0x00, /* nfgenmsg: NFPROTO_INET, NFNETLINK_V0, res_id 0 */
+		0x0a, 0x00, 0x01, 0x00, /* nla_len 10, NFTA_TABLE_NAME */
+		'r',  'd',  'm',  'a',	'd', 0x00, 0x00, 0x00, /* "rdmad\0", 2 bytes of padding */
+	};
+	struct nl_msg *m = NULL;
+
+	CHECK_INTEQ(firewall_table_get_new(&m), 0);
+	if (m)
+		check_bytes(m, expected, sizeof(expected));
+	nlmsg_free(m);
 }
 
 TEST(batches) {
@@ -369,5 +392,6 @@ TEST(plan_removed) {
 	host_state_free(h);
 }
 
-TESTS_MAIN(TEST_ENTRY(parse_converged), TEST_ENTRY(parse_changed), TEST_ENTRY(batches),
-	   TEST_ENTRY(plan_chain), TEST_ENTRY(plan_refused), TEST_ENTRY(plan_removed))
+TESTS_MAIN(TEST_ENTRY(parse_converged), TEST_ENTRY(parse_changed), TEST_ENTRY(table_get_bytes),
+	   TEST_ENTRY(batches), TEST_ENTRY(plan_chain), TEST_ENTRY(plan_refused),
+	   TEST_ENTRY(plan_removed))
