@@ -10,17 +10,33 @@
 typedef struct Live {
 	FirewallState s;
 	int r;
+	char *error; /* when r < 0: libnftables' words, if any */
 } Live;
 
 static int live_read(Live *l) {
-	l->r = firewall_read(&l->s);
+	l->error = mfree(l->error);
+	l->r = firewall_read(&l->s, &l->error);
 	return l->r;
 }
 
 static void live_done(Live *l) {
 	if (l->r >= 0)
 		firewall_state_done(&l->s);
+	l->error = mfree(l->error);
 	l->r = -ENODATA;
+}
+
+/* The outcome of a read that failed (r < 0 but -ENOMEM), in libnftables' words if it had
+ * some; live done with. */
+static int live_failed(Live *l, ActionOutcome *ret, const char *what) {
+	int r = l->r;
+
+	if (r != -ENOMEM)
+		r = outcome_set(ret, APPLY_FAILED, r, "cannot read the nftables table %s %s%s: %s",
+				FIREWALL_FAMILY, FIREWALL_TABLE, what,
+				l->error ? l->error : strerror(-l->r));
+	live_done(l);
+	return r;
 }
 
 static bool live_done_as_wanted(const Live *l, const Action *x) {
@@ -49,12 +65,15 @@ int apply_firewall(Applier *a, const Action *x, ActionOutcome *ret) {
 	if (v->firewall_op != FIREWALL_OP_TABLE_REMOVE && !x->netdev)
 		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "%s has no netdev",
 				   action_subject(x));
-	r = live_read(&live);
+	/* every change is written through libnftables: without it, say so first */
+	r = firewall_dlopen(&error);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return outcome_set(ret, APPLY_FAILED, r, "cannot read the nftables table %s %s: %s",
-				   FIREWALL_FAMILY, FIREWALL_TABLE, strerror(-r));
+		return outcome_set(ret, APPLY_FAILED, r, "%s", error);
+	r = live_read(&live);
+	if (r < 0)
+		return live_failed(&live, ret, "");
 	done = live_done_as_wanted(&live, x);
 	if (!done) {
 		switch (v->firewall_op) {
@@ -86,16 +105,12 @@ int apply_firewall(Applier *a, const Action *x, ActionOutcome *ret) {
 		return outcome_set(ret, APPLY_FAILED, r, "nftables refused %s (%s): %s", x->desired,
 				   strna(x->netdev), error ? error : strerror(-r));
 	r = live_read(&live);
-	if (r == -ENOMEM)
-		return r;
-	done = r >= 0 && live_done_as_wanted(&live, x);
-	if (r >= 0 && !done && v->firewall_op == FIREWALL_OP_CHAIN)
+	if (r < 0)
+		return live_failed(&live, ret, " back");
+	done = live_done_as_wanted(&live, x);
+	if (!done && v->firewall_op == FIREWALL_OP_CHAIN)
 		now = firewall_chain_describe(&live.s, x->netdev);
 	live_done(&live);
-	if (r < 0)
-		return outcome_set(ret, APPLY_FAILED, r,
-				   "cannot read the nftables table %s %s back: %s", FIREWALL_FAMILY,
-				   FIREWALL_TABLE, strerror(-r));
 	if (!done)
 		return outcome_set(ret, APPLY_FAILED, -EIO, "%s does not read back as %s%s%s",
 				   x->netdev ? x->netdev : FIREWALL_TABLE, x->desired,

@@ -5,13 +5,13 @@
  * only the table inet rdmad is ever listed, and only it is ever written. */
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
-#include <nftables/libnftables.h>
 #include <stdio.h>
 
 #include "host.h"
 #include "netlink-io.h"
+#include "nftables-dl.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct nft_ctx *, nft_ctx_free)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct nft_ctx *, sym_nft_ctx_free)
 
 /* An errno from libnftables' error text ("Error: Could not process rule: Operation not
  * permitted"): it says no more. */
@@ -35,22 +35,39 @@ static int nft_errno(const char *text) {
 	return -EIO;
 }
 
+int firewall_dlopen(char **ret_error) {
+	_cleanup_free_ char *e = NULL;
+	int r;
+
+	r = dlopen_nftables(&e);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 && ret_error &&
+	    asprintf(ret_error, "security.roce-allow-from needs %s: %s", NFTABLES_SONAME, e) < 0)
+		return -ENOMEM;
+	return r;
+}
+
 /* Run cmd (text or, with JSON output on, a JSON batch); its output in *ret_output, libnftables'
- * error text (first line) in *ret_error on failure. */
+ * error text (first line) in *ret_error on failure, or firewall_dlopen()'s. */
 static int nft_run(const char *cmd, char **ret_output, char **ret_error) {
-	_cleanup_(nft_ctx_freep) struct nft_ctx *ctx = nft_ctx_new(NFT_CTX_DEFAULT);
+	_cleanup_(sym_nft_ctx_freep) struct nft_ctx *ctx = NULL;
 	const char *e;
 	int r;
 
+	r = firewall_dlopen(ret_error);
+	if (r < 0)
+		return r;
+	ctx = sym_nft_ctx_new(NFT_CTX_DEFAULT);
 	if (!ctx)
 		return -ENOMEM;
 	/* JSON output; libnftables 1.0.6 then takes JSON input as well */
-	nft_ctx_output_set_flags(ctx, NFT_CTX_OUTPUT_JSON);
-	if (nft_ctx_buffer_output(ctx) < 0 || nft_ctx_buffer_error(ctx) < 0)
+	sym_nft_ctx_output_set_flags(ctx, NFT_CTX_OUTPUT_JSON);
+	if (sym_nft_ctx_buffer_output(ctx) < 0 || sym_nft_ctx_buffer_error(ctx) < 0)
 		return -ENOMEM;
-	r = nft_run_cmd_from_buffer(ctx, cmd);
+	r = sym_nft_run_cmd_from_buffer(ctx, cmd);
 	if (r != 0) {
-		e = nft_ctx_get_error_buffer(ctx);
+		e = sym_nft_ctx_get_error_buffer(ctx);
 		r = nft_errno(e);
 		if (ret_error) {
 			*ret_error = strndup(strempty(e), strcspn(strempty(e), "\n"));
@@ -60,7 +77,7 @@ static int nft_run(const char *cmd, char **ret_output, char **ret_error) {
 		return r;
 	}
 	if (ret_output) {
-		*ret_output = strdup(strempty(nft_ctx_get_output_buffer(ctx)));
+		*ret_output = strdup(strempty(sym_nft_ctx_get_output_buffer(ctx)));
 		if (!*ret_output)
 			return -ENOMEM;
 	}
@@ -102,7 +119,7 @@ static int table_exists(void) {
 	return found;
 }
 
-int firewall_read(FirewallState *ret) {
+int firewall_read(FirewallState *ret, char **ret_error) {
 	_cleanup_free_ char *table = NULL;
 	int r;
 
@@ -115,8 +132,10 @@ int firewall_read(FirewallState *ret) {
 		*ret = (FirewallState){ 0 };
 		return 0;
 	}
-	r = nft_run("list table " FIREWALL_FAMILY " " FIREWALL_TABLE, &table, NULL);
+	r = nft_run("list table " FIREWALL_FAMILY " " FIREWALL_TABLE, &table, ret_error);
 	if (r == -ENOENT) { /* gone meanwhile */
+		if (ret_error)
+			*ret_error = mfree(*ret_error);
 		*ret = (FirewallState){ 0 };
 		return 0;
 	}
@@ -130,16 +149,20 @@ int firewall_write(const char *batch, char **ret_error) {
 }
 
 int host_firewall_observe(HostState *h) {
+	_cleanup_free_ char *e = NULL;
 	int r;
 
 	firewall_state_done(&h->firewall);
 	h->firewall_observed = false;
-	r = firewall_read(&h->firewall);
+	h->firewall_error_message = mfree(h->firewall_error_message);
+	r = firewall_read(&h->firewall, &e);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
+		/* not fatal: the plan says the table could not be read, and why */
 		h->firewall_error = r;
-		return 0; /* not fatal: the plan says the table could not be read */
+		h->firewall_error_message = TAKE_PTR(e);
+		return 0;
 	}
 	h->firewall_observed = true;
 	h->firewall_error = 0;

@@ -30,6 +30,7 @@ HostState *host_state_free(HostState *h) {
 	free(h->rail_rules);
 	free(h->rail_routes);
 	firewall_state_done(&h->firewall);
+	free(h->firewall_error_message);
 	strv_free(h->modules);
 	free(h->root);
 	free(h);

@@ -171,10 +171,12 @@ typedef struct HostState {
 	int rails_error;
 	/* With HOST_OBSERVE_FIREWALL, over NETLINK_NETFILTER in this network namespace: rdmad's
 	 * nftables table (firewall.h); valid when firewall_observed, else firewall_error says
-	 * why not. */
+	 * why not, and firewall_error_message in words where there are some (libnftables' own,
+	 * or that libnftables is missing). */
 	FirewallState firewall;
 	bool firewall_observed;
 	int firewall_error;
+	char *firewall_error_message;
 	bool configfs_mounted; /* rdma_cm's directory exists */
 	/* <root>/proc/sys/kernel/hostname (rdma.node-description's %h), NULL if unreadable */
 	char *hostname;
@@ -256,12 +258,17 @@ int rail_routing_read(struct nl_sock *sk, HostState *h);
 int rail_sysctl_read(const char *root, const char *netdev, RailSysctl s);
 
 /* rdmad's nftables table (host-firewall.c), into h->firewall; a failure to read it (no
- * CAP_NET_ADMIN, no nf_tables) is recorded in firewall_error. */
+ * CAP_NET_ADMIN, no nf_tables, no libnftables) is recorded in firewall_error and
+ * firewall_error_message. libnftables is loaded only when the table exists. */
 int host_firewall_observe(HostState *h);
-/* The pieces, for the apply backend (apply-firewall.c): the table as the host has it now
- * (absent: ret->table false), and one batch of JSON commands sent as one transaction
- * (libnftables' error text, first line, in *ret_error when it fails). */
-int firewall_read(FirewallState *ret);
+/* The pieces, for the apply backend (apply-firewall.c): libnftables loaded (-EOPNOTSUPP or
+ * -ELIBBAD without it, "security.roce-allow-from needs libnftables.so.1: <the dynamic
+ * loader's words>" in *ret_error); the table as the host has it now (absent: ret->table
+ * false); and one batch of JSON commands sent as one transaction. On failure *ret_error, when
+ * there are words, holds libnftables' error text (first line) or firewall_dlopen()'s; it stays
+ * NULL when the kernel said no more than an errno. */
+int firewall_dlopen(char **ret_error);
+int firewall_read(FirewallState *ret, char **ret_error);
 int firewall_write(const char *batch, char **ret_error);
 
 /* The soft devices rdmad created (soft-device-record.c) and the rail routing it set up

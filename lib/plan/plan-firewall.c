@@ -39,7 +39,9 @@ int rule_roce_allow_from(Plan *p, const PlanPort *l, Key key) {
 	if (!h->firewall_observed) {
 		snprintf(why, sizeof(why), "the nftables table %s %s could not be read: %s",
 			 FIREWALL_FAMILY, FIREWALL_TABLE,
-			 strerror(h->firewall_error ? -h->firewall_error : ENODATA));
+			 h->firewall_error_message
+				 ? h->firewall_error_message
+				 : strerror(h->firewall_error ? -h->firewall_error : ENODATA));
 		return plan_port_add(p, l, PHASE_FIREWALL, key, NULL, des, why);
 	}
 	if (firewall_chain_converged(firewall_chain_find(&h->firewall, l->netdev->name),

@@ -5,11 +5,11 @@
  * in its JSON form). Hardware RoCE never reaches the host's stack: the firewall does not see it
  * (security.offload says so, and what protects it instead). */
 #include <json-c/json.h>
-#include <nftables/libnftables.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "json-util.h"
+#include "nftables-dl.h"
 #include "preflight.h"
 #include "strv.h"
 
@@ -621,30 +621,35 @@ int preflight_firewall_judge(const char *json, const char *netdev, PreflightStat
 	return 0;
 }
 
-/* libnftables' JSON of "list ruleset", or -errno with nft's own words in *ret_error. */
+/* libnftables' JSON of "list ruleset", or -errno with nft's own words in *ret_error (or the
+ * dynamic loader's, with -EOPNOTSUPP or -ELIBBAD, when libnftables cannot be loaded). */
 static int ruleset_read(char **ret, char **ret_error) {
-	struct nft_ctx *ctx = nft_ctx_new(NFT_CTX_DEFAULT);
+	struct nft_ctx *ctx;
 	char *s;
 	int r = 0;
 
+	r = dlopen_nftables(ret_error);
+	if (r < 0)
+		return r;
+	ctx = sym_nft_ctx_new(NFT_CTX_DEFAULT);
 	if (!ctx)
 		return -ENOMEM;
-	nft_ctx_output_set_flags(ctx, NFT_CTX_OUTPUT_JSON);
-	if (nft_ctx_buffer_output(ctx) < 0 || nft_ctx_buffer_error(ctx) < 0)
+	sym_nft_ctx_output_set_flags(ctx, NFT_CTX_OUTPUT_JSON);
+	if (sym_nft_ctx_buffer_output(ctx) < 0 || sym_nft_ctx_buffer_error(ctx) < 0)
 		r = -ENOMEM;
-	else if (nft_run_cmd_from_buffer(ctx, "list ruleset") != 0) {
-		const char *e = nft_ctx_get_error_buffer(ctx);
+	else if (sym_nft_run_cmd_from_buffer(ctx, "list ruleset") != 0) {
+		const char *e = sym_nft_ctx_get_error_buffer(ctx);
 
 		*ret_error = strdup(e && *e ? e : "nft failed");
 		r = *ret_error ? -EIO : -ENOMEM;
 	} else {
-		s = strdup(strempty(nft_ctx_get_output_buffer(ctx)));
+		s = strdup(strempty(sym_nft_ctx_get_output_buffer(ctx)));
 		if (!s)
 			r = -ENOMEM;
 		else
 			*ret = s;
 	}
-	nft_ctx_free(ctx);
+	sym_nft_ctx_free(ctx);
 	return r;
 }
 
@@ -665,6 +670,11 @@ static int firewall_row(Preflight *p, const PreflightInput *in, const char *netd
 			"not checked: the nftables ruleset is the running kernel's, not "
 			"that of %s",
 			strna(in->root));
+	if (nft_r == -EOPNOTSUPP || nft_r == -ELIBBAD)
+		return preflight_add(p, "security.roce-firewall", netdev, PREFLIGHT_WARN,
+				     "apt install libnftables1",
+				     "not checked: reading the nftables ruleset needs %s: %s.%s",
+				     NFTABLES_SONAME, strna(nft_error), legacy);
 	if (nft_r < 0) {
 		bool perm = geteuid() != 0 || (nft_error && strstr(nft_error, "not permitted"));
 		const char *e = strna(nft_error);

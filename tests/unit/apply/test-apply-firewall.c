@@ -5,12 +5,12 @@
  * chain someone changed are put back, another prefix list rewrites the chain, removing the key
  * removes the table; someone else's table is the same, byte for byte, all along. */
 #include <errno.h>
-#include <nftables/libnftables.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <unistd.h>
 
 #include "apply.h"
+#include "nftables-dl.h"
 #include "tests.h"
 #include "test-util.h"
 
@@ -23,22 +23,28 @@ static char nft_error[4096];
  * nft_error. Both are buffered: nothing libnftables says reaches stdout, which is TAP. */
 static const char *nft(const char *cmd) {
 	static char out[16384];
-	struct nft_ctx *ctx = nft_ctx_new(NFT_CTX_DEFAULT);
+	struct nft_ctx *ctx;
 	int r;
 
 	nft_error[0] = '\0';
-	if (!ctx || nft_ctx_buffer_output(ctx) < 0 || nft_ctx_buffer_error(ctx) < 0) {
-		snprintf(nft_error, sizeof(nft_error), "cannot make a libnftables context");
-		if (ctx)
-			nft_ctx_free(ctx);
+	/* the test's own libnftables is rdmad's: loaded, not linked */
+	if (dlopen_nftables(NULL) < 0) {
+		snprintf(nft_error, sizeof(nft_error), "cannot load %s", NFTABLES_SONAME);
 		return NULL;
 	}
-	r = nft_run_cmd_from_buffer(ctx, cmd);
+	ctx = sym_nft_ctx_new(NFT_CTX_DEFAULT);
+	if (!ctx || sym_nft_ctx_buffer_output(ctx) < 0 || sym_nft_ctx_buffer_error(ctx) < 0) {
+		snprintf(nft_error, sizeof(nft_error), "cannot make a libnftables context");
+		if (ctx)
+			sym_nft_ctx_free(ctx);
+		return NULL;
+	}
+	r = sym_nft_run_cmd_from_buffer(ctx, cmd);
 	if (r != 0)
-		snprintf(nft_error, sizeof(nft_error), "%s", nft_ctx_get_error_buffer(ctx));
+		snprintf(nft_error, sizeof(nft_error), "%s", sym_nft_ctx_get_error_buffer(ctx));
 	else
-		snprintf(out, sizeof(out), "%s", nft_ctx_get_output_buffer(ctx));
-	nft_ctx_free(ctx);
+		snprintf(out, sizeof(out), "%s", sym_nft_ctx_get_output_buffer(ctx));
+	sym_nft_ctx_free(ctx);
 	return r == 0 ? out : NULL;
 }
 

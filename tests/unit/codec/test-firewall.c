@@ -351,6 +351,19 @@ TEST(plan_refused) {
 	CHECK_STREQ(p->actions[0].unsupported,
 		    "the nftables table inet rdmad could not be read: Operation not permitted");
 	plan_free(p);
+
+	/* ... because libnftables is missing: the words say which library, and what needs it */
+	h->firewall_error = -EOPNOTSUPP;
+	h->firewall_error_message =
+		strdup("security.roce-allow-from needs libnftables.so.1: libnftables.so.1: "
+		       "cannot open shared object file: No such file or directory");
+	p = plan_of(profile_veth0, h);
+	CHECK_INTEQ(p->n_actions, 1);
+	CHECK_STREQ(p->actions[0].unsupported,
+		    "the nftables table inet rdmad could not be read: security.roce-allow-from "
+		    "needs libnftables.so.1: libnftables.so.1: cannot open shared object file: No "
+		    "such file or directory");
+	plan_free(p);
 	host_state_free(h);
 }
 

@@ -4,10 +4,10 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ftw.h>
-#include <nftables/libnftables.h>
 #include <sched.h>
 #include <sys/socket.h>
 
+#include "nftables-dl.h"
 #include "preflight.h"
 #include "strv.h"
 #include "tests.h"
@@ -680,16 +680,23 @@ TEST(firewall_live) {
 	CHECK(r && strstr(r->seen, "Legacy iptables rules (ip_tables is loaded) are not read"));
 	CHECK(r && strstr(r->fix, "iifname veth0 udp dport 4791"));
 
-	ctx = nft_ctx_new(NFT_CTX_DEFAULT);
-	CHECK(ctx != NULL);
-	CHECK(nft_run_cmd_from_buffer(ctx, "add table inet filter\n"
-					   "add chain inet filter input { type filter hook input "
-					   "priority 0; policy accept; }\n"
-					   "add rule inet filter input iifname \"veth*\" udp dport "
-					   "{ 4791, 4792 } ip saddr != 192.0.2.0/24 drop\n"
-					   "add rule inet filter input meta nfproto ipv6 udp dport "
-					   "4791 drop\n") == 0);
-	nft_ctx_free(ctx);
+	CHECK(dlopen_nftables(NULL) >= 0);
+	ctx = sym_nft_ctx_new(NFT_CTX_DEFAULT);
+	CHECK(ctx != NULL && sym_nft_ctx_buffer_error(ctx) == 0);
+	CHECK(sym_nft_run_cmd_from_buffer(ctx,
+					  "add table inet filter\n"
+					  "add chain inet filter input { type filter hook input "
+					  "priority 0; policy accept; }\n"
+					  "add rule inet filter input iifname \"veth*\" udp dport "
+					  "{ 4791, 4792 } ip saddr != 192.0.2.0/24 drop\n"
+					  "add rule inet filter input meta nfproto ipv6 udp dport "
+					  "4791 drop\n") == 0);
+	if (test_failed) { /* libnftables' first line: the others show the command */
+		const char *e = strempty(sym_nft_ctx_get_error_buffer(ctx));
+
+		printf("# nft: %.*s\n", (int) strcspn(e, "\n"), e);
+	}
+	sym_nft_ctx_free(ctx);
 	CHECK(preflight_security(&q, &in) == 0);
 	r = row_expect(&q, "security.roce-firewall", "veth0", PREFLIGHT_OK);
 	CHECK(r && strstr(r->seen, "IPv4 by table inet filter chain input") &&
