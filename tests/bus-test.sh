@@ -331,13 +331,13 @@ check "polkitd gone without answering: the four waiting calls get AccessDenied" 
 
 # rdmad does the verbs work of Preflight() and SelfTest() through rdmactl: it links neither
 # libibverbs nor librdmacm itself (rdmactl links both). libnftables (the table inet rdmad of
-# security.roce-allow-from, preflight's ruleset) neither links: both load it with dlopen()
-# when a profile needs it.
-is "rdmad links no libibverbs, librdmacm or libnftables" \
-        "$(ldd "$rdmad" | grep -oE 'lib(ibverbs|rdmacm|nftables)\.so' | sort -u | tr '\n' ' ')" \
+# security.roce-allow-from, preflight's ruleset) and libkmod (modules:) neither links: both
+# load them with dlopen() when a profile needs them (daemon-dlopen checks what rdmad maps).
+is "rdmad links no libibverbs, librdmacm, libnftables or libkmod" \
+        "$(ldd "$rdmad" | grep -oE 'lib(ibverbs|rdmacm|nftables|kmod)\.so' | sort -u | tr '\n' ' ')" \
         ""
 is "... rdmactl links libibverbs and librdmacm only" \
-        "$(ldd "$rdmactl" | grep -oE 'lib(ibverbs|rdmacm|nftables)\.so' | sort -u | tr '\n' ' ')" \
+        "$(ldd "$rdmactl" | grep -oE 'lib(ibverbs|rdmacm|nftables|kmod)\.so' | sort -u | tr '\n' ' ')" \
         "libibverbs.so librdmacm.so "
 
 # Preflight(): rdmactl preflight --json, run by rdmad for the host it manages (--root here),

@@ -104,7 +104,7 @@ static struct nl_sock *socket_free(struct nl_sock *sk) {
 Applier *applier_free(Applier *a) {
 	if (!a)
 		return NULL;
-	a->kmod = kmod_unref(a->kmod);
+	applier_kmod_forget(a);
 	a->rdmanl = socket_free(a->rdmanl);
 	a->dcbnl = socket_free(a->dcbnl);
 	safe_close(a->rootfd);
@@ -153,17 +153,17 @@ static void kmod_log_nothing(void *data, int priority, const char *file, int lin
 }
 
 int applier_kmod(Applier *a, struct kmod_ctx **ret) {
-	if (a->kmod && kmod_validate_resources(a->kmod) != KMOD_RESOURCES_OK)
-		a->kmod = kmod_unref(a->kmod);
+	if (a->kmod && sym_kmod_validate_resources(a->kmod) != KMOD_RESOURCES_OK)
+		applier_kmod_forget(a);
 	if (!a->kmod) {
-		struct kmod_ctx *k = kmod_new(NULL, NULL);
+		struct kmod_ctx *k = sym_kmod_new(NULL, NULL);
 
 		if (!k)
 			return -ENOMEM;
-		kmod_set_log_fn(k, kmod_log_nothing, NULL);
+		sym_kmod_set_log_fn(k, kmod_log_nothing, NULL);
 		/* Without the indexes libkmod reads the files themselves (as modprobe does, it
 		 * goes on): a missing module is reported by the lookup. */
-		(void) kmod_load_resources(k);
+		(void) sym_kmod_load_resources(k);
 		a->kmod = k;
 	}
 	*ret = a->kmod;
@@ -183,7 +183,9 @@ int applier_newlink(Applier *a, struct nl_sock *sk, const char *name, const char
 }
 
 void applier_kmod_forget(Applier *a) {
-	a->kmod = kmod_unref(a->kmod);
+	/* a context exists only once libkmod was loaded */
+	if (a->kmod)
+		a->kmod = sym_kmod_unref(a->kmod);
 }
 
 int applier_set_fault_file(Applier *a, const char *path) {

@@ -5,11 +5,11 @@
  * and the Applier keeps for the next action. Each backend asks for the one it needs; the
  * Applier itself stays opaque to them. */
 
-#include <libkmod.h>
 #include <netlink/netlink.h>
 
 #include "apply-backends.h"
 #include "applier.h"
+#include "kmod-dl.h"
 
 /* rtnetlink for dcbnl (apply-dcb.c). */
 int applier_dcbnl(Applier *a, struct nl_sock **ret);
@@ -19,7 +19,7 @@ int applier_rdmanl(Applier *a, struct nl_sock **ret);
 int applier_newlink(Applier *a, struct nl_sock *sk, const char *name, const char *type,
 		    const char *netdev);
 /* libkmod (apply-kmod.c), made again when the module indexes changed under it (a kernel
- * package update). */
+ * package update). The caller has loaded libkmod (dlopen_kmod()). */
 int applier_kmod(Applier *a, struct kmod_ctx **ret);
 /* Drop the libkmod context: the next applier_kmod() reads modprobe.d and the indexes again. */
 void applier_kmod_forget(Applier *a);

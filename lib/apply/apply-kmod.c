@@ -7,8 +7,8 @@
 
 #include "apply-internal.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct kmod_list *, kmod_module_unref_list)
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct kmod_module *, kmod_module_unref)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct kmod_list *, sym_kmod_module_unref_list)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct kmod_module *, sym_kmod_module_unref)
 
 /* rdma_rxe computes its ICRC with the crypto API's "crc32" shash, which the kernel looks for
  * only at `rdma link add` time (crypto_alloc_shash()); modules.dep does not name it. Without a
@@ -20,7 +20,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct kmod_module *, kmod_module_unref)
 static const char *initstate_str(int state) {
 	if (state < 0)
 		return "not loaded";
-	return kmod_module_initstate_str((enum kmod_module_initstate) state);
+	return sym_kmod_module_initstate_str((enum kmod_module_initstate) state);
 }
 
 typedef enum ModuleLoad {
@@ -33,11 +33,11 @@ typedef enum ModuleLoad {
  * (the module, an alias, or the module crc32_generic is loaded for). Returns a ModuleLoad or
  * -ENOMEM. */
 static int module_load(struct kmod_module *mod, const char *request, ActionOutcome *ret) {
-	const char *name = kmod_module_get_name(mod);
+	const char *name = sym_kmod_module_get_name(mod);
 	char label[256];
 	int state, r;
 
-	state = kmod_module_get_initstate(mod);
+	state = sym_kmod_module_get_initstate(mod);
 	if (state == KMOD_MODULE_BUILTIN || state == KMOD_MODULE_LIVE)
 		return MODULE_PRESENT;
 
@@ -46,8 +46,8 @@ static int module_load(struct kmod_module *mod, const char *request, ActionOutco
 	else
 		snprintf(label, sizeof(label), "module %s (for %s)", name, request);
 
-	r = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST, NULL, NULL, NULL,
-					    NULL);
+	r = sym_kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST, NULL, NULL, NULL,
+						NULL);
 	if (r == -ENOMEM)
 		return r;
 	if (r == KMOD_PROBE_APPLY_BLACKLIST) {
@@ -68,12 +68,12 @@ static int module_load(struct kmod_module *mod, const char *request, ActionOutco
 			      "or "
 			      "modules disabled)";
 		r = outcome_set(ret, APPLY_FAILED, r, "could not insert %s from %s: %s", label,
-				strna(kmod_module_get_path(mod)), why);
+				strna(sym_kmod_module_get_path(mod)), why);
 		return r < 0 ? r : MODULE_FAILED;
 	}
 
 	/* Read back. */
-	state = kmod_module_get_initstate(mod);
+	state = sym_kmod_module_get_initstate(mod);
 	if (state != KMOD_MODULE_LIVE && state != KMOD_MODULE_BUILTIN) {
 		r = outcome_set(ret, APPLY_FAILED, -EIO, "%s is %s after loading it", label,
 				initstate_str(state));
@@ -87,27 +87,28 @@ static int module_load(struct kmod_module *mod, const char *request, ActionOutco
  * rxe: set when rdma_rxe is among them. */
 static int lookup_load(struct kmod_ctx *k, const char *alias, const char *request, bool *rxe,
 		       ActionOutcome *ret) {
-	_cleanup_(kmod_module_unref_listp) struct kmod_list *list = NULL;
+	_cleanup_(sym_kmod_module_unref_listp) struct kmod_list *list = NULL;
 	struct kmod_list *l;
 	int result = MODULE_PRESENT, r;
 
-	r = kmod_module_new_from_lookup(k, alias, &list);
+	r = sym_kmod_module_new_from_lookup(k, alias, &list);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
 		r = outcome_set(ret, APPLY_FAILED, r, "cannot look up module %s in %s: %s", alias,
-				kmod_get_dirname(k), strerror(-r));
+				sym_kmod_get_dirname(k), strerror(-r));
 		return r < 0 ? r : MODULE_FAILED;
 	}
 	if (!list)
 		return -ENOENT;
 
-	kmod_list_foreach(l, list) {
-		_cleanup_(kmod_module_unrefp) struct kmod_module *mod = kmod_module_get_module(l);
+	sym_kmod_list_foreach(l, list) {
+		_cleanup_(sym_kmod_module_unrefp) struct kmod_module *mod =
+			sym_kmod_module_get_module(l);
 
 		if (!mod)
 			return -ENOMEM;
-		if (rxe && streq(kmod_module_get_name(mod), RXE_MODULE))
+		if (rxe && streq(sym_kmod_module_get_name(mod), RXE_MODULE))
 			*rxe = true;
 		r = module_load(mod, request, ret);
 		if (r < 0 || r == MODULE_FAILED)
@@ -120,6 +121,7 @@ static int lookup_load(struct kmod_ctx *k, const char *alias, const char *reques
 
 int apply_module(Applier *a, const Action *x, ActionOutcome *ret) {
 	const char *name = x->value.name;
+	_cleanup_free_ char *error = NULL;
 	bool rxe = false, changed = false;
 	struct kmod_ctx *k;
 	int r;
@@ -131,13 +133,20 @@ int apply_module(Applier *a, const Action *x, ActionOutcome *ret) {
 	if (!name || !*name)
 		return outcome_set(ret, APPLY_FAILED, -EINVAL, "modules: no module name");
 
+	/* looked up and loaded only now: a host with its modules loaded never maps libkmod */
+	r = dlopen_kmod(&error);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return outcome_set(ret, APPLY_FAILED, r, "modules: loading %s needs %s: %s", name,
+				   KMOD_SONAME, error);
 	r = applier_kmod(a, &k);
 	if (r < 0)
 		return r;
 	r = lookup_load(k, name, name, &rxe, ret);
 	if (r == -ENOENT)
 		r = outcome_set(ret, APPLY_FAILED, -ENOENT, "module %s not found in %s", name,
-				kmod_get_dirname(k));
+				sym_kmod_get_dirname(k));
 	else if (r >= 0 && r != MODULE_FAILED) {
 		changed = r == MODULE_LOADED;
 		if (rxe) {

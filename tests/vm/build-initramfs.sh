@@ -128,11 +128,11 @@ base() {
 		for b in $LIGHT_BINS; do add_bin "$b"; done
 		for b in $LIGHT_OPTIONAL_BINS; do add_bin "$b" optional; done
 		# libibverbs dlopen()s its provider, glibc dlopen()s libgcc_s for thread
-		# cancellation (rping aborts without it), and rdmad and rdmactl dlopen()
-		# libnftables (lib/basic/dlopen-util.c): ldd sees none of them
+		# cancellation (rping aborts without it), and rdmad and rdmactl dlopen() libkmod
+		# and libnftables (lib/basic/dlopen-util.c): ldd sees none of them
 		libdir=$(dirname "$(ldd /bin/bash | awk '$1 ~ /^libc\.so/ { print $3 }')")
 		for b in "$libdir"/libibverbs/librxe-rdmav*.so "$libdir/libgcc_s.so.1" \
-			"$libdir/libnftables.so.1"; do
+			"$libdir/libkmod.so.2" "$libdir/libnftables.so.1"; do
 			[ -e "$b" ] || die "missing $b (tests/vm/setup.sh)"
 			add_elf "$b"
 		done

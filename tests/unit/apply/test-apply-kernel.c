@@ -8,10 +8,11 @@
  *   cc -std=gnu11 -D_GNU_SOURCE $(printf ' -Ilib/%s' basic profile codec host plan apply) \
  *      -Itests/unit -I$BUILD -I/usr/include/libnl3 -I/usr/include/json-c \
  *      tests/unit/apply/test-apply-kernel.c $BUILD/lib/librdmad.a \
- *      -lnl-route-3 -lnl-3 -lkmod -lyaml -o test-apply-kernel
+ *      -lnl-route-3 -lnl-3 -lyaml -ljson-c -lz -o test-apply-kernel
  *
- * and run it in the VM, e.g. with a scenario that creates the veth pair and then runs it
- * (tests/vm/run-vm.sh --bin test-apply-kernel SCENARIO). Output is TAP. */
+ * (libkmod and libnftables are loaded at run time, not linked) and run it in the VM, e.g. with
+ * a scenario that creates the veth pair and then runs it (tests/vm/run-vm.sh --bin
+ * test-apply-kernel SCENARIO). Output is TAP. */
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
