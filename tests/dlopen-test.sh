@@ -62,8 +62,9 @@ wait_for() {
 logged() { grep -q "$2" "$work/$1"; }
 # the second "Loaded" of plain.log: the reload read the profiles
 reloaded() { [[ $(grep -c 'Loaded 2 profile' "$work/plain.log") -ge 2 ]]; }
-# mapped SONAME-PREFIX: a file of that name is mapped into rdmad
-mapped() { awk '{print $6}' "/proc/$pid/maps" | grep -q "/$1"; }
+# mapped SONAME-PREFIX: a file of that name is mapped into rdmad (one awk: `awk | grep -q`
+# under pipefail fails when grep leaves before awk has written all of a sanitizer build's maps)
+mapped() { awk -v l="/$1" 'index($6, l) { found = 1 } END { exit !found }' "/proc/$pid/maps"; }
 table() { nft list table inet rdmad > /dev/null 2>&1; }
 # absent: nft says the table is not there (not: nft failed for another reason)
 absent() {
