@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Describe(): the daemon's whole status as one JSON document, built from the status table of
- * the last reconcile (no I/O). rdmactl status renders it. */
+ * the last reconcile (no I/O), one link at a time. rdmactl status renders it. */
+#include <assert.h>
 #include <stdio.h>
 
 #include "config.h"
@@ -59,17 +60,14 @@ static int settings_json(json_object *o, const PortStatus *s) {
 	return r;
 }
 
-static int port_json(json_object *links, const PortStatus *s) {
+static int port_json(json_object *o, const PortStatus *s) {
 	_cleanup_free_ char *path = link_bus_path(s->name);
-	json_object *o;
 	const Gid *g;
 	int r;
 
 	if (!path)
 		return -ENOMEM;
-	r = json_add_object(links, NULL, &o);
-	if (r >= 0)
-		r = json_add_string(o, "link", s->name);
+	r = json_add_string(o, "link", s->name);
 	if (r >= 0)
 		r = json_add_string(o, "object", path);
 	if (r >= 0)
@@ -102,11 +100,35 @@ static int port_json(json_object *links, const PortStatus *s) {
 	return r;
 }
 
-int manager_describe(Manager *m, char **ret) {
+/* o's text, as the rest of the document has it. */
+static const char *json_text(json_object *o) {
+	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+/* One link's entry, written out and freed before the next is built: at thousands of links the
+ * whole tree of json-c objects (a hash table each) took tens of MB and most of the time. */
+static int port_write(FILE *f, const PortStatus *s, bool first) {
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	int r;
+
+	if (!o)
+		return -ENOMEM;
+	r = port_json(o, s);
+	if (r < 0)
+		return r;
+	if (!first)
+		fputc(',', f);
+	fputs(json_text(o), f);
+	return 0;
+}
+
+int manager_describe(Manager *m, char **ret) {
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object(), *host = NULL;
 	_cleanup_strv_free_ char **errors = NULL;
-	json_object *links, *host;
-	char *s;
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0, n;
+	const char *head;
+	FILE *f;
 	int r;
 
 	if (!o)
@@ -130,23 +152,40 @@ int manager_describe(Manager *m, char **ret) {
 		r = json_add_string(o, "nccl", m->nccl_verdict);
 	if (r >= 0)
 		r = json_add_int(o, "nccl_gid_index", m->nccl_gid_index);
-	if (r >= 0)
-		r = json_add_array(o, "links", &links);
-	for (size_t i = 0; r >= 0 && i < m->n_ports; i++)
-		r = port_json(links, &m->ports[i]);
 	/* Modules, soft devices and the netns mode: the host's own entry, once a full
 	 * reconcile looked at them. */
-	if (r >= 0 && m->host.observed)
-		r = json_add_object(o, "host", &host);
-	if (r >= 0 && m->host.observed)
-		r = json_add_string(host, "state", config_state_to_string(m->host.state));
-	if (r >= 0 && m->host.observed)
-		r = json_add_string(host, "last_error", m->host.last_error);
+	if (r >= 0 && m->host.observed) {
+		host = json_object_new_object();
+		r = host ? 0 : -ENOMEM;
+		if (r >= 0)
+			r = json_add_string(host, "state", config_state_to_string(m->host.state));
+		if (r >= 0)
+			r = json_add_string(host, "last_error", m->host.last_error);
+	}
 	if (r < 0)
 		return r;
-	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_NOSLASHESCAPE));
-	if (!s)
+
+	/* The members above, then "links" and "host" written one link at a time. */
+	f = open_memstream(&buf, &size);
+	if (!f)
 		return -ENOMEM;
-	*ret = s;
+	head = json_text(o);
+	n = strlen(head);
+	assert(n >= 2 && head[n - 1] == '}'); /* an object, with "version" at least */
+	fwrite(head, 1, n - 1, f);
+	fputs(",\"links\":[", f);
+	for (size_t i = 0; r >= 0 && i < m->n_ports; i++)
+		r = port_write(f, &m->ports[i], i == 0);
+	fputc(']', f);
+	if (r >= 0 && host) {
+		fputs(",\"host\":", f);
+		fputs(json_text(host), f);
+	}
+	fputc('}', f);
+	if (fclose(f) != 0 && r >= 0)
+		r = -ENOMEM;
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(buf);
 	return 0;
 }
