@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rdmad: keeps every RDMA link in the state its profiles declare. */
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -77,6 +78,12 @@ int main(int argc, char **argv) {
 	int c, r;
 
 	log_setup();
+	/* Big buffers (a Describe() of thousands of links is megabytes, twice: the document and
+	 * the bus message) from mmap() and back to the kernel when freed. glibc would otherwise
+	 * raise this threshold after the first such free, serve the next ones from the heap,
+	 * and keep the peak resident: RSS grew by 9 MB after Describe() at 4,096 links.
+	 * Setting it turns that adjustment off. */
+	(void) mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	while ((c = getopt_long(argc, argv, "hv::", options, NULL)) >= 0)
 		switch (c) {
 		case ARG_ROOT:
