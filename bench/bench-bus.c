@@ -87,18 +87,47 @@ static void *reconciler(void *arg) {
 	return arg;
 }
 
+/* The event loop's worst stall, seen from outside: a Peer.Ping every millisecond on a third
+ * connection, each one's round trip; rdmad answers it between two of its own steps. */
+static atomic_bool stop_pinging;
+
+static void *pinger(void *arg) {
+	size_t n = 0, cap = 1 << 20;
+	uint64_t *ns = calloc(cap, sizeof(*ns)), t0;
+	const struct timespec ms = { .tv_nsec = 1000000 };
+	sd_bus *bus;
+
+	if (!ns || sd_bus_open_system(&bus) < 0)
+		die("connect (pinger)", -EIO, NULL);
+	while (!stop_pinging && n < cap) {
+		t0 = now_ns();
+		sd_bus_message_unref(
+			call(bus, "/org/rdmad1", "org.freedesktop.DBus.Peer", "Ping", NULL));
+		ns[n++] = now_ns() - t0;
+		nanosleep(&ms, NULL);
+	}
+	report("Peer.Ping every 1 ms during reconciles", ns, n);
+	printf("bench bus: %-48s %7.2f ms\n", "the loop's worst stall (slowest Ping)",
+	       ns[n - 1] / 1e6);
+	free(ns);
+	sd_bus_flush_close_unref(bus);
+	return arg;
+}
+
 /* Get and Describe, timed while the reconciler runs, for about secs seconds. */
 static void during_reconcile(sd_bus *bus, unsigned secs) {
 	size_t n_get = 0, n_describe = 0, cap = 1 << 20;
 	uint64_t *get = calloc(cap, sizeof(*get)), *describe = calloc(cap, sizeof(*describe));
 	uint64_t t0, end;
-	pthread_t t;
+	pthread_t t, p;
 
 	if (!get || !describe || pthread_create(&t, NULL, reconciler, NULL) != 0)
 		die("during-reconcile", -ENOMEM, NULL);
 	while (n_reconciles == 0) /* the first Reconcile() is under way, or done */
 		sd_bus_message_unref(call(bus, "/org/rdmad1", "org.freedesktop.DBus.Peer", "Ping",
 					  NULL));
+	if (pthread_create(&p, NULL, pinger, NULL) != 0)
+		die("during-reconcile", -ENOMEM, NULL);
 	end = now_ns() + (uint64_t) secs * 1000000000;
 	for (size_t i = 0; now_ns() < end && n_get < cap; i++) {
 		t0 = now_ns();
@@ -115,6 +144,8 @@ static void during_reconcile(sd_bus *bus, unsigned secs) {
 	}
 	stop_reconciling = true;
 	pthread_join(t, NULL);
+	stop_pinging = true;
+	pthread_join(p, NULL);
 	if (n_get > 0)
 		report("Get(PreferredGidIndex) during reconciles", get, n_get);
 	if (n_describe > 0)
