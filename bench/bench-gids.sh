@@ -39,7 +39,21 @@ sorted=$(printf '%s\n' "${samples[@]}" | sort -n)
 median=$(echo "$sorted" | sed -n "$(( (runs + 1) / 2 ))p")
 best=$(echo "$sorted" | head -n1)
 read -r files floor_ms < <("$floor" "$tree")
+# the shell walk (bench/show-gids-walk.sh), once: it is slow
+walk=$(python3 - "$(dirname "$0")/show-gids-walk.sh" "$tree" <<'PY'
+import resource, subprocess, sys
+out = subprocess.run(["bash", sys.argv[1], sys.argv[2]], stdout=subprocess.PIPE, check=True)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(len(out.stdout.splitlines()), round((r.ru_utime + r.ru_stime) * 1000, 1))
+PY
+)
+read -r walk_count walk_ms <<< "$walk"
 echo "bench gids: ${ndev} devices x 1 port x ${ngid} GIDs = ${count} GIDs listed;" \
      "rdmactl gids --json CPU time: median ${median} ms, best ${best} ms over ${runs} runs (target < 50 ms)"
 echo "bench gids: floor: open+read+close of the same ${files} GID/type/netdev files alone:" \
      "${floor_ms} ms CPU"
+echo "bench gids: show_gids-style shell walk (bench/show-gids-walk.sh, bash builtins):" \
+     "${walk_count} GIDs, ${walk_ms} ms CPU"
+awk -v r="$median" -v f="$floor_ms" -v w="$walk_ms" 'BEGIN {
+        printf "bench gids: ratios: rdmactl / floor %.2f, rdmactl / shell walk %.3f\n",
+               (f > 0 ? r / f : 0), (w > 0 ? r / w : 0) }'
