@@ -44,7 +44,7 @@ PY
 median() { sort -n | sed -n 3p; }
 rdmad_ms=$(for _ in 1 2 3 4 5; do cpu_ms "${once[@]}"; done | median)
 floor_ms=$(for _ in 1 2 3 4 5; do "$floor" --list "$work/files" | cut -d' ' -f2; done | median)
-ratio=$(awk -v a="$rdmad_ms" -v b="$floor_ms" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }')
+ratio=$(awk -v a="$rdmad_ms" -v b="$floor_ms" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
 echo "bench cold: first reconcile of a converged host, $n links: rdmad --once ${rdmad_ms} ms CPU;" \
      "reading the $opened files and directories it opens, alone: ${floor_ms} ms; ratio ${ratio}x" \
      "(target: at most 3x)"
