@@ -217,5 +217,10 @@ TEST(changed_and_removed) {
 	CHECK_STREQ(nft_ok("list table inet admin"), admin);
 }
 
+/* the state directory the passes wrote to: empty again (no table left), removed */
+TEST(state_dir_removed) {
+	CHECK(rmdir(state_dir) == 0);
+}
+
 TESTS_MAIN(TEST_ENTRY(netns), TEST_ENTRY(made_and_converged), TEST_ENTRY(put_back),
-	   TEST_ENTRY(changed_and_removed))
+	   TEST_ENTRY(changed_and_removed), TEST_ENTRY(state_dir_removed))
