@@ -5,31 +5,21 @@
 #include "dcbnl-talk.h"
 #include "host.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_sock *, nl_socket_free)
-
 static HostNetdev *netdev_find(HostState *h, const char *name) {
 	return (HostNetdev *) host_netdev_find(h, name);
 }
 
-int host_dcb_observe(HostState *h) {
-	_cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
-	int r, open_error;
+int host_dcb_observe_port(HostState *h, struct nl_sock *sk, int open_error, const HostPort *p) {
+	HostNetdev *n = netdev_find(h, p->netdev);
+	int r;
 
-	open_error = dcbnl_socket_open(&sk);
-	if (open_error == -ENOMEM)
-		return open_error;
-	for (size_t i = 0; i < h->n_devices; i++)
-		for (size_t k = 0; k < h->devices[i].n_ports; k++) {
-			HostNetdev *n = netdev_find(h, h->devices[i].ports[k].netdev);
-
-			if (!n || n->dcb_observed)
-				continue;
-			n->dcb_observed = true;
-			n->dcb = (DcbState){ 0 };
-			r = open_error < 0 ? open_error : dcbnl_ieee_read(sk, n->name, &n->dcb);
-			if (r == -ENOMEM)
-				return r;
-			n->dcb_error = r < 0 ? r : 0;
-		}
+	if (!n || n->dcb_observed)
+		return 0; /* no netdev, or one read for another port already */
+	n->dcb_observed = true;
+	n->dcb = (DcbState){ 0 };
+	r = open_error < 0 ? open_error : dcbnl_ieee_read(sk, n->name, &n->dcb);
+	if (r == -ENOMEM)
+		return r;
+	n->dcb_error = r < 0 ? r : 0;
 	return 0;
 }

@@ -136,7 +136,7 @@ static int netdev_observe(int netfd, const char *name, HostNetdev *ret) {
 	return 0;
 }
 
-static int host_add_netdev(HostState *h, int netfd, const char *name, size_t *n_alloc) {
+int host_netdev_add(HostState *h, int netfd, const char *name, size_t *n_alloc) {
 	HostNetdev n;
 	int r;
 
@@ -152,22 +152,14 @@ static int host_add_netdev(HostState *h, int netfd, const char *name, size_t *n_
 	return 0;
 }
 
-/* Every netdev, or (partial) only those the observed ports sit on. */
-int host_netdevs_observe(HostState *h, int rootfd) {
-	_cleanup_close_ int netfd = -EBADF;
-	size_t n_alloc = 0;
-	DIR *dir;
+int host_netdevs_list(const HostState *h, int netfd, char ***ret) {
+	_cleanup_strv_free_ char **names = NULL;
+	size_t n = 0, kept = 0;
 	int r = 0;
 
-	netfd = openat(rootfd, "sys/class/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (netfd < 0)
-		return errno == ENOENT ? 0 : -errno;
 	if (h->partial) {
 		/* The ports' netdevs, each once (ports can share one): sorted, then the runs of
-		 * one name skipped, not a scan of the table per port. */
-		_cleanup_free_ const char **names = NULL;
-		size_t n = 0;
-
+		 * one name dropped, not a scan of the table per port. */
 		for (size_t i = 0; i < h->n_devices; i++)
 			n += h->devices[i].n_ports;
 		names = calloc(n + 1, sizeof(char *));
@@ -175,29 +167,59 @@ int host_netdevs_observe(HostState *h, int rootfd) {
 			return -ENOMEM;
 		n = 0;
 		for (size_t i = 0; i < h->n_devices; i++)
-			for (size_t k = 0; k < h->devices[i].n_ports; k++)
-				if (h->devices[i].ports[k].netdev)
-					names[n++] = h->devices[i].ports[k].netdev;
-		if (n > 1)
-			qsort(names, n, sizeof(char *), str_compare);
-		for (size_t i = 0; r >= 0 && i < n; i++) {
-			struct stat st;
+			for (size_t k = 0; k < h->devices[i].n_ports; k++) {
+				const char *nd = h->devices[i].ports[k].netdev;
+				struct stat st;
 
-			if ((i == 0 || !streq(names[i - 1], names[i])) &&
-			    fstatat(netfd, names[i], &st, 0) >= 0)
-				r = host_add_netdev(h, netfd, names[i], &n_alloc);
-		}
+				if (!nd || fstatat(netfd, nd, &st, 0) < 0)
+					continue;
+				names[n] = strdup(nd);
+				if (!names[n])
+					return -ENOMEM;
+				n++;
+			}
+		strv_sort(names);
+		for (size_t i = 0; i < n; i++)
+			if (kept > 0 && streq(names[i], names[kept - 1]))
+				free(names[i]);
+			else
+				names[kept++] = names[i];
+		names[kept] = NULL; /* what follows was moved or freed */
 	} else {
+		size_t n_alloc = 1;
+		DIR *dir;
+
+		names = calloc(1, sizeof(char *));
+		if (!names)
+			return -ENOMEM;
 		dir = fdopendir_consume(dup(netfd));
 		if (!dir)
 			return -errno;
-		for (struct dirent *de; r >= 0 && (de = readdir(dir));)
-			r = host_add_netdev(h, netfd, de->d_name, &n_alloc);
+		for (struct dirent *de; r >= 0 && (de = readdir(dir));) {
+			if (de->d_name[0] == '.')
+				continue;
+			r = GREEDY_REALLOC(names, n_alloc, n + 2);
+			if (r < 0)
+				break;
+			names[n] = strdup(de->d_name);
+			if (!names[n]) {
+				r = -ENOMEM;
+				break;
+			}
+			names[++n] = NULL;
+		}
 		closedir(dir);
+		if (r < 0)
+			return r;
+		strv_sort(names);
 	}
+	*ret = TAKE_PTR(names);
+	return 0;
+}
+
+void host_netdevs_sort(HostState *h) {
 	if (h->n_netdevs > 1)
 		qsort(h->netdevs, h->n_netdevs, sizeof(HostNetdev), netdev_compare);
-	return r;
 }
 
 const HostNetdev *host_netdev_find(const HostState *h, const char *name) {

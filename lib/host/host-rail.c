@@ -113,20 +113,20 @@ int rail_socket_open(struct nl_sock **ret) {
 	return 0;
 }
 
-int host_rails_observe(HostState *h) {
+int host_rail_sysctls_observe(HostState *h, HostNetdev *n) {
+	for (RailSysctl s = 0; s < _RAIL_SYSCTL_MAX; s++) {
+		n->rail_sysctl[s] = sysctl_read(h->root, n->name, s);
+		if (n->rail_sysctl[s] == -ENOMEM)
+			return -ENOMEM;
+	}
+	n->rail_sysctls_observed = true;
+	return 0;
+}
+
+int host_rail_routing_observe(HostState *h) {
 	_cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
 	int r;
 
-	for (size_t i = 0; i < h->n_netdevs; i++) {
-		HostNetdev *n = &h->netdevs[i];
-
-		for (RailSysctl s = 0; s < _RAIL_SYSCTL_MAX; s++) {
-			n->rail_sysctl[s] = sysctl_read(h->root, n->name, s);
-			if (n->rail_sysctl[s] == -ENOMEM)
-				return -ENOMEM;
-		}
-		n->rail_sysctls_observed = true;
-	}
 	h->rails_observed = false;
 	r = rail_socket_open(&sk);
 	if (r >= 0)

@@ -419,39 +419,60 @@ static int device_compare(const void *a, const void *b) {
 	return strcmp(((const HostDevice *) a)->name, ((const HostDevice *) b)->name);
 }
 
-int host_devices_observe(HostState *h, int rootfd, HostObserveFlags flags, char *const *only) {
-	_cleanup_close_ int classfd = -EBADF, cmfd = -EBADF;
-	size_t n_alloc = 0;
+int host_devices_list(int classfd, char *const *only, char ***ret) {
+	_cleanup_strv_free_ char **names = NULL;
+	size_t n = 0, n_alloc = 0;
 	DIR *dir;
 	int r = 0;
 
-	classfd = openat(rootfd, "sys/class/infiniband", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (classfd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	cmfd = openat(rootfd, "sys/kernel/config/rdma_cm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	h->configfs_mounted = cmfd >= 0;
+	names = calloc(1, sizeof(char *));
+	if (!names)
+		return -ENOMEM;
+	n_alloc = 1;
 	dir = fdopendir_consume(dup(classfd));
 	if (!dir)
 		return -errno;
 	for (struct dirent *de; (de = readdir(dir));) {
-		HostDevice d = { 0 };
-
 		if (de->d_name[0] == '.' || (only && !strv_contains(only, de->d_name)))
 			continue;
-		r = GREEDY_REALLOC(h->devices, n_alloc, h->n_devices + 1);
+		r = GREEDY_REALLOC(names, n_alloc, n + 2);
 		if (r < 0)
 			break;
-		r = device_observe(classfd, cmfd, de->d_name, flags, &d);
-		if (r < 0) {
-			host_device_done(&d);
+		names[n] = strdup(de->d_name);
+		if (!names[n]) {
+			r = -ENOMEM;
 			break;
 		}
-		h->devices[h->n_devices++] = d;
+		names[++n] = NULL;
 	}
 	closedir(dir);
+	if (r < 0)
+		return r;
+	strv_sort(names);
+	*ret = TAKE_PTR(names);
+	return 0;
+}
+
+int host_device_add(HostState *h, int classfd, int cmfd, const char *name, HostObserveFlags flags,
+		    size_t *n_alloc) {
+	HostDevice d = { 0 };
+	int r;
+
+	r = GREEDY_REALLOC(h->devices, *n_alloc, h->n_devices + 1);
+	if (r < 0)
+		return r;
+	r = device_observe(classfd, cmfd, name, flags, &d);
+	if (r < 0) {
+		host_device_done(&d);
+		return r;
+	}
+	h->devices[h->n_devices++] = d;
+	return 0;
+}
+
+void host_devices_sort(HostState *h) {
 	if (h->n_devices > 1)
 		qsort(h->devices, h->n_devices, sizeof(HostDevice), device_compare);
-	return r;
 }
 
 const HostDevice *host_device_find(const HostState *h, const char *name) {

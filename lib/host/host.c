@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The host model as a whole: one observation puts together what host-sysfs.c (RDMA devices),
- * host-netdev.c, host-netlink.c (rtnetlink, RDMA netlink), host-dcb.c, host-modules.c and
- * host-pci.c read. */
+/* The host model as a whole (one observation is put together by host-observer.c): its
+ * lifetime, and the questions asked of it. */
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -35,98 +34,6 @@ HostState *host_state_free(HostState *h) {
 	free(h->root);
 	free(h);
 	return NULL;
-}
-
-int host_observe(const char *root, HostObserveFlags flags, HostState **ret) {
-	return host_observe_devices_only(root, flags, NULL, ret);
-}
-
-int host_observe_devices_only(const char *root, HostObserveFlags flags, char *const *devices,
-			      HostState **ret) {
-	_cleanup_(host_state_freep) HostState *h = NULL;
-	_cleanup_close_ int rootfd = -EBADF;
-	int r;
-
-	if (!root)
-		root = "/";
-	h = calloc(1, sizeof(HostState));
-	if (!h)
-		return -ENOMEM;
-	h->root = strdup(root);
-	if (!h->root)
-		return -ENOMEM;
-	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0)
-		return -errno;
-	h->partial = devices != NULL;
-	if (flags & HOST_OBSERVE_DETAILS) {
-		struct stat st;
-
-		r = read_line_at(rootfd, "proc/sys/kernel/hostname", &h->hostname);
-		if (r == -ENOMEM)
-			return r;
-		h->rdma_ndd_running = fstatat(rootfd,
-					      "run/systemd/units/invocation:rdma-ndd.service", &st,
-					      AT_SYMLINK_NOFOLLOW) >= 0;
-	}
-
-	r = host_devices_observe(h, rootfd, flags, devices);
-	if (r < 0)
-		return r;
-	if (flags & (HOST_OBSERVE_NETDEVS | HOST_OBSERVE_ADDRESSES | HOST_OBSERVE_DCB |
-		     HOST_OBSERVE_RAILS | HOST_OBSERVE_SRIOV | HOST_OBSERVE_PCIE)) {
-		r = host_netdevs_observe(h, rootfd);
-		if (r < 0)
-			return r;
-		/* A fixture's ifindexes are another namespace's: never address anything by them.
-		 * rtnetlink gives the live ones below. */
-		if (!streq(root, "/"))
-			for (size_t i = 0; i < h->n_netdevs; i++)
-				h->netdevs[i].ifindex = 0;
-	}
-	if (flags & HOST_OBSERVE_ADDRESSES) {
-		/* Not fatal: a host without rtnetlink access still has everything else. */
-		(void) host_addresses_observe(h);
-	}
-	if (flags & HOST_OBSERVE_RAILS) {
-		r = host_rails_observe(h);
-		if (r < 0)
-			return r;
-	}
-	if (flags & HOST_OBSERVE_FIREWALL) {
-		r = host_firewall_observe(h);
-		if (r < 0)
-			return r;
-	}
-	if (flags & HOST_OBSERVE_DCB) {
-		r = host_dcb_observe(h);
-		if (r < 0)
-			return r;
-	}
-	if ((flags & HOST_OBSERVE_SYSTEM) && streq(root, "/"))
-		(void) host_netns_mode_observe(h); /* unknown stays unknown: the plan says so */
-	if ((flags & HOST_OBSERVE_COUNTERS) && streq(root, "/")) {
-		r = host_hw_counters_observe(h);
-		if (r < 0)
-			return r;
-	}
-	if (flags & HOST_OBSERVE_MODULES) {
-		r = host_modules_observe(h, rootfd);
-		if (r < 0)
-			return r;
-	}
-	if ((flags & (HOST_OBSERVE_SRIOV | HOST_OBSERVE_PCIE)) && !h->partial) {
-		r = host_functions_observe(h, rootfd, flags);
-		if (r < 0)
-			return r;
-	}
-	if ((flags & HOST_OBSERVE_PCI) && !h->partial) {
-		r = host_pci_observe(h, rootfd);
-		if (r < 0)
-			return r;
-	}
-	*ret = TAKE_PTR(h);
-	return 0;
 }
 
 void host_port_facts(const HostDevice *d, const HostPort *p, PortFacts *ret) {

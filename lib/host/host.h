@@ -228,6 +228,20 @@ int host_observe(const char *root, HostObserveFlags flags, HostState **ret);
 int host_observe_devices_only(const char *root, HostObserveFlags flags, char *const *devices,
 			      HostState **ret);
 
+/* The same observation made one object at a time (a device with its ports, a netdev, one
+ * netlink dump of a kind), for a caller that must serve other work between them: an event loop
+ * observing thousands of links. host_observer_step() returns 0 while there is more to read, 1
+ * when the observation is complete (then host_observer_finish() hands it over), -errno as
+ * host_observe(). What changes between steps is seen as it is when its step reads it. */
+typedef struct HostObserver HostObserver;
+int host_observer_new(const char *root, HostObserveFlags flags, char *const *devices,
+		      HostObserver **ret);
+int host_observer_step(HostObserver *o);
+/* -EBUSY before the last step. */
+int host_observer_finish(HostObserver *o, HostState **ret);
+HostObserver *host_observer_free(HostObserver *o);
+DEFINE_TRIVIAL_CLEANUP_FUNC(HostObserver *, host_observer_free)
+
 /* Read one port of an open device directory: exposed for the fuzzer and unit tests. */
 int host_port_observe(int devfd, uint32_t port, HostObserveFlags flags, HostPort *ret);
 void host_port_done(HostPort *p);
@@ -235,19 +249,21 @@ void host_port_done(HostPort *p);
 /* Fill netdevs' addresses, MTU and up flag from rtnetlink, in the current network namespace
  * (netdevs not found there keep what sysfs said, and addresses_known false). */
 int host_addresses_observe(HostState *h);
-/* The DCB state of the netdevs RDMA ports sit on, over dcbnl in the current network namespace
- * (host-dcb.c). A netdev that cannot be read records why in dcb_error. */
-int host_dcb_observe(HostState *h);
+/* The DCB state of the netdev port p sits on, once per netdev, over dcbnl in the current
+ * network namespace (host-dcb.c): sk a dcbnl socket (dcbnl_socket_open()), or the error that
+ * opening one gave. A netdev that cannot be read records why in dcb_error. */
+int host_dcb_observe_port(HostState *h, struct nl_sock *sk, int open_error, const HostPort *p);
 /* The RDMA netns mode, from RDMA netlink. Only for the real root: the mode is global. */
 int host_netns_mode_observe(HostState *h);
 /* The hw counters of every port, over RDMA netlink (host-counters.c). Only for the real root.
  * A port that cannot be read records why in hw_counters_error. */
 int host_hw_counters_observe(HostState *h);
 
-/* The rail routing of the netdevs (host-rail.c): their sysctls under the root, and rdmad's ip
- * rules and routes over rtnetlink in the current network namespace. A failure of the latter
- * is recorded in rails_error. */
-int host_rails_observe(HostState *h);
+/* The rail routing of the netdevs (host-rail.c): one netdev's sysctls under the root; rdmad's
+ * ip rules and routes over rtnetlink in the current network namespace, a failure of which is
+ * recorded in rails_error. */
+int host_rail_sysctls_observe(HostState *h, HostNetdev *n);
+int host_rail_routing_observe(HostState *h);
 /* The pieces, for the apply backend (apply-rail.c), which reads the live state again right
  * before it writes: a NETLINK_ROUTE socket with strict dump checking where the kernel has it;
  * rdmad's rules and routes into h->rail_rules and h->rail_routes; one sysctl under root (-1:

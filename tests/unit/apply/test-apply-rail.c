@@ -71,7 +71,9 @@ static HostState *observe(void) {
 	host_add(h, "rxe0", "r0");
 	host_add(h, "rxe1", "r2");
 	CHECK_INTEQ(host_addresses_observe(h), 0);
-	CHECK_INTEQ(host_rails_observe(h), 0);
+	for (size_t i = 0; i < h->n_netdevs; i++)
+		CHECK_INTEQ(host_rail_sysctls_observe(h, &h->netdevs[i]), 0);
+	CHECK_INTEQ(host_rail_routing_observe(h), 0);
 	CHECK(h->rails_observed);
 	CHECK_INTEQ(host_records_observe(h, state_dir), 0);
 	return h;

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* One observation of the host, put together from what host-sysfs.c (RDMA devices),
+ * host-netdev.c, host-netlink.c (rtnetlink, RDMA netlink), host-dcb.c, host-firewall.c,
+ * host-modules.c, host-function.c and host-pci.c read: one object per step (host.h), so that a
+ * daemon serves its bus between them while it observes thousands of links. */
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "dcbnl-talk.h"
+#include "fileio.h"
+#include "host-internal.h"
+#include "strv.h"
+
+typedef enum ObserveStage {
+	STAGE_START,
+	STAGE_DEVICES, /* one device per step */
+	STAGE_NETDEVS_LIST,
+	STAGE_NETDEVS, /* one netdev per step */
+	STAGE_ADDRESSES,
+	STAGE_RAILS,
+	STAGE_FIREWALL,
+	STAGE_DCB,
+	STAGE_SYSTEM,
+	STAGE_COUNTERS,
+	STAGE_MODULES,
+	STAGE_FUNCTIONS,
+	STAGE_PCI,
+	STAGE_DONE,
+} ObserveStage;
+
+struct HostObserver {
+	HostState *h;
+	HostObserveFlags flags;
+	char **only; /* NULL: every device */
+	ObserveStage stage;
+	int rootfd, classfd, cmfd, netfd;
+	char **names; /* of the stage's objects, and the next one's index */
+	size_t next;
+	size_t port; /* STAGE_DCB: the next port of device next */
+	size_t n_alloc;
+	struct nl_sock *dcb; /* STAGE_DCB's socket, or the error opening it gave */
+	int dcb_error;
+	bool stage_begun;
+};
+
+#define OBSERVE_NETDEV_FLAGS                                                                     \
+	(HOST_OBSERVE_NETDEVS | HOST_OBSERVE_ADDRESSES | HOST_OBSERVE_DCB | HOST_OBSERVE_RAILS | \
+	 HOST_OBSERVE_SRIOV | HOST_OBSERVE_PCIE)
+
+HostObserver *host_observer_free(HostObserver *o) {
+	if (!o)
+		return NULL;
+	host_state_free(o->h);
+	strv_free(o->only);
+	strv_free(o->names);
+	safe_close(o->rootfd);
+	safe_close(o->classfd);
+	safe_close(o->cmfd);
+	safe_close(o->netfd);
+	if (o->dcb)
+		nl_socket_free(o->dcb);
+	free(o);
+	return NULL;
+}
+
+int host_observer_new(const char *root, HostObserveFlags flags, char *const *devices,
+		      HostObserver **ret) {
+	_cleanup_(host_observer_freep) HostObserver *o = NULL;
+
+	if (!root)
+		root = "/";
+	o = calloc(1, sizeof(HostObserver));
+	if (!o)
+		return -ENOMEM;
+	o->rootfd = o->classfd = o->cmfd = o->netfd = -EBADF;
+	o->flags = flags;
+	o->h = calloc(1, sizeof(HostState));
+	if (!o->h)
+		return -ENOMEM;
+	o->h->root = strdup(root);
+	if (!o->h->root)
+		return -ENOMEM;
+	if (devices) {
+		o->only = strv_copy(devices);
+		if (!o->only)
+			return -ENOMEM;
+	}
+	o->h->partial = devices != NULL;
+	o->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (o->rootfd < 0)
+		return -errno;
+	*ret = TAKE_PTR(o);
+	return 0;
+}
+
+static int observe_start(HostObserver *o) {
+	HostState *h = o->h;
+	int r;
+
+	if (o->flags & HOST_OBSERVE_DETAILS) {
+		struct stat st;
+
+		r = read_line_at(o->rootfd, "proc/sys/kernel/hostname", &h->hostname);
+		if (r == -ENOMEM)
+			return r;
+		h->rdma_ndd_running =
+			fstatat(o->rootfd, "run/systemd/units/invocation:rdma-ndd.service", &st,
+				AT_SYMLINK_NOFOLLOW) >= 0;
+	}
+	o->classfd = openat(o->rootfd, "sys/class/infiniband", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (o->classfd < 0)
+		return errno == ENOENT ? 0 : -errno; /* no RDMA devices at all */
+	o->cmfd =
+		openat(o->rootfd, "sys/kernel/config/rdma_cm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	h->configfs_mounted = o->cmfd >= 0;
+	return host_devices_list(o->classfd, o->only, &o->names);
+}
+
+static int observe_netdevs_list(HostObserver *o) {
+	HostState *h = o->h;
+
+	host_devices_sort(h);
+	strv_free(o->names);
+	o->names = NULL;
+	o->next = 0;
+	o->n_alloc = 0;
+	if (!(o->flags & OBSERVE_NETDEV_FLAGS))
+		return 0;
+	o->netfd = openat(o->rootfd, "sys/class/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (o->netfd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	return host_netdevs_list(h, o->netfd, &o->names);
+}
+
+static void observe_netdevs_done(HostObserver *o) {
+	HostState *h = o->h;
+
+	host_netdevs_sort(h);
+	/* A fixture's ifindexes are another namespace's: never address anything by them.
+	 * rtnetlink gives the live ones (STAGE_ADDRESSES). */
+	if (!streq(h->root, "/"))
+		for (size_t i = 0; i < h->n_netdevs; i++)
+			h->netdevs[i].ifindex = 0;
+	strv_free(o->names);
+	o->names = NULL;
+	o->next = 0;
+}
+
+/* The stage after one that is done, skipping those the flags leave out. */
+static ObserveStage stage_next(const HostObserver *o, ObserveStage s) {
+	const HostState *h = o->h;
+	bool real = streq(h->root, "/");
+
+	for (;;) {
+		s++;
+		switch (s) {
+		case STAGE_ADDRESSES:
+			if (o->flags & HOST_OBSERVE_ADDRESSES)
+				return s;
+			break;
+		case STAGE_RAILS:
+			if (o->flags & HOST_OBSERVE_RAILS)
+				return s;
+			break;
+		case STAGE_FIREWALL:
+			if (o->flags & HOST_OBSERVE_FIREWALL)
+				return s;
+			break;
+		case STAGE_DCB:
+			if (o->flags & HOST_OBSERVE_DCB)
+				return s;
+			break;
+		case STAGE_SYSTEM:
+			if ((o->flags & HOST_OBSERVE_SYSTEM) && real)
+				return s;
+			break;
+		case STAGE_COUNTERS:
+			if ((o->flags & HOST_OBSERVE_COUNTERS) && real)
+				return s;
+			break;
+		case STAGE_MODULES:
+			if (o->flags & HOST_OBSERVE_MODULES)
+				return s;
+			break;
+		case STAGE_FUNCTIONS:
+			if ((o->flags & (HOST_OBSERVE_SRIOV | HOST_OBSERVE_PCIE)) && !h->partial)
+				return s;
+			break;
+		case STAGE_PCI:
+			if ((o->flags & HOST_OBSERVE_PCI) && !h->partial)
+				return s;
+			break;
+		default:
+			return s;
+		}
+	}
+}
+
+int host_observer_step(HostObserver *o) {
+	HostState *h = o->h;
+	int r = 0;
+
+	switch (o->stage) {
+	case STAGE_START:
+		r = observe_start(o);
+		if (r < 0)
+			return r;
+		o->stage = STAGE_DEVICES;
+		return 0;
+	case STAGE_DEVICES:
+		if (o->names && o->names[o->next]) {
+			r = host_device_add(h, o->classfd, o->cmfd, o->names[o->next], o->flags,
+					    &o->n_alloc);
+			if (r < 0)
+				return r;
+			o->next++;
+			return 0;
+		}
+		o->stage = STAGE_NETDEVS_LIST;
+		return 0;
+	case STAGE_NETDEVS_LIST:
+		r = observe_netdevs_list(o);
+		if (r < 0)
+			return r;
+		o->stage = STAGE_NETDEVS;
+		return 0;
+	case STAGE_NETDEVS:
+		if (o->names && o->names[o->next]) {
+			r = host_netdev_add(h, o->netfd, o->names[o->next], &o->n_alloc);
+			if (r < 0)
+				return r;
+			o->next++;
+			return 0;
+		}
+		observe_netdevs_done(o);
+		break;
+	case STAGE_ADDRESSES:
+		/* Not fatal: a host without rtnetlink access still has everything else. */
+		(void) host_addresses_observe(h);
+		break;
+	case STAGE_RAILS:
+		/* each netdev's sysctls, then rdmad's rules and routes */
+		if (o->next < h->n_netdevs)
+			return host_rail_sysctls_observe(h, &h->netdevs[o->next++]);
+		r = host_rail_routing_observe(h);
+		o->next = 0;
+		break;
+	case STAGE_FIREWALL:
+		r = host_firewall_observe(h);
+		break;
+	case STAGE_DCB:
+		/* the netdev of each port, once */
+		if (!o->stage_begun) {
+			o->dcb_error = dcbnl_socket_open(&o->dcb);
+			if (o->dcb_error == -ENOMEM)
+				return o->dcb_error;
+			o->stage_begun = true;
+			o->next = o->port = 0;
+		}
+		while (o->next < h->n_devices && o->port >= h->devices[o->next].n_ports) {
+			o->next++;
+			o->port = 0;
+		}
+		if (o->next < h->n_devices)
+			return host_dcb_observe_port(h, o->dcb, o->dcb_error,
+						     &h->devices[o->next].ports[o->port++]);
+		o->stage_begun = false;
+		o->next = 0;
+		break;
+	case STAGE_SYSTEM:
+		(void) host_netns_mode_observe(h); /* unknown stays unknown: the plan says so */
+		break;
+	case STAGE_COUNTERS:
+		r = host_hw_counters_observe(h);
+		break;
+	case STAGE_MODULES:
+		r = host_modules_observe(h, o->rootfd);
+		break;
+	case STAGE_FUNCTIONS:
+		r = host_functions_observe(h, o->rootfd, o->flags);
+		break;
+	case STAGE_PCI:
+		r = host_pci_observe(h, o->rootfd);
+		break;
+	case STAGE_DONE:
+		return 1;
+	}
+	if (r < 0)
+		return r;
+	o->stage = stage_next(o, o->stage);
+	return o->stage == STAGE_DONE;
+}
+
+int host_observer_finish(HostObserver *o, HostState **ret) {
+	if (o->stage != STAGE_DONE)
+		return -EBUSY;
+	*ret = TAKE_PTR(o->h);
+	return 0;
+}
+
+int host_observe_devices_only(const char *root, HostObserveFlags flags, char *const *devices,
+			      HostState **ret) {
+	_cleanup_(host_observer_freep) HostObserver *o = NULL;
+	int r;
+
+	r = host_observer_new(root, flags, devices, &o);
+	if (r < 0)
+		return r;
+	do
+		r = host_observer_step(o);
+	while (r == 0);
+	if (r < 0)
+		return r;
+	return host_observer_finish(o, ret);
+}
+
+int host_observe(const char *root, HostObserveFlags flags, HostState **ret) {
+	return host_observe_devices_only(root, flags, NULL, ret);
+}
