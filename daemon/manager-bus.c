@@ -91,11 +91,11 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	}
 	if (r < 0)
 		return r;
-	/* Answer with the profiles in force: run the reconcile the reload scheduled now. */
-	r = manager_reconcile(m);
+	/* Answer with the profiles in force: when the reconcile the reload asked for ends. */
+	r = manager_reconcile_wait(m, msg, false);
 	if (r < 0)
-		log_warning_errno(r, "Reconcile after reload failed, will retry");
-	return sd_bus_reply_method_return(msg, NULL);
+		return r;
+	return 1;
 }
 
 static int method_reconcile(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -107,10 +107,12 @@ static int method_reconcile(sd_bus_message *msg, void *userdata, sd_bus_error *e
 		return r;
 	if (r == 0)
 		return 1;
-	r = manager_reconcile_all(m);
+	/* answered when the full pass that begins after this call ends */
+	manager_reconcile_all(m);
+	r = manager_reconcile_wait(m, msg, true);
 	if (r < 0)
-		return sd_bus_error_set_errnof(error, r, "Reconcile failed: %s", strerror(-r));
-	return sd_bus_reply_method_return(msg, NULL);
+		return r;
+	return 1;
 }
 
 /* Plan() observes the host (sysfs, netlink) on the main loop: for root at every call; for

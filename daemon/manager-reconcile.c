@@ -202,41 +202,6 @@ static bool action_held(Manager *m, const Action *a, const Outcomes *outcomes, u
 	return false;
 }
 
-static int apply_pass(Manager *m, const Dirty *d, const Plan *p, Outcomes *outcomes,
-		      bool *ret_changed) {
-	uint64_t now = now_usec();
-	bool changed = false;
-	int r;
-
-	for (size_t i = 0; i < p->n_actions; i++) {
-		const Action *a = &p->actions[i];
-		ActionOutcome o = { 0 };
-
-		if (!action_affected(d, a) || a->unsupported || action_held(m, a, outcomes, now))
-			continue;
-		/* A reconcile blocks the loop (kmod, netlink): keep the watchdog fed meanwhile. */
-		(void) sd_notify(false, "WATCHDOG=1");
-		r = action_apply(m->applier, a, &o);
-		if (r < 0) {
-			/* Out of memory building a message, say: a failure of this action, which
-			 * stays with its port; the others go on. */
-			action_outcome_done(&o);
-			o = (ActionOutcome){ .result = APPLY_FAILED, .error = r };
-		}
-		log_outcome(a, &o);
-		if (o.result == APPLY_CHANGED) {
-			changed = true;
-			m->n_writes++;
-		}
-		r = o.result == APPLY_UNCHANGED ? 0 : outcomes_add(outcomes, a, &o);
-		action_outcome_done(&o);
-		if (r < 0)
-			return r;
-	}
-	*ret_changed = changed;
-	return 0;
-}
-
 /* Failed now: the next attempt waits 1, 2, 4 ... 60 s. */
 static uint64_t backoff_next(unsigned *n_failed, unsigned previous, bool was_failed, uint64_t now) {
 	unsigned sec;
@@ -300,7 +265,7 @@ static void port_transition_log(const PortStatus *s, const PortStatus *old, uint
 }
 
 /* The status of one observed port, from the final observation and plan. */
-static int port_status_update(Manager *m, const HostState *h, const HostDevice *d,
+static int port_status_update(Manager *m, const Config *c, const HostState *h, const HostDevice *d,
 			      const HostPort *port, const Plan *p, const Outcomes *outcomes,
 			      uint64_t now, PortStatus *ret) {
 	_cleanup_strv_free_ char **profiles = NULL;
@@ -311,7 +276,7 @@ static int port_status_update(Manager *m, const HostState *h, const HostDevice *
 
 	/* What the profiles declare for the port, once for its state and its status rows. */
 	host_port_facts(d, port, &f);
-	matched = config_settings_for_port(m->config, &f, &ls, &profiles);
+	matched = config_settings_for_port(c, &f, &ls, &profiles);
 	if (matched < 0) {
 		port_settings_done(&ls);
 		return matched;
@@ -339,70 +304,91 @@ static int port_status_compare(const void *a, const void *b) {
 	return c != 0 ? c : (x->port > y->port) - (x->port < y->port);
 }
 
-/* Rebuild the status table from the final observation. Ports (and the host) this reconcile did
- * not look at keep their status. */
-static int statuses_update(Manager *m, const HostState *h, const Plan *p, const Outcomes *outcomes,
-			   char *const *only) {
-	uint64_t now = now_usec();
+/* The status table rebuilt from the final observation, one port per step; the old table stays
+ * whole, and is what the bus answers from, until the new one replaces it in the last step.
+ * Ports (and the host) this reconcile did not look at keep their status. */
+typedef struct StatusBuild {
 	PortStatus *l;
-	size_t n = 0, total = 0, carried = 0;
-	bool *is_carried;
-	int r = 0;
+	size_t n, total;
+	size_t device, port; /* the next one to build */
+	uint64_t now;
+	bool reset_retries; /* a reload or Reconcile() came meanwhile (manager_reconcile_all()) */
+	char **forget;	    /* devices whose contests were forgotten meanwhile; "" all */
+} StatusBuild;
+
+static void status_build_done(StatusBuild *b) {
+	for (size_t i = 0; i < b->n; i++)
+		port_status_done(&b->l[i]);
+	free(b->l);
+	strv_free(b->forget);
+	*b = (StatusBuild){ 0 };
+}
+
+static int status_build_begin(Manager *m, const HostState *h, StatusBuild *b) {
+	size_t total = 0;
 
 	for (size_t i = 0; i < h->n_devices; i++)
 		total += h->devices[i].n_ports;
 	if (h->partial)
 		total += m->n_ports;
-	l = calloc(total + 1, sizeof(PortStatus));
-	is_carried = calloc(total + 1, sizeof(bool));
-	if (!l || !is_carried) {
-		free(l);
-		free(is_carried);
+	b->l = calloc(total + 1, sizeof(PortStatus));
+	if (!b->l)
 		return -ENOMEM;
+	b->total = total;
+	b->now = now_usec();
+	return 0;
+}
+
+/* One port: 0, or 1 when every observed port is built. */
+static int status_build_step(Manager *m, const Config *c, const HostState *h, const Plan *p,
+			     const Outcomes *outcomes, StatusBuild *b) {
+	int r;
+
+	while (b->device < h->n_devices && b->port >= h->devices[b->device].n_ports) {
+		b->device++;
+		b->port = 0;
 	}
-	if (!h->partial)
-		r = host_status_update(m, p, outcomes, now);
-	for (size_t i = 0; r >= 0 && i < h->n_devices; i++)
-		for (size_t k = 0; r >= 0 && k < h->devices[i].n_ports; k++) {
-			r = port_status_update(m, h, &h->devices[i], &h->devices[i].ports[k], p,
-					       outcomes, now, &l[n]);
-			if (r >= 0)
-				n++;
-		}
-	if (r >= 0 && h->partial)
+	if (b->device >= h->n_devices)
+		return 1;
+	r = port_status_update(m, c, h, &h->devices[b->device],
+			       &h->devices[b->device].ports[b->port], p, outcomes, b->now,
+			       &b->l[b->n]);
+	if (r < 0)
+		return r;
+	b->n++;
+	b->port++;
+	return 0;
+}
+
+/* The new table replaces the old one. */
+static int status_build_end(Manager *m, const HostState *h, const Plan *p, const Outcomes *outcomes,
+			    char *const *only, StatusBuild *b) {
+	_cleanup_strv_free_ char **forget = NULL;
+	PortStatus *l = b->l;
+	size_t n = b->n, carried = 0;
+	int r;
+
+	if (!h->partial) {
+		r = host_status_update(m, p, outcomes, b->now);
+		if (r < 0)
+			return r;
+	}
+	/* Carried entries first, for the bus (they changed nothing), then sorted. */
+	if (h->partial) {
+		size_t built = n;
+
 		for (size_t i = 0; i < m->n_ports; i++)
 			if (!host_device_find(h, m->ports[i].device) &&
 			    !strv_contains(only, m->ports[i].device)) {
-				is_carried[n] = true;
 				l[n++] = m->ports[i];
 				m->ports[i] = (PortStatus){ 0 };
 				carried++;
 			}
-	if (r < 0) {
-		/* On an error the old table stays whole (nothing was carried out of it yet, the
-		 * contest histories go back) and the caller looks at everything again: no port is
-		 * announced as gone meanwhile. */
-		for (size_t i = 0; i < n; i++) {
-			PortStatus *old = manager_port_status(m, l[i].device, l[i].port);
-
-			if (old && !old->history) {
-				old->history = TAKE_PTR(l[i].history);
-				old->n_history = l[i].n_history;
-				l[i].n_history = 0;
-			}
-			port_status_done(&l[i]);
-		}
-		free(l);
-		free(is_carried);
-		return r;
+		for (size_t i = 0; i < carried; i++)
+			SWAP(l[i], l[built + i]);
 	}
-	/* Carried entries first, for the bus (they changed nothing), then sorted. */
-	for (size_t i = 0, c = 0; i < n; i++)
-		if (is_carried[i]) {
-			SWAP(l[i], l[c]);
-			c++;
-		}
-	free(is_carried);
+	b->l = NULL;
+	b->n = 0;
 	SWAP(m->ports, l);
 	SWAP(m->n_ports, n);
 	manager_emit_ports_changed(m, l, n, carried);
@@ -411,6 +397,15 @@ static int statuses_update(Manager *m, const HostState *h, const Plan *p, const 
 	for (size_t i = 0; i < n; i++)
 		port_status_done(&l[i]);
 	free(l);
+	/* what was asked of the old table while this one was built */
+	if (b->reset_retries) {
+		for (size_t i = 0; i < m->n_ports; i++)
+			m->ports[i].retry_usec = 0;
+		m->host.retry_usec = 0;
+	}
+	forget = TAKE_PTR(b->forget); /* forgetting notes it again */
+	STRV_FOREACH (d, forget)
+		manager_forget_contests(m, (*d)[0] ? *d : NULL);
 	return 0;
 }
 
@@ -491,89 +486,278 @@ static void gids_wait_schedule(Manager *m) {
  * only while one declares security.roce-allow-from (a full pass looks for a table left from an
  * earlier configuration, to remove it), and the functions behind netdevs only while one
  * declares sriov.* or pci.*. */
-static HostObserveFlags observe_flags(const Manager *m, char *const *only) {
+static HostObserveFlags observe_flags(const Config *c, char *const *only) {
 	HostObserveFlags flags = HOST_OBSERVE_ALL;
 
-	if (!config_declares(m->config, KEY_COUNTERS_OPTIONAL))
+	if (!config_declares(c, KEY_COUNTERS_OPTIONAL))
 		flags &= ~HOST_OBSERVE_COUNTERS;
-	if (only && !config_declares(m->config, KEY_SECURITY_ROCE_ALLOW_FROM))
+	if (only && !config_declares(c, KEY_SECURITY_ROCE_ALLOW_FROM))
 		flags &= ~HOST_OBSERVE_FIREWALL;
 	/* the functions behind netdevs: their VFs (rtnetlink, devlink), config space */
-	if (!config_declares_any(m->config, KEYS_SRIOV))
+	if (!config_declares_any(c, KEYS_SRIOV))
 		flags &= ~HOST_OBSERVE_SRIOV;
-	if (!config_declares_any(m->config, KEYS_PCI))
+	if (!config_declares_any(c, KEYS_PCI))
 		flags &= ~HOST_OBSERVE_PCIE;
 	return flags;
 }
 
-static int observe_and_plan(Manager *m, char *const *only, HostState **h, Plan **p) {
-	*h = host_state_free(*h);
-	*p = plan_free(*p);
+/* A reconcile runs in steps on the event loop (run_step()), each one object observed, one plan
+ * computed, one action applied or the status table rebuilt, and as many steps as fit in
+ * RECONCILE_SLICE_USEC make one slice: between slices the loop serves the bus, netlink and
+ * udev, at a higher priority than the next slice. A reconcile of thousands of links so never
+ * leaves a bus call waiting for more than a slice. */
+#define RECONCILE_SLICE_USEC (5 * 1000ULL)
+
+typedef enum RunStage {
+	RUN_OBSERVE, /* one object per step, then the plan */
+	RUN_APPLY,   /* one action per step */
+	RUN_STATUS,
+	RUN_DONE,
+} RunStage;
+
+struct ReconcileRun {
+	Dirty d;
+	char **only; /* NULL: every device (d.all) */
+	bool followup;
+	Config *config;	      /* what it plans with: m->config when it began */
+	Config *config_owned; /* that one, once a reload replaced it meanwhile */
+	RunStage stage;
+	unsigned pass;
+	HostObserver *observer;
+	HostState *h;
+	Plan *p;
+	Outcomes outcomes;
+	size_t next_action;
+	bool changed;
+	uint64_t apply_usec;
+	StatusBuild status;
+	struct timespec start;
+	int r;
+	RunWaiter *waiters;
+	size_t n_waiters;
+};
+
+static void waiters_reply(RunWaiter *w, size_t n, int r) {
+	for (size_t i = 0; i < n; i++) {
+		if (w[i].report_error && r < 0)
+			(void) sd_bus_reply_method_errorf(w[i].msg, SD_BUS_ERROR_FAILED,
+							  "Reconcile failed: %s", strerror(-r));
+		else
+			(void) sd_bus_reply_method_return(w[i].msg, NULL);
+		sd_bus_message_unref(w[i].msg);
+	}
+	free(w);
+}
+
+static void waiters_drop(RunWaiter *w, size_t n) {
+	for (size_t i = 0; i < n; i++)
+		sd_bus_message_unref(w[i].msg);
+	free(w);
+}
+
+ReconcileRun *reconcile_run_free(ReconcileRun *run) {
+	if (!run)
+		return NULL;
+	host_observer_free(run->observer);
+	host_state_free(run->h);
+	plan_free(run->p);
+	outcomes_done(&run->outcomes);
+	status_build_done(&run->status);
+	strv_free(run->d.devices);
+	strv_free(run->d.netdevs);
+	strv_free(run->only);
+	config_free(run->config_owned);
+	waiters_drop(run->waiters, run->n_waiters);
+	free(run);
+	return NULL;
+}
+
+void manager_reconcile_note_reset(Manager *m) {
+	if (m->run)
+		m->run->status.reset_retries = true;
+}
+
+void manager_reconcile_note_forget(Manager *m, const char *device) {
+	if (m->run)
+		(void) strv_extend(&m->run->status.forget, device ? device : "");
+}
+
+void manager_config_retire(Manager *m) {
+	if (m->run && m->run->config == m->config && !m->run->config_owned) {
+		m->run->config_owned = m->config; /* freed when the run ends */
+		m->config = NULL;
+		return;
+	}
+	config_free(m->config);
+	m->config = NULL;
+}
+
+static int observe_begin(Manager *m, ReconcileRun *run) {
+	run->observer = host_observer_free(run->observer);
+	return host_observer_new(m->root, observe_flags(run->config, run->only), run->only,
+				 &run->observer);
+}
+
+/* The observation is complete: take it, and plan from it. */
+static int observe_end(Manager *m, ReconcileRun *run) {
 	int r;
 
-	r = host_observe_devices_only(m->root, observe_flags(m, only), only, h);
+	run->h = host_state_free(run->h);
+	run->p = plan_free(run->p);
+	r = host_observer_finish(run->observer, &run->h);
+	run->observer = host_observer_free(run->observer);
 	if (r < 0)
 		return r;
-	if (!only) {
+	if (!run->only) {
 		/* Which soft devices are rdmad's own (full passes plan host-level keys). */
-		r = host_records_observe(*h, m->state_dir);
+		r = host_records_observe(run->h, m->state_dir);
 		if (r < 0)
 			return r;
 	}
-	return plan_compute(m->config, *h, p);
+	return plan_compute(run->config, run->h, &run->p);
 }
 
-int manager_reconcile(Manager *m) {
-	_cleanup_(plan_freep) Plan *p = NULL;
-	_cleanup_(host_state_freep) HostState *h = NULL;
-	Outcomes outcomes = { 0 };
-	Dirty d = {
+/* One action of the plan, the next not held: 1 when one was applied, 0 when none is left. */
+static int apply_next(Manager *m, ReconcileRun *run) {
+	const Plan *p = run->p;
+	int r;
+
+	for (; run->next_action < p->n_actions; run->next_action++) {
+		const Action *a = &p->actions[run->next_action];
+		ActionOutcome o = { 0 };
+
+		if (!action_affected(&run->d, a) || a->unsupported ||
+		    action_held(m, a, &run->outcomes, run->apply_usec))
+			continue;
+		run->next_action++;
+		r = action_apply(m->applier, a, &o);
+		if (r < 0) {
+			/* Out of memory building a message, say: a failure of this action, which
+			 * stays with its port; the others go on. */
+			action_outcome_done(&o);
+			o = (ActionOutcome){ .result = APPLY_FAILED, .error = r };
+		}
+		log_outcome(a, &o);
+		if (o.result == APPLY_CHANGED) {
+			run->changed = true;
+			m->n_writes++;
+		}
+		r = o.result == APPLY_UNCHANGED ? 0 : outcomes_add(&run->outcomes, a, &o);
+		action_outcome_done(&o);
+		return r < 0 ? r : 1;
+	}
+	return 0;
+}
+
+/* One step of the run: 0 while there is more to do, 1 when it is done, -errno. Observe, plan,
+ * apply; again while something changed (a module loaded makes a port appear, whose settings
+ * come next), RECONCILE_PASSES times at most. The last plan is what is left to do. */
+static int run_step(Manager *m, ReconcileRun *run) {
+	int r;
+
+	switch (run->stage) {
+	case RUN_OBSERVE:
+		if (!run->observer) {
+			r = observe_begin(m, run);
+			if (r < 0)
+				return r;
+		}
+		r = host_observer_step(run->observer);
+		if (r <= 0)
+			return r;
+		r = observe_end(m, run);
+		if (r < 0)
+			return r;
+		if (run->pass == RECONCILE_PASSES)
+			run->stage = RUN_STATUS;
+		else {
+			run->stage = RUN_APPLY;
+			run->next_action = 0;
+			run->changed = false;
+			run->apply_usec = now_usec();
+		}
+		return 0;
+	case RUN_APPLY:
+		r = apply_next(m, run);
+		if (r != 0)
+			return r < 0 ? r : 0;
+		if (run->changed) {
+			run->pass++;
+			run->stage = RUN_OBSERVE;
+		} else
+			run->stage = RUN_STATUS;
+		return 0;
+	case RUN_STATUS:
+		if (!run->status.l) {
+			r = status_build_begin(m, run->h, &run->status);
+			if (r < 0)
+				return r;
+		}
+		r = status_build_step(m, run->config, run->h, run->p, &run->outcomes, &run->status);
+		if (r <= 0)
+			return r;
+		r = status_build_end(m, run->h, run->p, &run->outcomes, run->only, &run->status);
+		if (r < 0)
+			return r;
+		run->stage = RUN_DONE;
+		return 1;
+	case RUN_DONE:
+		return 1;
+	}
+	return 1;
+}
+
+static int run_new(Manager *m, ReconcileRun **ret) {
+	_cleanup_(reconcile_run_freep) ReconcileRun *run = NULL;
+	int r;
+
+	run = calloc(1, sizeof(ReconcileRun));
+	if (!run)
+		return -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC, &run->start);
+	run->d = (Dirty){
 		.all = m->dirty_all,
 		.devices = TAKE_PTR(m->dirty_devices),
 		.netdevs = TAKE_PTR(m->dirty_netdevs),
 	};
-	_cleanup_strv_free_ char **only = NULL;
-	bool followup = m->followup_scheduled;
-	int r = 0, not_converged = 0;
-	struct timespec start;
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	run->followup = m->followup_scheduled;
+	run->config = m->config;
+	/* the callers waiting for a reconcile that begins after their call: this one */
+	run->waiters = TAKE_PTR(m->run_waiters);
+	run->n_waiters = m->n_run_waiters;
+	m->n_run_waiters = 0;
 	m->dirty_all = false;
 	m->followup_scheduled = false;
 	m->n_reconciles++;
+	run->stage = RUN_OBSERVE;
 	if (!m->config)
-		goto finish;
-
-	r = dirty_resolve(m, &d, &only);
-	if (r < 0)
-		goto finish;
-	if (!d.all && strv_length(only) == 0)
-		goto finish; /* events about netdevs no port uses */
-
-	/* Observe, plan, apply; again while something changed (a module loaded makes a port
-	 * appear, whose settings come next). The last plan is what is left to do. */
-	for (unsigned pass = 0; r >= 0 && pass <= RECONCILE_PASSES; pass++) {
-		bool changed = false;
-
-		r = observe_and_plan(m, d.all ? NULL : only, &h, &p);
-		if (r < 0 || pass == RECONCILE_PASSES)
-			break;
-		r = apply_pass(m, &d, p, &outcomes, &changed);
-		if (!changed)
-			break;
+		run->stage = RUN_DONE;
+	else {
+		r = dirty_resolve(m, &run->d, &run->only);
+		if (r < 0)
+			run->r = r;
+		if (r < 0 || (!run->d.all && strv_length(run->only) == 0))
+			run->stage = RUN_DONE; /* events about netdevs no port uses */
+		if (run->d.all)
+			run->only = strv_free(run->only);
 	}
-	if (r >= 0)
-		r = statuses_update(m, h, p, &outcomes, d.all ? NULL : only);
-	for (size_t i = 0; r >= 0 && i < m->n_ports; i++)
+	*ret = TAKE_PTR(run);
+	return 0;
+}
+
+/* The run is over: what it observed is published, and what comes next scheduled. Returns the
+ * number of managed ports not converged (pending or failed), or -errno. */
+static int run_finish(Manager *m, ReconcileRun *run) {
+	int r = run->r, not_converged = 0;
+
+	for (size_t i = 0; r >= 0 && run->h && i < m->n_ports; i++)
 		if (m->ports[i].state == CONFIG_STATE_PENDING ||
 		    m->ports[i].state == CONFIG_STATE_FAILED)
 			not_converged++;
-	if (r >= 0 &&
+	if (r >= 0 && run->h &&
 	    (m->host.state == CONFIG_STATE_PENDING || m->host.state == CONFIG_STATE_FAILED))
 		not_converged++;
-
-finish:
-	if (h) {
+	if (run->h) {
 		/* LastReconcileUSec: the last reconcile that observed something */
 		struct timespec ts;
 
@@ -582,16 +766,16 @@ finish:
 			(uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 		/* and how long it took, observe to publish (Describe, metrics) */
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		m->last_reconcile_duration_usec = (uint64_t) (ts.tv_sec - start.tv_sec) * 1000000 +
-						  (uint64_t) (ts.tv_nsec / 1000) -
-						  (uint64_t) (start.tv_nsec / 1000);
+		m->last_reconcile_duration_usec =
+			(uint64_t) (ts.tv_sec - run->start.tv_sec) * 1000000 +
+			(uint64_t) (ts.tv_nsec / 1000) - (uint64_t) (run->start.tv_nsec / 1000);
 		manager_emit_changed(m, "LastReconcileUSec", NULL);
 		/* the Plan() unprivileged callers share is out of date now */
 		free(m->plan_shared);
 		m->plan_shared = NULL;
 	}
 	manager_state_update(m);
-	if (r >= 0 && h)
+	if (r >= 0 && run->h)
 		manager_publish(m);
 	if (r >= 0) {
 		m->backoff_exp = 0;
@@ -605,21 +789,125 @@ finish:
 		manager_schedule_reconcile(
 			m, (uint64_t) 1000 * 1000 << (m->backoff_exp < 6 ? m->backoff_exp++ : 6));
 	}
-	if (r >= 0 && !followup && d.netdevs && (d.all || strv_length(only) > 0)) {
+	if (r >= 0 && !run->followup && run->d.netdevs &&
+	    (run->d.all || strv_length(run->only) > 0)) {
 		/* An address event comes before the kernel's GID table follows it (a workqueue):
 		 * look at the same netdevs once more, shortly after. */
-		STRV_FOREACH (nd, d.netdevs)
+		STRV_FOREACH (nd, run->d.netdevs)
 			if (!strv_contains(m->dirty_netdevs, *nd))
 				(void) strv_extend(&m->dirty_netdevs, *nd);
 		m->followup_scheduled = true;
 		manager_schedule_reconcile(m, 300 * 1000);
 	}
-	outcomes_done(&outcomes);
-	strv_free(d.devices);
-	strv_free(d.netdevs);
+	waiters_reply(TAKE_PTR(run->waiters), run->n_waiters, r);
+	run->n_waiters = 0;
+	return r < 0 ? r : not_converged;
+}
+
+/* The run at work is over: free it, and begin the next one at once when something asked for
+ * it meanwhile (a timer that fired, a Reconcile() call). */
+static void run_end(Manager *m) {
+	int r;
+
+	r = run_finish(m, m->run);
+	m->run = reconcile_run_free(m->run);
+	(void) sd_event_source_set_enabled(m->run_source, SD_EVENT_OFF);
 	/* A full pass over a big host allocates a whole snapshot and frees it again: hand the
 	 * pages back instead of keeping the peak resident while idle. */
 	(void) malloc_trim(0);
 	manager_notify_status(m);
-	return r < 0 ? r : not_converged;
+	if (r < 0)
+		log_warning_errno(r, "Reconcile failed, will retry");
+	if (!m->started) {
+		/* The first reconcile, then READY=1: a unit ordered after rdmad sees converged
+		 * links. */
+		m->started = true;
+		manager_state_update(m);
+		(void) sd_notify(false, "READY=1");
+		manager_notify_status(m);
+	}
+	if (m->run_again || m->n_run_waiters > 0) {
+		m->run_again = false;
+		(void) manager_reconcile_start(m);
+	}
+}
+
+static int on_run_slice(sd_event_source *s, void *userdata) {
+	Manager *m = userdata;
+	uint64_t deadline = now_usec() + RECONCILE_SLICE_USEC;
+	int r;
+
+	/* A slice: steps until its time is up; the watchdog is fed between slices by the loop. */
+	do
+		r = run_step(m, m->run);
+	while (r == 0 && now_usec() < deadline);
+	if (r < 0)
+		m->run->r = r;
+	if (r != 0)
+		run_end(m);
+	return 0;
+}
+
+int manager_reconcile_start(Manager *m) {
+	int r;
+
+	if (m->run) {
+		m->run_again = true; /* what asked may have come after the run observed it */
+		return 0;
+	}
+	if (!m->run_source) {
+		r = sd_event_add_defer(m->event, &m->run_source, on_run_slice, m);
+		if (r < 0)
+			return r;
+		/* below everything else: bus calls, netlink and udev events, timers go first */
+		(void) sd_event_source_set_priority(m->run_source, SD_EVENT_PRIORITY_IDLE);
+		(void) sd_event_source_set_description(m->run_source, "reconcile-slice");
+	}
+	r = run_new(m, &m->run);
+	if (r < 0)
+		return r;
+	return sd_event_source_set_enabled(m->run_source, SD_EVENT_ON);
+}
+
+int manager_reconcile_wait(Manager *m, sd_bus_message *msg, bool report_error) {
+	RunWaiter *w;
+
+	w = reallocarray(m->run_waiters, m->n_run_waiters + 1, sizeof(RunWaiter));
+	if (!w)
+		return -ENOMEM;
+	m->run_waiters = w;
+	m->run_waiters[m->n_run_waiters++] = (RunWaiter){
+		.msg = sd_bus_message_ref(msg),
+		.report_error = report_error,
+	};
+	return manager_reconcile_start(m);
+}
+
+void manager_reconcile_done(Manager *m) {
+	m->run = reconcile_run_free(m->run);
+	m->run_source = sd_event_source_disable_unref(m->run_source);
+	waiters_drop(m->run_waiters, m->n_run_waiters);
+	m->run_waiters = NULL;
+	m->n_run_waiters = 0;
+}
+
+int manager_reconcile(Manager *m) {
+	_cleanup_(reconcile_run_freep) ReconcileRun *run = NULL;
+	int r;
+
+	/* Whole, at once, with no loop around it: rdmad --once. */
+	if (m->run)
+		return -EBUSY;
+	r = run_new(m, &run);
+	if (r < 0)
+		return r;
+	do
+		r = run_step(m, run);
+	while (r == 0);
+	if (r < 0)
+		run->r = r;
+	r = run_finish(m, run);
+	(void) malloc_trim(0);
+	manager_notify_status(m);
+	return r;
 }

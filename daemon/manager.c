@@ -54,6 +54,7 @@ Manager *manager_free(Manager *m) {
 	if (!m)
 		return NULL;
 	manager_emit_done(m);
+	manager_reconcile_done(m);
 	polkit_registry_clear(&m->polkit);
 	free(m->plan_shared);
 	sd_event_source_unref(m->reconcile_timer);
@@ -251,7 +252,7 @@ int manager_load_config(Manager *m) {
 	diagnostics_done(&m->config_errors);
 	m->config_errors = diags;
 	m->config_skipped = n_skipped;
-	config_free(m->config);
+	manager_config_retire(m);
 	m->config = c;
 	if (n_skipped > 0)
 		log_error("Left out %zu invalid profile file(s); starting with the other %zu.",
@@ -261,6 +262,7 @@ int manager_load_config(Manager *m) {
 }
 
 void manager_forget_contests(Manager *m, const char *device) {
+	manager_reconcile_note_forget(m, device);
 	for (size_t i = 0; i < m->n_ports; i++) {
 		if (device && !streq(m->ports[i].device, device))
 			continue;
@@ -290,9 +292,9 @@ static int on_reconcile_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	Manager *m = userdata;
 	int r;
 
-	r = manager_reconcile(m);
+	r = manager_reconcile_start(m);
 	if (r < 0)
-		log_warning_errno(r, "Reconcile failed, will retry");
+		log_warning_errno(r, "Failed to begin a reconcile, will retry");
 	return 0;
 }
 
@@ -348,6 +350,7 @@ int manager_reload(Manager *m) {
 			m->ports[i].retry_usec = 0;
 		manager_forget_contests(m, NULL);
 		m->host.retry_usec = 0;
+		manager_reconcile_note_reset(m);
 		manager_mark_dirty_all(m);
 	}
 	(void) sd_notify(false, "READY=1");
@@ -361,12 +364,12 @@ int manager_reload(Manager *m) {
 	return r;
 }
 
-int manager_reconcile_all(Manager *m) {
+void manager_reconcile_all(Manager *m) {
 	for (size_t i = 0; i < m->n_ports; i++)
 		m->ports[i].retry_usec = 0;
 	m->host.retry_usec = 0;
+	manager_reconcile_note_reset(m);
 	m->dirty_all = true;
-	return manager_reconcile(m);
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
@@ -423,14 +426,11 @@ int manager_start(Manager *m) {
 int manager_run(Manager *m) {
 	int r;
 
-	/* The first reconcile, then READY=1: a unit ordered after rdmad sees converged links. */
-	r = manager_reconcile(m);
+	/* The first reconcile; READY=1 when it ends (manager-reconcile.c), so that a unit ordered
+	 * after rdmad sees converged links. The bus is served meanwhile. */
+	r = manager_reconcile_start(m);
 	if (r < 0)
-		log_warning_errno(r, "First reconcile failed, will retry");
-	m->started = true;
-	manager_state_update(m);
-	(void) sd_notify(false, "READY=1");
-	manager_notify_status(m);
+		return log_error_errno(r, "Failed to begin the first reconcile");
 	return sd_event_loop(m->event);
 }
 

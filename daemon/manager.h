@@ -50,6 +50,15 @@ typedef struct Published {
 
 typedef struct ManagerEmitter ManagerEmitter;
 
+/* A reconcile at work (manager-reconcile.c), made in slices on the event loop. */
+typedef struct ReconcileRun ReconcileRun;
+
+/* A caller of Reconcile() or Reload(), answered when the reconcile it waits for ends. */
+typedef struct RunWaiter {
+	sd_bus_message *msg;
+	bool report_error; /* Reconcile(): a failed reconcile is its error */
+} RunWaiter;
+
 typedef struct Manager {
 	sd_event *event;
 	char *root;
@@ -114,6 +123,13 @@ typedef struct Manager {
 	char *test_settle_file;
 
 	sd_event_source *reconcile_timer;
+	/* The reconcile at work, its slices (a defer source below every other), whether another
+	 * must follow it, and the callers waiting for one that begins after their call. */
+	ReconcileRun *run;
+	sd_event_source *run_source;
+	bool run_again;
+	RunWaiter *run_waiters;
+	size_t n_run_waiters;
 	sd_device_monitor *udev;
 	struct nl_sock *rtnl_watch;
 	sd_event_source *rtnl_source;
@@ -142,8 +158,8 @@ int manager_run(Manager *m);
 
 /* Load the profiles again; when they are valid, forget backoffs and look at everything. */
 int manager_reload(Manager *m);
-/* A full pass now, failed ports included. */
-int manager_reconcile_all(Manager *m);
+/* The next reconcile a full pass, failed ports included (manager_reconcile_wait() begins it). */
+void manager_reconcile_all(Manager *m);
 
 /* starting (before the first reconcile), degraded (invalid profiles, a failed or contested
  * port), running */
@@ -179,7 +195,23 @@ void manager_schedule_reconcile(Manager *m, uint64_t delay_usec);
 /* Who changed key on netdev (manager-watch.c), NULL if not known within the contest window. */
 const char *manager_contender(const Manager *m, const char *netdev, Key key, uint64_t now);
 
-/* One reconcile of what is dirty (manager-reconcile.c). Returns the number of managed ports
- * not converged (pending or failed), or -errno. */
+/* A reconcile of what is dirty (manager-reconcile.c), in slices on the event loop: begun now,
+ * or, when one is at work, at once after it (it may have observed before what asked). */
+int manager_reconcile_start(Manager *m);
+/* The same, and msg answered when that reconcile ends: with an error if it failed and
+ * report_error is set. */
+int manager_reconcile_wait(Manager *m, sd_bus_message *msg, bool report_error);
+/* One reconcile of what is dirty, whole, without the loop (rdmad --once). Returns the number
+ * of managed ports not converged (pending or failed), or -errno; -EBUSY while one is at work. */
 int manager_reconcile(Manager *m);
+/* The run at work and its waiters dropped (manager_free()). */
+void manager_reconcile_done(Manager *m);
+ReconcileRun *reconcile_run_free(ReconcileRun *run);
+DEFINE_TRIVIAL_CLEANUP_FUNC(ReconcileRun *, reconcile_run_free)
+/* What the status table the run at work builds must take over when it replaces the old one:
+ * every retry reset (a reload, Reconcile()), device's contests forgotten (NULL: all). */
+void manager_reconcile_note_reset(Manager *m);
+void manager_reconcile_note_forget(Manager *m, const char *device);
+/* m->config is about to be replaced: freed, or kept by the run at work that plans with it. */
+void manager_config_retire(Manager *m);
 void manager_notify_status(Manager *m);

@@ -425,10 +425,18 @@ int port_status_build(PortStatus *s, const HostState *h, const HostDevice *d, co
 	r = facts_copy(s, d, p, nd);
 	if (r < 0)
 		return r;
-	if (old) {
-		s->history = TAKE_PTR(old->history);
-		s->n_history = old->n_history;
-		old->n_history = 0;
+	if (old && old->n_history > 0) {
+		/* copied, not taken: the old table stays whole until the new one replaces it */
+		s->history = calloc(old->n_history, sizeof(SettingHistory));
+		if (!s->history)
+			return -ENOMEM;
+		for (size_t i = 0; i < old->n_history; i++) {
+			s->history[i] = old->history[i];
+			s->history[i].contender = NULL;
+			s->n_history++;
+			if (strdup_to(&s->history[i].contender, old->history[i].contender) < 0)
+				return -ENOMEM;
+		}
 	}
 	s->publish =
 		ls && (ls->set & KEY_BIT(KEY_GIDS_PUBLISH)) ? ls->gids_publish : GID_CHOICE_DEFAULT;

@@ -124,7 +124,7 @@ void host_status_done(HostStatus *s);
 
 /* Fill the observed facts and the per-setting results of port p of d (on netdev nd, or NULL)
  * from the final plan, the outcomes of this reconcile, and old (the port's previous status, or
- * NULL; its history is taken). ls: what its profiles declare (NULL when none matches);
+ * NULL; its history is copied). ls: what its profiles declare (NULL when none matches);
  * *profiles is taken. h: the host (host-wide facts: another agent that owns a setting). */
 int port_status_build(PortStatus *s, const HostState *h, const HostDevice *d, const HostPort *p, const HostNetdev *nd,
 		      const PortSettings *ls, char ***profiles, const Plan *plan,

@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Fixture tier: rdmad is never deaf while it reconciles (issue 26). rdmad on a generated host of
+# 1,024 Soft-RoCE links (bench/gen-tree.sh) and a private system-like bus with the shipped
+# policy. One connection sends Reconcile(), Peer.Ping, Get(State) of a link, Describe() and a
+# second Reconcile() together, before reading any answer (tests/dbus/bus-order.c):
+#   - the Ping, the Get and the Describe are answered before the first Reconcile() ends: the
+#     reconcile runs in slices with the bus served between them (a whole pass over 1,024 links
+#     reads some 50,000 sysfs files: no machine does that in one slice);
+#   - the second Reconcile() is answered after the first: it waits for a full pass that began
+#     after the call;
+#   - both succeed, the links stay converged, and SIGTERM in the middle of a reconcile stops
+#     rdmad at once, with status 0 (LeakSanitizer, in a sanitizer build, finds the unfinished
+#     reconcile freed).
+# Judged by order of answers and by states, never by time. Prints TAP.
+#
+#   tests/never-deaf-test.sh RDMAD BUS-ORDER POLICY
+set -euo pipefail
+
+rdmad=$(realpath "$1")
+order=$(realpath "$2")
+policy=$(realpath "$3")
+src=$(cd "$(dirname "$0")" && pwd)
+
+# shellcheck source=fixture-lib.sh
+. "$src/fixture-lib.sh"
+fixture_netns "$0" "$@"
+fixture_workdir
+fixture_bus "$policy"
+
+links=1024
+"$src/../bench/gen-tree.sh" "$work/root" "$links" 16 > /dev/null
+mkdir -p "$work/conf" "$work/state"
+printf 'gids: {require: [roce-v2-ipv4]}\n' > "$work/conf/50-gids.yaml"
+
+bc() { busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" "$@"; }
+state() { bc get-property org.rdmad1 /org/rdmad1 org.rdmad1.Manager State 2> /dev/null; }
+# wait_for TENTHS COMMAND...: until it succeeds
+wait_for() {
+        local n=$1
+        shift
+        for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
+        return 1
+}
+running() { [[ $(state) == 's "running"' ]]; }
+# line NAME: where NAME's answer came among the answers
+line() { grep -n "^$1 " "$work/order" | cut -d: -f1; }
+
+"$rdmad" --root "$work/root" --config-dir "$work/conf" --state-dir "$work/state" --bus \
+        > "$work/rdmad.log" 2>&1 &
+pid=$!
+
+tap_begin
+tap_plan 9
+
+check "rdmad converges $links links" "wait_for 3000 running" ||
+        tail -5 "$work/rdmad.log" | sed 's/^/# /'
+check "every link is listed" \
+        "[[ \$(bc call org.rdmad1 /org/rdmad1 org.rdmad1.Manager ListLinks | awk '{print \$2}') == $links ]]"
+
+"$order" /org/rdmad1/link/rxe0_2f1 > "$work/order" 2> "$work/order.err"
+sed 's/^/# /' "$work/order" "$work/order.err"
+check "every call is answered, without error" \
+        "[[ \$(grep -c ' ok$' '$work/order') == 5 ]]"
+check "Ping answered before the first Reconcile() ended" "(( \$(line Ping) < \$(line Reconcile) ))"
+check "Get(State) answered before the first Reconcile() ended" \
+        "(( \$(line Get) < \$(line Reconcile) ))"
+check "Describe() answered before the first Reconcile() ended" \
+        "(( \$(line Describe) < \$(line Reconcile) ))"
+check "the second Reconcile() answered after the first" \
+        "(( \$(line Reconcile2) > \$(line Reconcile) ))"
+check "still running, converged" running
+
+# SIGTERM while a reconcile is at work: Reconcile() sent, its run begun (a Ping answered
+# behind it), then the signal.
+bc call --expect-reply=no org.rdmad1 /org/rdmad1 org.rdmad1.Manager Reconcile
+bc call org.rdmad1 /org/rdmad1 org.freedesktop.DBus.Peer Ping
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+pid=
+check "SIGTERM during a reconcile: rdmad exits 0" "[[ $rc == 0 ]]" ||
+        tail -5 "$work/rdmad.log" | sed 's/^/# /'
+tap_end
