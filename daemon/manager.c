@@ -340,7 +340,8 @@ int manager_reload(Manager *m) {
 	files = strv_copy(m->config ? m->config->files : NULL);
 	(void) manager_config_errors(m, &errors);
 
-	(void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading profiles...");
+	if (m->started)
+		(void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading profiles...");
 	log_info("Reloading profiles.");
 	r = manager_load_config(m);
 	if (r >= 0) {
@@ -353,7 +354,9 @@ int manager_reload(Manager *m) {
 		manager_reconcile_note_reset(m);
 		manager_mark_dirty_all(m);
 	}
-	(void) sd_notify(false, "READY=1");
+	/* Not while the first reconcile runs (a SIGHUP meanwhile): its end says READY=1. */
+	if (m->started)
+		(void) sd_notify(false, "READY=1");
 	manager_notify_status(m);
 	(void) manager_config_errors(m, &errors_now);
 	if (!strv_equal(files, m->config ? m->config->files : NULL))
