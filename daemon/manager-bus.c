@@ -115,34 +115,22 @@ static int method_reconcile(sd_bus_message *msg, void *userdata, sd_bus_error *e
 	return 1;
 }
 
-/* Plan() observes the host (sysfs, netlink) on the main loop: for root at every call; for
- * everyone else at most once per PLAN_REUSE_USEC, the answer shared meanwhile, so that no
- * local user can keep rdmad reading the kernel. */
+/* Plan() observes the host (sysfs, netlink) in slices on the main loop (manager-plan.c): for
+ * root afresh at every call; for everyone else at most once per PLAN_REUSE_USEC, the answer
+ * shared meanwhile, so that no local user can keep rdmad reading the kernel. */
 static int method_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-	_cleanup_(json_object_putp) json_object *j = NULL;
-	_cleanup_(plan_freep) Plan *p = NULL;
 	Manager *m = userdata;
 	bool root = bus_sender_is_root(msg);
 	uint64_t now = 0;
-	char *s;
 	int r;
 
 	(void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
 	if (!root && m->plan_shared && now < m->plan_shared_usec + PLAN_REUSE_USEC)
 		return sd_bus_reply_method_return(msg, "s", m->plan_shared);
-	r = manager_plan(m, &p);
+	r = manager_plan_wait(m, msg, root);
 	if (r < 0)
 		return sd_bus_error_set_errnof(error, r, "Failed to plan: %s", strerror(-r));
-	r = plan_to_json(p, &j);
-	if (r < 0)
-		return r;
-	s = strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_NOSLASHESCAPE));
-	if (!s)
-		return -ENOMEM;
-	free(m->plan_shared);
-	m->plan_shared = s;
-	m->plan_shared_usec = now;
-	return sd_bus_reply_method_return(msg, "s", s);
+	return 1;
 }
 
 static int method_describe(sd_bus_message *msg, void *userdata, sd_bus_error *error) {

@@ -55,6 +55,7 @@ Manager *manager_free(Manager *m) {
 		return NULL;
 	manager_emit_done(m);
 	manager_reconcile_done(m);
+	manager_plan_done(m);
 	polkit_registry_clear(&m->polkit);
 	free(m->plan_shared);
 	sd_event_source_unref(m->reconcile_timer);
@@ -509,20 +510,6 @@ int manager_config_errors(const Manager *m, char ***ret) {
 	}
 	*ret = TAKE_PTR(l);
 	return 0;
-}
-
-int manager_plan(const Manager *m, Plan **ret) {
-	_cleanup_(host_state_freep) HostState *h = NULL;
-	static const Config empty = { 0 };
-	int r;
-
-	r = host_observe(m->root, HOST_OBSERVE_ALL & ~HOST_OBSERVE_GIDS, &h);
-	if (r < 0)
-		return r;
-	r = host_records_observe(h, m->state_dir);
-	if (r < 0)
-		return r;
-	return plan_compute(m->config ? m->config : &empty, h, ret);
 }
 
 /* A job asks which GID to use now: for root, read the port's table again rather than trust the

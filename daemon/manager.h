@@ -52,6 +52,8 @@ typedef struct ManagerEmitter ManagerEmitter;
 
 /* A reconcile at work (manager-reconcile.c), made in slices on the event loop. */
 typedef struct ReconcileRun ReconcileRun;
+/* A Plan() observation at work (manager-plan.c), in slices too. */
+typedef struct PlanJob PlanJob;
 
 /* A caller of Reconcile() or Reload(), answered when the reconcile it waits for ends. */
 typedef struct RunWaiter {
@@ -115,6 +117,11 @@ typedef struct Manager {
 	PolkitRegistry polkit;
 	char *plan_shared;
 	uint64_t plan_shared_usec;
+	/* Plan()'s observation at work, its slices, the callers waiting for the next one. */
+	PlanJob *plan_job;
+	sd_event_source *plan_source;
+	sd_bus_message **plan_next;
+	size_t n_plan_next;
 	RateLimit counters_ratelimit;
 	/* How long a profile must be unchanged before it is loaded (PROFILES_SETTLE_NSEC). Tests
 	 * only, under --root: read from this file at each load when it holds a number of ms
@@ -178,8 +185,14 @@ int manager_gid_resolve(Manager *m, const PortStatus *s, GidType type, GidFamily
 			Gid *ret);
 /* The config errors as "FILE:LINE:COLUMN: error: ..." lines. */
 int manager_config_errors(const Manager *m, char ***ret);
-/* What a reconcile would change now, observed afresh (no GID tables: plans do not need them). */
-int manager_plan(const Manager *m, Plan **ret);
+/* Plan() (manager-plan.c): msg answered with what a reconcile would change now, as JSON, once
+ * an observation made in slices ends: the one at work, or with fresh (root) one that begins
+ * after the call. */
+int manager_plan_wait(Manager *m, sd_bus_message *msg, bool fresh);
+/* The plan at work and its callers dropped (manager_free()). */
+void manager_plan_done(Manager *m);
+PlanJob *plan_job_free(PlanJob *j);
+DEFINE_TRIVIAL_CLEANUP_FUNC(PlanJob *, plan_job_free)
 
 /* The whole status as JSON (manager-describe.c): Describe(), rdmactl status --json. */
 int manager_describe(Manager *m, char **ret);

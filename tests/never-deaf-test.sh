@@ -3,11 +3,11 @@
 #
 # Fixture tier: rdmad is never deaf while it reconciles (issue 26). rdmad on a generated host of
 # 1,024 Soft-RoCE links (bench/gen-tree.sh) and a private system-like bus with the shipped
-# policy. One connection sends Reconcile(), Peer.Ping, Get(State) of a link, Describe() and a
-# second Reconcile() together, before reading any answer (tests/dbus/bus-order.c):
-#   - the Ping, the Get and the Describe are answered before the first Reconcile() ends: the
-#     reconcile runs in slices with the bus served between them (a whole pass over 1,024 links
-#     reads some 50,000 sysfs files: no machine does that in one slice);
+# policy. One connection sends Plan(), Reconcile(), Peer.Ping, Get(State) of a link, Describe()
+# and a second Reconcile() together, before reading any answer (tests/dbus/bus-order.c):
+#   - the Ping, the Get and the Describe are answered before the Plan() and the first
+#     Reconcile() end: both observe in slices with the bus served between them (a whole pass
+#     over 1,024 links reads some 50,000 sysfs files: no machine does that in one slice);
 #   - the second Reconcile() is answered after the first: it waits for a full pass that began
 #     after the call;
 #   - both succeed, the links stay converged, and SIGTERM in the middle of a reconcile stops
@@ -52,7 +52,7 @@ line() { grep -n "^$1 " "$work/order" | cut -d: -f1; }
 pid=$!
 
 tap_begin
-tap_plan 9
+tap_plan 10
 
 check "rdmad converges $links links" "wait_for 3000 running" ||
         tail -5 "$work/rdmad.log" | sed 's/^/# /'
@@ -62,7 +62,8 @@ check "every link is listed" \
 "$order" /org/rdmad1/link/rxe0_2f1 > "$work/order" 2> "$work/order.err"
 sed 's/^/# /' "$work/order" "$work/order.err"
 check "every call is answered, without error" \
-        "[[ \$(grep -c ' ok$' '$work/order') == 5 ]]"
+        "[[ \$(grep -c ' ok$' '$work/order') == 6 ]]"
+check "Ping answered before Plan() ended" "(( \$(line Ping) < \$(line Plan) ))"
 check "Ping answered before the first Reconcile() ended" "(( \$(line Ping) < \$(line Reconcile) ))"
 check "Get(State) answered before the first Reconcile() ended" \
         "(( \$(line Get) < \$(line Reconcile) ))"

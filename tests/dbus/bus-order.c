@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bus-order LINK-PATH: the order in which rdmad answers calls sent together on one connection to
- * the system bus ($DBUS_SYSTEM_BUS_ADDRESS): Reconcile(), then Peer.Ping, Get(State) of
+ * the system bus ($DBUS_SYSTEM_BUS_ADDRESS): Plan(), Reconcile(), then Peer.Ping, Get(State) of
  * LINK-PATH, Describe() and a second Reconcile(), all sent before any answer is read. Prints one
  * line per answer as it comes, "NAME ok" or "NAME ERROR-NAME", in order of arrival.
- * never-deaf-test.sh judges the order: a daemon that reconciles in slices answers the Ping, the
- * Get and the Describe before the first Reconcile() ends, and the second Reconcile() after it
- * (it waits for a full pass that begins after the call). No timing is measured. */
+ * never-deaf-test.sh judges the order: a daemon that observes in slices answers the Ping, the
+ * Get and the Describe before the Plan() and the first Reconcile() end, and the second
+ * Reconcile() after the first (it waits for a full pass that begins after the call). No timing
+ * is measured. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,8 @@ int main(int argc, char **argv) {
 		fprintf(stderr, "bus-order: cannot connect: %s\n", strerror(-r));
 		return 1;
 	}
-	if (send_call(bus, "Reconcile", "/org/rdmad1", "org.rdmad1.Manager", "Reconcile", NULL) <
+	if (send_call(bus, "Plan", "/org/rdmad1", "org.rdmad1.Manager", "Plan", NULL) < 0 ||
+	    send_call(bus, "Reconcile", "/org/rdmad1", "org.rdmad1.Manager", "Reconcile", NULL) <
 		    0 ||
 	    send_call(bus, "Ping", "/org/rdmad1", "org.freedesktop.DBus.Peer", "Ping", NULL) < 0 ||
 	    send_call(bus, "Get", argv[1], "org.freedesktop.DBus.Properties", "Get", argv[1]) < 0 ||
@@ -60,7 +62,7 @@ int main(int argc, char **argv) {
 	    send_call(bus, "Reconcile2", "/org/rdmad1", "org.rdmad1.Manager", "Reconcile", NULL) <
 		    0)
 		return 1;
-	while (n_answers < 5) {
+	while (n_answers < 6) {
 		r = sd_bus_process(bus, NULL);
 		if (r < 0) {
 			fprintf(stderr, "bus-order: %s\n", strerror(-r));
