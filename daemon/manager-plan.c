@@ -10,7 +10,7 @@
 #include "log.h"
 #include "manager.h"
 
-#define PLAN_SLICE_USEC (5 * 1000ULL)
+#define PLAN_SLICE_USEC (500ULL)
 
 struct PlanJob {
 	HostObserver *observer;

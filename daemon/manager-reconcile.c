@@ -506,7 +506,7 @@ static HostObserveFlags observe_flags(const Config *c, char *const *only) {
  * RECONCILE_SLICE_USEC make one slice: between slices the loop serves the bus, netlink and
  * udev, at a higher priority than the next slice. A reconcile of thousands of links so never
  * leaves a bus call waiting for more than a slice. */
-#define RECONCILE_SLICE_USEC (5 * 1000ULL)
+#define RECONCILE_SLICE_USEC (500ULL)
 
 typedef enum RunStage {
 	RUN_OBSERVE, /* one object per step, then the plan */
