@@ -11,3 +11,5 @@ int link_bus_register(Manager *m, sd_bus *bus);
  * n_carried entries of the new table were moved over unchanged), InterfacesAdded/Removed for
  * ports that came or went. */
 void link_bus_ports_changed(Manager *m, const PortStatus *old, size_t n_old, size_t n_carried);
+/* The signals not sent yet dropped (the manager goes). */
+void link_bus_signals_done(Manager *m);

@@ -268,11 +268,16 @@ static void emit_gid_changed(Manager *m, const char *link, int32_t old_index, in
 		log_warning_errno(r, "Failed to emit PublishedGidChanged for %s", link);
 }
 
+static void emitter_done(Manager *m) {
+	manager_checks_done(m); /* Preflight() and SelfTest() at work */
+	link_bus_signals_done(m);
+}
+
 static const ManagerEmitter bus_emitter = {
 	.manager_changed = emit_manager_changed,
 	.ports_changed = link_bus_ports_changed,
 	.gid_changed = emit_gid_changed,
-	.done = manager_checks_done, /* Preflight() and SelfTest() at work */
+	.done = emitter_done,
 };
 
 static int on_name_acquired(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {

@@ -4,8 +4,7 @@
  * which the loop must go on serving the bus. One observation at a time. Callers that come while
  * one is at work wait for it, but root, whose Plan() is observed afresh at every call: root waits
  * for one that begins after the call. */
-#include <time.h>
-
+#include "fileio.h"
 #include "json-util.h"
 #include "log.h"
 #include "manager.h"
@@ -17,13 +16,6 @@ struct PlanJob {
 	sd_bus_message **callers;
 	size_t n_callers;
 };
-
-static uint64_t now_usec(void) {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
 
 static void callers_drop(sd_bus_message **callers, size_t n) {
 	for (size_t i = 0; i < n; i++)
@@ -73,13 +65,13 @@ static int plan_job_start(Manager *m);
 static int on_plan_slice(sd_event_source *s, void *userdata) {
 	Manager *m = userdata;
 	PlanJob *j = m->plan_job;
-	uint64_t deadline = now_usec() + PLAN_SLICE_USEC;
+	uint64_t deadline = now_monotonic_usec() + PLAN_SLICE_USEC;
 	char *answer = NULL;
 	int r;
 
 	do
 		r = host_observer_step(j->observer);
-	while (r == 0 && now_usec() < deadline);
+	while (r == 0 && now_monotonic_usec() < deadline);
 	if (r == 0)
 		return 0;
 	if (r > 0)

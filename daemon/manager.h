@@ -54,6 +54,8 @@ typedef struct ManagerEmitter ManagerEmitter;
 typedef struct ReconcileRun ReconcileRun;
 /* A Plan() observation at work (manager-plan.c), in slices too. */
 typedef struct PlanJob PlanJob;
+/* The links' signals not sent yet (link-bus.c), sent in slices too. */
+typedef struct LinkSignals LinkSignals;
 
 /* A caller of Reconcile() or Reload(), answered when the reconcile it waits for ends. */
 typedef struct RunWaiter {
@@ -92,6 +94,7 @@ typedef struct Manager {
 	size_t n_contenders;
 
 	sd_bus *bus;			/* NULL with --once */
+	LinkSignals *link_signals;	/* link-bus.c */
 	const ManagerEmitter *emitter;	/* who is told of changes (manager-emit.h); NULL: nobody */
 	sd_event_source *bus_reconnect; /* after the connection was lost */
 	bool started;			/* the first reconcile is done */
