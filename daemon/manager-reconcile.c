@@ -520,7 +520,9 @@ struct ReconcileRun {
 	char **only; /* NULL: every device (d.all) */
 	bool followup;
 	Config *config;	      /* what it plans with: m->config when it began */
-	Config *config_owned; /* that one, once a reload replaced it meanwhile */
+	Config *config_owned; /* that one, once a reload replaced it meanwhile: */
+	bool stale;	      /* then nothing more is applied, and the next run follows at once */
+	uint64_t slice_end_usec; /* when its last slice ended (on_run_slice()) */
 	RunStage stage;
 	unsigned pass;
 	HostObserver *observer;
@@ -584,7 +586,12 @@ void manager_reconcile_note_forget(Manager *m, const char *device) {
 
 void manager_config_retire(Manager *m) {
 	if (m->run && m->run->config == m->config && !m->run->config_owned) {
-		m->run->config_owned = m->config; /* freed when the run ends */
+		/* Freed when the run ends. The run applies nothing more of it (a setting the
+		 * reload removed must not be written after the reload), publishes nothing, and
+		 * the next run, with the new profiles, begins when it ends. */
+		m->run->config_owned = m->config;
+		m->run->stale = true;
+		m->run_again = true;
 		m->config = NULL;
 		return;
 	}
@@ -655,6 +662,11 @@ static int apply_next(Manager *m, ReconcileRun *run) {
 static int run_step(Manager *m, ReconcileRun *run) {
 	int r;
 
+	if (run->stale) {
+		/* planned with profiles a reload replaced: given up (manager_config_retire()) */
+		run->stage = RUN_DONE;
+		return 1;
+	}
 	switch (run->stage) {
 	case RUN_OBSERVE:
 		if (!run->observer) {
@@ -775,7 +787,7 @@ static int run_finish(Manager *m, ReconcileRun *run) {
 		m->plan_shared = NULL;
 	}
 	manager_state_update(m);
-	if (r >= 0 && run->h)
+	if (r >= 0 && run->h && !run->stale)
 		manager_publish(m);
 	if (r >= 0) {
 		m->backoff_exp = 0;
@@ -798,6 +810,20 @@ static int run_finish(Manager *m, ReconcileRun *run) {
 				(void) strv_extend(&m->dirty_netdevs, *nd);
 		m->followup_scheduled = true;
 		manager_schedule_reconcile(m, 300 * 1000);
+	}
+	if (run->stale && run->n_waiters > 0) {
+		/* what they wait for is the next run's, with the profiles in force */
+		RunWaiter *w = reallocarray(m->run_waiters, m->n_run_waiters + run->n_waiters,
+					    sizeof(RunWaiter));
+
+		if (w) {
+			memcpy(w + m->n_run_waiters, run->waiters,
+			       run->n_waiters * sizeof(RunWaiter));
+			m->run_waiters = w;
+			m->n_run_waiters += run->n_waiters;
+			run->waiters = mfree(run->waiters);
+			run->n_waiters = 0;
+		}
 	}
 	waiters_reply(TAKE_PTR(run->waiters), run->n_waiters, r);
 	run->n_waiters = 0;
@@ -832,15 +858,30 @@ static void run_end(Manager *m) {
 	}
 }
 
+/* How long the next slice may run: RECONCILE_SLICE_USEC while the loop has little else to do,
+ * and as long as the loop spent on other work since the last slice (a client calling without
+ * pause) up to RECONCILE_SLICE_MAX_USEC: the reconcile keeps at least half of a busy loop, and
+ * no bus call waits more than that maximum. */
+#define RECONCILE_SLICE_MAX_USEC (8 * 1000ULL)
+
+static uint64_t slice_budget(uint64_t now, uint64_t last_end) {
+	uint64_t gap = last_end > 0 && now > last_end ? now - last_end : 0;
+
+	if (gap < RECONCILE_SLICE_USEC)
+		return RECONCILE_SLICE_USEC;
+	return gap < RECONCILE_SLICE_MAX_USEC ? gap : RECONCILE_SLICE_MAX_USEC;
+}
+
 static int on_run_slice(sd_event_source *s, void *userdata) {
 	Manager *m = userdata;
-	uint64_t deadline = now_usec() + RECONCILE_SLICE_USEC;
+	uint64_t now = now_usec(), deadline = now + slice_budget(now, m->run->slice_end_usec);
 	int r;
 
 	/* A slice: steps until its time is up; the watchdog is fed between slices by the loop. */
 	do
 		r = run_step(m, m->run);
 	while (r == 0 && now_usec() < deadline);
+	m->run->slice_end_usec = now_usec();
 	if (r < 0)
 		m->run->r = r;
 	if (r != 0)

@@ -380,7 +380,8 @@ UNIT
 	check "a call to org.rdmad1 starts rdmad.service (bus activation, SystemdService=)" \
 		logged "$VM_LOGDIR/activation.log" timeout 60 \
 		busctl --system call org.rdmad1 /org/rdmad1 org.rdmad1.Manager ListLinks
-	check "... rdmad.service is active" systemctl is-active --quiet rdmad
+	# it answers the bus during its first reconcile, before READY=1 makes it active
+	check "... rdmad.service is active" wait_until 60 systemctl is-active --quiet rdmad
 	check "systemctl stop rdmad, again" timeout 60 systemctl stop rdmad
 else
 	fail "meson install -C BUILD" "no RDMAD_BUILD_DIR given, or it is not a meson build"

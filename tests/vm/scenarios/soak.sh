@@ -118,7 +118,9 @@ check "rdmad converges rxe0 (dcbsim0) and rxe1 (veth0)" wait_until 30 settled ||
 	bail "not converged: $(rdmactl status --no-pager 2>&1; tail -n 30 "$LOG")"
 
 # ---- the reader: Describe() and Link properties without pause (one connection) ------------------
-bushammer /org/rdmad1/link/rxe0_2f1 /org/rdmad1/link/rxe1_2f1 > "$VM_LOGDIR/reader.log" 2>&1 &
+# rxe0's only: the storm deletes rxe1, whose object is gone until rdmad has made it again, and
+# rdmad answers the bus in that window too (the reconcile runs in slices).
+bushammer /org/rdmad1/link/rxe0_2f1 > "$VM_LOGDIR/reader.log" 2>&1 &
 READER=$!
 
 # ---- the storm -----------------------------------------------------------------------------------
