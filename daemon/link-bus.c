@@ -286,11 +286,10 @@ static void link_emit(Manager *m, const char *name, LinkEvent event, unsigned ch
 	}
 }
 
-/* The links' signals wait in a queue and go out LINK_SIGNALS_SLICE_USEC at a time, from a defer
- * source below bus calls: a reconcile that adds or changes 4,096 links would otherwise build
- * 4,096 messages in one step, some 200 ms without a bus call served. A signal carries the
- * properties as they are when it goes out. */
-#define LINK_SIGNALS_SLICE_USEC 500ULL
+/* The links' signals wait in a queue and go out a slice at a time (slice-source.h): a reconcile
+ * that adds or changes 4,096 links would otherwise build 4,096 messages in one step, some
+ * 200 ms without a bus call served. A signal carries the properties as they are when it goes
+ * out. */
 
 typedef struct LinkSignal {
 	char *name;
@@ -301,7 +300,7 @@ typedef struct LinkSignal {
 struct LinkSignals {
 	LinkSignal *items;
 	size_t n, next, n_alloc;
-	sd_event_source *source;
+	SliceSource *slices;
 };
 
 void link_bus_signals_done(Manager *m) {
@@ -312,15 +311,14 @@ void link_bus_signals_done(Manager *m) {
 	for (size_t i = q->next; i < q->n; i++)
 		free(q->items[i].name);
 	free(q->items);
-	sd_event_source_disable_unref(q->source);
+	slice_source_free(q->slices);
 	free(q);
 	m->link_signals = NULL;
 }
 
-static int on_link_signals(sd_event_source *s, void *userdata) {
+static void on_link_signals(void *userdata, uint64_t deadline) {
 	Manager *m = userdata;
 	LinkSignals *q = m->link_signals;
-	uint64_t deadline = now_monotonic_usec() + LINK_SIGNALS_SLICE_USEC;
 
 	while (q->next < q->n) {
 		LinkSignal *x = &q->items[q->next++];
@@ -328,10 +326,10 @@ static int on_link_signals(sd_event_source *s, void *userdata) {
 		link_emit(m, x->name, x->event, x->changes);
 		x->name = mfree(x->name);
 		if (now_monotonic_usec() >= deadline)
-			return 0;
+			return;
 	}
 	q->n = q->next = 0;
-	return sd_event_source_set_enabled(q->source, SD_EVENT_OFF);
+	slice_source_stop(q->slices);
 }
 
 static void link_signal(Manager *m, const char *name, LinkEvent event, unsigned changes) {
@@ -343,13 +341,11 @@ static void link_signal(Manager *m, const char *name, LinkEvent event, unsigned 
 		q = m->link_signals = calloc(1, sizeof(LinkSignals));
 		if (!q)
 			goto emit_now;
-		r = sd_event_add_defer(m->event, &q->source, on_link_signals, m);
+		r = slice_source_new(m->event, "link-signals", on_link_signals, m, &q->slices);
 		if (r < 0) {
 			link_bus_signals_done(m);
 			goto emit_now;
 		}
-		(void) sd_event_source_set_priority(q->source, SD_EVENT_PRIORITY_IDLE);
-		(void) sd_event_source_set_description(q->source, "link-signals");
 	}
 	copy = strdup(name);
 	if (!copy || GREEDY_REALLOC(q->items, q->n_alloc, q->n + 1) < 0) {
@@ -357,7 +353,10 @@ static void link_signal(Manager *m, const char *name, LinkEvent event, unsigned 
 		goto emit_now;
 	}
 	q->items[q->n++] = (LinkSignal){ .name = copy, .event = event, .changes = changes };
-	(void) sd_event_source_set_enabled(q->source, SD_EVENT_ON);
+	if (slice_source_start(q->slices) < 0) {
+		free(q->items[--q->n].name);
+		goto emit_now;
+	}
 	return;
 emit_now: /* out of memory: at once, as before the queue */
 	link_emit(m, name, event, changes);

@@ -9,8 +9,6 @@
 #include "log.h"
 #include "manager.h"
 
-#define PLAN_SLICE_USEC (500ULL)
-
 struct PlanJob {
 	HostObserver *observer;
 	sd_bus_message **callers;
@@ -62,10 +60,9 @@ static int plan_job_finish(Manager *m, PlanJob *j, char **ret) {
 
 static int plan_job_start(Manager *m);
 
-static int on_plan_slice(sd_event_source *s, void *userdata) {
+static void on_plan_slice(void *userdata, uint64_t deadline) {
 	Manager *m = userdata;
 	PlanJob *j = m->plan_job;
-	uint64_t deadline = now_monotonic_usec() + PLAN_SLICE_USEC;
 	char *answer = NULL;
 	int r;
 
@@ -73,7 +70,7 @@ static int on_plan_slice(sd_event_source *s, void *userdata) {
 		r = host_observer_step(j->observer);
 	while (r == 0 && now_monotonic_usec() < deadline);
 	if (r == 0)
-		return 0;
+		return;
 	if (r > 0)
 		r = plan_job_finish(m, j, &answer);
 	for (size_t i = 0; i < j->n_callers; i++)
@@ -88,7 +85,7 @@ static int on_plan_slice(sd_event_source *s, void *userdata) {
 		(void) sd_event_now(m->event, CLOCK_MONOTONIC, &m->plan_shared_usec);
 	}
 	m->plan_job = plan_job_free(m->plan_job);
-	(void) sd_event_source_set_enabled(m->plan_source, SD_EVENT_OFF);
+	slice_source_stop(m->plan_slices);
 	if (m->n_plan_next > 0) {
 		r = plan_job_start(m);
 		if (r < 0) {
@@ -101,7 +98,6 @@ static int on_plan_slice(sd_event_source *s, void *userdata) {
 			m->n_plan_next = 0;
 		}
 	}
-	return 0;
 }
 
 /* A job for the callers waiting for the next one. */
@@ -109,13 +105,11 @@ static int plan_job_start(Manager *m) {
 	_cleanup_(plan_job_freep) PlanJob *j = NULL;
 	int r;
 
-	if (!m->plan_source) {
-		r = sd_event_add_defer(m->event, &m->plan_source, on_plan_slice, m);
+	if (!m->plan_slices) {
+		/* as a reconcile's slices */
+		r = slice_source_new(m->event, "plan-slice", on_plan_slice, m, &m->plan_slices);
 		if (r < 0)
 			return r;
-		/* as a reconcile's slices: below bus calls, events and timers */
-		(void) sd_event_source_set_priority(m->plan_source, SD_EVENT_PRIORITY_IDLE);
-		(void) sd_event_source_set_description(m->plan_source, "plan-slice");
 	}
 	j = calloc(1, sizeof(PlanJob));
 	if (!j)
@@ -124,7 +118,7 @@ static int plan_job_start(Manager *m) {
 	r = host_observer_new(m->root, HOST_OBSERVE_ALL & ~HOST_OBSERVE_GIDS, NULL, &j->observer);
 	if (r < 0)
 		return r;
-	r = sd_event_source_set_enabled(m->plan_source, SD_EVENT_ON);
+	r = slice_source_start(m->plan_slices);
 	if (r < 0)
 		return r;
 	j->callers = TAKE_PTR(m->plan_next);
@@ -165,7 +159,7 @@ int manager_plan_wait(Manager *m, sd_bus_message *msg, bool fresh) {
 
 void manager_plan_done(Manager *m) {
 	m->plan_job = plan_job_free(m->plan_job);
-	m->plan_source = sd_event_source_disable_unref(m->plan_source);
+	m->plan_slices = slice_source_free(m->plan_slices);
 	callers_drop(m->plan_next, m->n_plan_next);
 	m->plan_next = NULL;
 	m->n_plan_next = 0;

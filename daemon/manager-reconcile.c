@@ -151,11 +151,15 @@ static void log_outcome(const Action *a, const ActionOutcome *o) {
 	}
 }
 
+static uint64_t timespec_usec(const struct timespec *ts) {
+	return (uint64_t) ts->tv_sec * 1000000 + (uint64_t) ts->tv_nsec / 1000;
+}
+
 static uint64_t now_usec(void) {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+	return timespec_usec(&ts);
 }
 
 /* Not written now: a failed port (or the host) waiting for its next attempt, a setting already
@@ -502,11 +506,9 @@ static HostObserveFlags observe_flags(const Config *c, char *const *only) {
 }
 
 /* A reconcile runs in steps on the event loop (run_step()), each one object observed, one plan
- * computed, one action applied or the status table rebuilt, and as many steps as fit in
- * RECONCILE_SLICE_USEC make one slice: between slices the loop serves the bus, netlink and
- * udev, at a higher priority than the next slice. A reconcile of thousands of links so never
- * leaves a bus call waiting for more than a slice. */
-#define RECONCILE_SLICE_USEC (500ULL)
+ * computed, one action applied or the status table rebuilt, and as many steps as fit in a
+ * slice (slice-source.h) make one: between slices the loop serves the bus, netlink and udev. A
+ * reconcile of thousands of links so never leaves a bus call waiting for more than a slice. */
 
 typedef enum RunStage {
 	RUN_OBSERVE, /* one object per step, then the plan */
@@ -522,7 +524,8 @@ struct ReconcileRun {
 	Config *config;	      /* what it plans with: m->config when it began */
 	Config *config_owned; /* that one, once a reload replaced it meanwhile: */
 	bool stale;	      /* then nothing more is applied, and the next run follows at once */
-	uint64_t slice_end_usec; /* when its last slice ended (on_run_slice()) */
+	unsigned n_slices, n_steps;
+	uint64_t busy_usec; /* spent in its slices */
 	RunStage stage;
 	unsigned pass;
 	HostObserver *observer;
@@ -836,8 +839,14 @@ static void run_end(Manager *m) {
 	int r;
 
 	r = run_finish(m, m->run);
+	log_debug("reconcile: %u passes, %u steps in %u slices, %" PRIu64 " ms busy in %" PRIu64
+		  " ms%s%s",
+		  m->run->pass + 1, m->run->n_steps, m->run->n_slices, m->run->busy_usec / 1000,
+		  (now_usec() - timespec_usec(&m->run->start)) / 1000,
+		  m->run->d.all ? "" : " (some devices)",
+		  m->run->stale ? " (stale: profiles reloaded)" : "");
 	m->run = reconcile_run_free(m->run);
-	(void) sd_event_source_set_enabled(m->run_source, SD_EVENT_OFF);
+	slice_source_stop(m->run_slices);
 	/* A full pass over a big host allocates a whole snapshot and frees it again: hand the
 	 * pages back instead of keeping the peak resident while idle. */
 	(void) malloc_trim(0);
@@ -858,35 +867,21 @@ static void run_end(Manager *m) {
 	}
 }
 
-/* How long the next slice may run: RECONCILE_SLICE_USEC while the loop has little else to do,
- * and as long as the loop spent on other work since the last slice (a client calling without
- * pause) up to RECONCILE_SLICE_MAX_USEC: the reconcile keeps at least half of a busy loop, and
- * no bus call waits more than that maximum. */
-#define RECONCILE_SLICE_MAX_USEC (8 * 1000ULL)
-
-static uint64_t slice_budget(uint64_t now, uint64_t last_end) {
-	uint64_t gap = last_end > 0 && now > last_end ? now - last_end : 0;
-
-	if (gap < RECONCILE_SLICE_USEC)
-		return RECONCILE_SLICE_USEC;
-	return gap < RECONCILE_SLICE_MAX_USEC ? gap : RECONCILE_SLICE_MAX_USEC;
-}
-
-static int on_run_slice(sd_event_source *s, void *userdata) {
+static void on_run_slice(void *userdata, uint64_t deadline) {
 	Manager *m = userdata;
-	uint64_t now = now_usec(), deadline = now + slice_budget(now, m->run->slice_end_usec);
+	uint64_t now = now_usec();
 	int r;
 
-	/* A slice: steps until its time is up; the watchdog is fed between slices by the loop. */
-	do
+	do {
 		r = run_step(m, m->run);
-	while (r == 0 && now_usec() < deadline);
-	m->run->slice_end_usec = now_usec();
+		m->run->n_steps++;
+	} while (r == 0 && now_usec() < deadline);
+	m->run->n_slices++;
+	m->run->busy_usec += now_usec() - now;
 	if (r < 0)
 		m->run->r = r;
 	if (r != 0)
 		run_end(m);
-	return 0;
 }
 
 int manager_reconcile_start(Manager *m) {
@@ -896,18 +891,15 @@ int manager_reconcile_start(Manager *m) {
 		m->run_again = true; /* what asked may have come after the run observed it */
 		return 0;
 	}
-	if (!m->run_source) {
-		r = sd_event_add_defer(m->event, &m->run_source, on_run_slice, m);
+	if (!m->run_slices) {
+		r = slice_source_new(m->event, "reconcile-slice", on_run_slice, m, &m->run_slices);
 		if (r < 0)
 			return r;
-		/* below everything else: bus calls, netlink and udev events, timers go first */
-		(void) sd_event_source_set_priority(m->run_source, SD_EVENT_PRIORITY_IDLE);
-		(void) sd_event_source_set_description(m->run_source, "reconcile-slice");
 	}
 	r = run_new(m, &m->run);
 	if (r < 0)
 		return r;
-	return sd_event_source_set_enabled(m->run_source, SD_EVENT_ON);
+	return slice_source_start(m->run_slices);
 }
 
 int manager_reconcile_wait(Manager *m, sd_bus_message *msg, bool report_error) {
@@ -926,7 +918,7 @@ int manager_reconcile_wait(Manager *m, sd_bus_message *msg, bool report_error) {
 
 void manager_reconcile_done(Manager *m) {
 	m->run = reconcile_run_free(m->run);
-	m->run_source = sd_event_source_disable_unref(m->run_source);
+	m->run_slices = slice_source_free(m->run_slices);
 	waiters_drop(m->run_waiters, m->n_run_waiters);
 	m->run_waiters = NULL;
 	m->n_run_waiters = 0;

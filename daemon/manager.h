@@ -16,6 +16,7 @@
 #include "port-status.h"
 #include "profile.h"
 #include "ratelimit.h"
+#include "slice-source.h"
 
 /* What a change notification was about: a contested setting is blamed only on a change of its
  * own kind. */
@@ -122,7 +123,7 @@ typedef struct Manager {
 	uint64_t plan_shared_usec;
 	/* Plan()'s observation at work, its slices, the callers waiting for the next one. */
 	PlanJob *plan_job;
-	sd_event_source *plan_source;
+	SliceSource *plan_slices;
 	sd_bus_message **plan_next;
 	size_t n_plan_next;
 	RateLimit counters_ratelimit;
@@ -136,7 +137,7 @@ typedef struct Manager {
 	/* The reconcile at work, its slices (a defer source below every other), whether another
 	 * must follow it, and the callers waiting for one that begins after their call. */
 	ReconcileRun *run;
-	sd_event_source *run_source;
+	SliceSource *run_slices;
 	bool run_again;
 	RunWaiter *run_waiters;
 	size_t n_run_waiters;

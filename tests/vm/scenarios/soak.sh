@@ -193,6 +193,10 @@ is "the D-Bus reader was answered throughout (${reads:-no} rounds of Describe an
 	"$rc" 0 || diag "$(tail -n 5 "$VM_LOGDIR/reader.log")"
 check "a final settled state" wait_until 30 settled
 diag "$(tail -n 40 "$VM_LOGDIR/events.log")"
+# rdmad -v logs each reconcile's slices: how many ran, and the one longest on the clock (a
+# reconcile starved by the reader would show here as seconds on the clock for milliseconds busy)
+diag "$(awk '/reconcile: .* ms busy in / { n++; for (i = 1; i < NF; i++) if ($(i + 1) == "ms" && $(i - 1) == "in") w = $i
+	if (w + 0 >= max) { max = w + 0; line = $0 } } END { printf "%d reconciles; the longest on the clock: %s", n, line }' "$LOG")"
 
 rss_end=$(rss_kb) fds_end=$(idle_fds)
 growth=$(awk -v a="$rss_warm" -v b="$rss_max" 'BEGIN { printf "%.1f", (b - a) * 100 / a }')
