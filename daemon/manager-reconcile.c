@@ -517,6 +517,17 @@ typedef enum RunStage {
 	RUN_DONE,
 } RunStage;
 
+static const char *run_stage_to_string(RunStage s) {
+	static const char *const table[] = {
+		[RUN_OBSERVE] = "observe",
+		[RUN_APPLY] = "apply",
+		[RUN_STATUS] = "status",
+		[RUN_DONE] = "publish",
+	};
+
+	return s < ELEMENTSOF(table) ? table[s] : "?";
+}
+
 struct ReconcileRun {
 	Dirty d;
 	char **only; /* NULL: every device (d.all) */
@@ -525,6 +536,8 @@ struct ReconcileRun {
 	Config *config_owned; /* that one, once a reload replaced it meanwhile: */
 	bool stale;	      /* then nothing more is applied, and the next run follows at once */
 	unsigned n_slices, n_steps;
+	uint64_t longest_step_usec; /* and the stage it was in */
+	RunStage longest_step_stage;
 	uint64_t busy_usec; /* spent in its slices */
 	RunStage stage;
 	unsigned pass;
@@ -836,13 +849,22 @@ static int run_finish(Manager *m, ReconcileRun *run) {
 /* The run at work is over: free it, and begin the next one at once when something asked for
  * it meanwhile (a timer that fired, a Reconcile() call). */
 static void run_end(Manager *m) {
+	uint64_t t = now_usec();
 	int r;
 
+	/* publishing is a step too: the status table's files, the bus */
 	r = run_finish(m, m->run);
+	t = now_usec() - t;
+	if (t > m->run->longest_step_usec) {
+		m->run->longest_step_usec = t;
+		m->run->longest_step_stage = RUN_DONE;
+	}
 	log_debug("reconcile: %u passes, %u steps in %u slices, %" PRIu64 " ms busy in %" PRIu64
-		  " ms%s%s",
+		  " ms, the longest step %" PRIu64 ".%03" PRIu64 " ms (%s)%s%s",
 		  m->run->pass + 1, m->run->n_steps, m->run->n_slices, m->run->busy_usec / 1000,
 		  (now_usec() - timespec_usec(&m->run->start)) / 1000,
+		  m->run->longest_step_usec / 1000, m->run->longest_step_usec % 1000,
+		  run_stage_to_string(m->run->longest_step_stage),
 		  m->run->d.all ? "" : " (some devices)",
 		  m->run->stale ? " (stale: profiles reloaded)" : "");
 	m->run = reconcile_run_free(m->run);
@@ -869,15 +891,23 @@ static void run_end(Manager *m) {
 
 static void on_run_slice(void *userdata, uint64_t deadline) {
 	Manager *m = userdata;
-	uint64_t now = now_usec();
+	uint64_t now = now_usec(), t = now, step;
 	int r;
 
 	do {
+		RunStage stage = m->run->stage;
+
 		r = run_step(m, m->run);
 		m->run->n_steps++;
-	} while (r == 0 && now_usec() < deadline);
+		step = now_usec() - t;
+		t += step;
+		if (step > m->run->longest_step_usec) {
+			m->run->longest_step_usec = step;
+			m->run->longest_step_stage = stage;
+		}
+	} while (r == 0 && t < deadline);
 	m->run->n_slices++;
-	m->run->busy_usec += now_usec() - now;
+	m->run->busy_usec += t - now;
 	if (r < 0)
 		m->run->r = r;
 	if (r != 0)
