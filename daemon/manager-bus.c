@@ -133,18 +133,12 @@ static int method_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	return 1;
 }
 
+/* Answered when the document is written, in slices (manager-describe.c). */
 static int method_describe(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-	_cleanup_free_ char *s = NULL;
 	int r;
 
-	r = manager_describe(userdata, &s);
-	if (r < 0)
-		return r;
-	r = sd_bus_reply_method_return(msg, "s", s);
-	/* The document of a big host is megabytes of small json-c objects, freed by now: hand
-	 * the pages back rather than keep the peak resident while idle. */
-	(void) malloc_trim(0);
-	return r;
+	r = manager_describe_wait(userdata, msg);
+	return r < 0 ? r : 1;
 }
 
 static int method_resolve_gid(sd_bus_message *msg, void *userdata, sd_bus_error *error) {

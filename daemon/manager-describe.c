@@ -2,9 +2,11 @@
 /* Describe(): the daemon's whole status as one JSON document, built from the status table of
  * the last reconcile (no I/O), one link at a time. rdmactl status renders it. */
 #include <assert.h>
+#include <malloc.h>
 #include <stdio.h>
 
 #include "config.h"
+#include "fileio.h"
 #include "gid.h"
 #include "json-util.h"
 #include "bus-util.h"
@@ -105,10 +107,26 @@ static const char *json_text(json_object *o) {
 	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
+/* The links written so far. Grown with realloc(), which moves a big buffer by remapping its
+ * pages: open_memstream() copied the whole buffer at each doubling, 9 ms in one step at 4 MB. */
+typedef struct TextBuffer {
+	char *data;
+	size_t size, allocated;
+} TextBuffer;
+
+static int text_append(TextBuffer *b, const char *s, size_t n) {
+	if (GREEDY_REALLOC(b->data, b->allocated, b->size + n) < 0)
+		return -ENOMEM;
+	memcpy(b->data + b->size, s, n);
+	b->size += n;
+	return 0;
+}
+
 /* One link's entry, written out and freed before the next is built: at thousands of links the
  * whole tree of json-c objects (a hash table each) took tens of MB and most of the time. */
-static int port_write(FILE *f, const PortStatus *s, bool first) {
+static int port_write(TextBuffer *b, const PortStatus *s, bool first) {
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	const char *text;
 	int r;
 
 	if (!o)
@@ -116,19 +134,23 @@ static int port_write(FILE *f, const PortStatus *s, bool first) {
 	r = port_json(o, s);
 	if (r < 0)
 		return r;
-	if (!first)
-		fputc(',', f);
-	fputs(json_text(o), f);
-	return 0;
+	if (!first) {
+		r = text_append(b, ",", 1);
+		if (r < 0)
+			return r;
+	}
+	text = json_text(o);
+	return text_append(b, text, strlen(text));
 }
 
-int manager_describe(Manager *m, char **ret) {
+/* The members before "links", and "host" after them: written when the links are, so that they
+ * are as current as the links (the state, the last reconcile). ret_head is the object without
+ * its closing brace, ret_tail the rest after the links' array. */
+static int describe_ends(Manager *m, char **ret_head, char **ret_tail) {
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object(), *host = NULL;
 	_cleanup_strv_free_ char **errors = NULL;
-	_cleanup_free_ char *buf = NULL;
-	size_t size = 0, n;
-	const char *head;
-	FILE *f;
+	_cleanup_free_ char *head = NULL, *tail = NULL;
+	size_t n;
 	int r;
 
 	if (!o)
@@ -164,28 +186,174 @@ int manager_describe(Manager *m, char **ret) {
 	}
 	if (r < 0)
 		return r;
-
-	/* The members above, then "links" and "host" written one link at a time. */
-	f = open_memstream(&buf, &size);
-	if (!f)
+	head = strdup(json_text(o));
+	if (!head)
 		return -ENOMEM;
-	head = json_text(o);
 	n = strlen(head);
 	assert(n >= 2 && head[n - 1] == '}'); /* an object, with "version" at least */
-	fwrite(head, 1, n - 1, f);
-	fputs(",\"links\":[", f);
-	for (size_t i = 0; r >= 0 && i < m->n_ports; i++)
-		r = port_write(f, &m->ports[i], i == 0);
-	fputc(']', f);
-	if (r >= 0 && host) {
-		fputs(",\"host\":", f);
-		fputs(json_text(host), f);
+	head[n - 1] = '\0';
+	if (asprintf(&tail, "]%s%s}", host ? ",\"host\":" : "", host ? json_text(host) : "") < 0)
+		return -ENOMEM;
+	*ret_head = TAKE_PTR(head);
+	*ret_tail = TAKE_PTR(tail);
+	return 0;
+}
+
+/* Describe() in slices (slice-source.h): at 4,096 links the document is 4.4 MB and some 130 ms
+ * of json-c, which the loop must not spend in one piece. The links are written into a buffer a
+ * slice at a time; callers that come meanwhile wait for the same document. A reconcile that
+ * replaces the status table meanwhile (m->ports_generation) makes the job begin again, so that
+ * the document is one table's, never a mix; after DESCRIBE_RESTARTS_MAX of those it is finished
+ * in one piece, so that a busy host cannot keep a caller waiting for ever. */
+#define DESCRIBE_RESTARTS_MAX 3
+#define LINKS_OPEN	      ",\"links\":["
+
+struct DescribeJob {
+	sd_bus_message **callers;
+	size_t n_callers;
+	TextBuffer links; /* written so far */
+	size_t next;
+	uint64_t generation;
+	unsigned restarts;
+};
+
+DescribeJob *describe_job_free(DescribeJob *j) {
+	if (!j)
+		return NULL;
+	for (size_t i = 0; i < j->n_callers; i++)
+		sd_bus_message_unref(j->callers[i]);
+	free(j->callers);
+	free(j->links.data);
+	free(j);
+	return NULL;
+}
+
+static int describe_job_begin(Manager *m, DescribeJob *j) {
+	j->links.size = 0; /* the buffer kept: as big as the first pass needed */
+	j->next = 0;
+	j->generation = m->ports_generation;
+	return 0;
+}
+
+/* The links from j->next on, until the deadline (0: all of them): 1 when all are written. */
+static int describe_job_links(Manager *m, DescribeJob *j, uint64_t deadline) {
+	int r;
+
+	while (j->next < m->n_ports) {
+		r = port_write(&j->links, &m->ports[j->next], j->next == 0);
+		if (r < 0)
+			return r;
+		j->next++;
+		if (deadline > 0 && now_monotonic_usec() >= deadline)
+			return j->next >= m->n_ports ? 1 : 0;
 	}
-	fputc('}', f);
-	if (fclose(f) != 0 && r >= 0)
-		r = -ENOMEM;
+	return 1;
+}
+
+/* Everyone waiting gets the document: head, links, tail, copied once into each reply. */
+static int describe_job_reply(Manager *m, DescribeJob *j) {
+	_cleanup_free_ char *head = NULL, *tail = NULL;
+	size_t n_head, n_tail;
+	int r;
+
+	r = describe_ends(m, &head, &tail);
 	if (r < 0)
 		return r;
-	*ret = TAKE_PTR(buf);
+	n_head = strlen(head);
+	n_tail = strlen(tail);
+	for (size_t i = 0; i < j->n_callers; i++) {
+		_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+		char *p;
+
+		r = sd_bus_message_new_method_return(j->callers[i], &reply);
+		if (r >= 0)
+			r = sd_bus_message_append_string_space(
+				reply, n_head + strlen(LINKS_OPEN) + j->links.size + n_tail, &p);
+		if (r < 0)
+			return r;
+		p = mempcpy(p, head, n_head);
+		p = mempcpy(p, LINKS_OPEN, strlen(LINKS_OPEN));
+		if (j->links.size > 0)
+			p = mempcpy(p, j->links.data, j->links.size);
+		memcpy(p, tail, n_tail);
+		(void) sd_bus_message_send(reply);
+	}
 	return 0;
+}
+
+static void describe_job_end(Manager *m, int r) {
+	DescribeJob *j = TAKE_PTR(m->describe_job);
+
+	slice_source_stop(m->describe_slices);
+	if (r >= 0)
+		r = describe_job_reply(m, j);
+	if (r < 0)
+		for (size_t i = 0; i < j->n_callers; i++)
+			(void) sd_bus_reply_method_errorf(j->callers[i], SD_BUS_ERROR_FAILED,
+							  "Failed to describe: %s", strerror(-r));
+	describe_job_free(j);
+	/* megabytes of small json-c objects and the buffer, freed by now: hand the pages back
+	 * rather than keep the peak resident while idle */
+	(void) malloc_trim(0);
+}
+
+static void on_describe_slice(void *userdata, uint64_t deadline) {
+	Manager *m = userdata;
+	DescribeJob *j = m->describe_job;
+	int r = 0;
+
+	if (j->generation != m->ports_generation) {
+		/* the status table was replaced: this document would mix two */
+		j->restarts++;
+		r = describe_job_begin(m, j);
+	}
+	if (r >= 0)
+		r = describe_job_links(m, j, j->restarts >= DESCRIBE_RESTARTS_MAX ? 0 : deadline);
+	if (r != 0)
+		describe_job_end(m, r);
+}
+
+int manager_describe_wait(Manager *m, sd_bus_message *msg) {
+	DescribeJob *j;
+	sd_bus_message **l;
+	int r;
+
+	/* A document at work is as current as the status table when it ends: they share it. */
+	if (!m->describe_job) {
+		if (!m->describe_slices) {
+			r = slice_source_new(m->event, "describe-slice", on_describe_slice, m,
+					     &m->describe_slices);
+			if (r < 0)
+				return r;
+		}
+		j = calloc(1, sizeof(DescribeJob));
+		if (!j)
+			return -ENOMEM;
+		m->describe_job = j;
+		r = describe_job_begin(m, j);
+		if (r >= 0)
+			r = slice_source_start(m->describe_slices);
+		if (r < 0) {
+			slice_source_stop(m->describe_slices);
+			m->describe_job = describe_job_free(m->describe_job);
+			return r;
+		}
+	}
+	j = m->describe_job;
+	l = reallocarray(j->callers, j->n_callers + 1, sizeof(sd_bus_message *));
+	if (!l) {
+		if (j->n_callers == 0) {
+			slice_source_stop(m->describe_slices);
+			m->describe_job = describe_job_free(m->describe_job);
+		}
+		return -ENOMEM;
+	}
+	j->callers = l;
+	j->callers[j->n_callers++] = sd_bus_message_ref(msg);
+	return 0;
+}
+
+void manager_describe_done(Manager *m) {
+	m->describe_job = describe_job_free(m->describe_job);
+	m->describe_slices = slice_source_free(m->describe_slices);
 }

@@ -395,6 +395,7 @@ static int status_build_end(Manager *m, const HostState *h, const Plan *p, const
 	b->n = 0;
 	SWAP(m->ports, l);
 	SWAP(m->n_ports, n);
+	m->ports_generation++;
 	manager_emit_ports_changed(m, l, n, carried);
 	if (m->n_ports > 1)
 		qsort(m->ports, m->n_ports, sizeof(PortStatus), port_status_compare);

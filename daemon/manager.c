@@ -56,6 +56,7 @@ Manager *manager_free(Manager *m) {
 	manager_emit_done(m);
 	manager_reconcile_done(m);
 	manager_plan_done(m);
+	manager_describe_done(m);
 	polkit_registry_clear(&m->polkit);
 	free(m->plan_shared);
 	sd_event_source_unref(m->reconcile_timer);

@@ -55,6 +55,7 @@ typedef struct ManagerEmitter ManagerEmitter;
 typedef struct ReconcileRun ReconcileRun;
 /* A Plan() observation at work (manager-plan.c), in slices too. */
 typedef struct PlanJob PlanJob;
+typedef struct DescribeJob DescribeJob;
 /* The links' signals not sent yet (link-bus.c), sent in slices too. */
 typedef struct LinkSignals LinkSignals;
 
@@ -85,6 +86,7 @@ typedef struct Manager {
 	/* The status table (port-status.h), sorted by device and port. */
 	PortStatus *ports;
 	size_t n_ports;
+	uint64_t ports_generation; /* one more each time the table is replaced */
 	HostStatus host;
 
 	/* What events touched since the last reconcile. */
@@ -126,6 +128,9 @@ typedef struct Manager {
 	SliceSource *plan_slices;
 	sd_bus_message **plan_next;
 	size_t n_plan_next;
+	/* Describe()'s document at work and its slices (manager-describe.c) */
+	DescribeJob *describe_job;
+	SliceSource *describe_slices;
 	RateLimit counters_ratelimit;
 	/* How long a profile must be unchanged before it is loaded (PROFILES_SETTLE_NSEC). Tests
 	 * only, under --root: read from this file at each load when it holds a number of ms
@@ -198,8 +203,11 @@ void manager_plan_done(Manager *m);
 PlanJob *plan_job_free(PlanJob *j);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PlanJob *, plan_job_free)
 
-/* The whole status as JSON (manager-describe.c): Describe(), rdmactl status --json. */
-int manager_describe(Manager *m, char **ret);
+/* The whole status as JSON (manager-describe.c), for Describe() and rdmactl status: written in
+ * slices, msg answered when it is whole. */
+int manager_describe_wait(Manager *m, sd_bus_message *msg);
+void manager_describe_done(Manager *m);
+DescribeJob *describe_job_free(DescribeJob *j);
 
 /* What rdmad wrote to device's ports starts over (a new device instance, a reload). */
 void manager_forget_contests(Manager *m, const char *device);
