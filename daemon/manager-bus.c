@@ -220,6 +220,23 @@ static int property_get_config_errors(sd_bus *bus, const char *path, const char 
 	return sd_bus_message_append_strv(reply, l);
 }
 
+/* Each bucket's upper bound (UINT64_MAX: none) and how many dispatches took at most that long
+ * and more than the bound before, since rdmad started. */
+static int property_get_loop_dispatches(sd_bus *bus, const char *path, const char *interface,
+					const char *property, sd_bus_message *reply, void *userdata,
+					sd_bus_error *error) {
+	Manager *m = userdata;
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', "(tt)");
+	for (size_t i = 0; r >= 0 && i < LOOP_DISPATCH_BUCKETS; i++)
+		r = sd_bus_message_append(reply, "(tt)", loop_dispatch_bounds_usec[i],
+					  m->loop_dispatches[i]);
+	if (r < 0)
+		return r;
+	return sd_bus_message_close_container(reply);
+}
+
 /* clang-format off */
 static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_VTABLE_START(0),
@@ -229,6 +246,7 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_PROPERTY("ConfigErrors", "as", property_get_config_errors, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("NcclGidIndex", "i", NULL, offsetof(Manager, nccl_gid_index), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("LastReconcileUSec", "t", NULL, offsetof(Manager, last_reconcile_usec), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("LoopDispatches", "a(tt)", property_get_loop_dispatches, 0, 0),
 	SD_BUS_METHOD_WITH_ARGS("ListLinks", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sos)", links), method_list_links, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("GetLink", SD_BUS_ARGS("s", name), SD_BUS_RESULT("o", path), method_get_link, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),

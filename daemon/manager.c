@@ -428,6 +428,54 @@ int manager_start(Manager *m) {
 	return 0;
 }
 
+/* A dispatch longer than this is logged (debug): while it runs, no bus call, event or watchdog
+ * ping is served. A reconcile, Plan() and Describe() run in slices well below it. */
+#define LOOP_SLOW_USEC (10 * 1000ULL)
+
+const uint64_t loop_dispatch_bounds_usec[LOOP_DISPATCH_BUCKETS] = {
+	100,   500,    1000,   2000,   5000,	10000,	    20000,
+	50000, 100000, 200000, 500000, 1000000, UINT64_MAX,
+};
+
+static void loop_dispatch_count(Manager *m, uint64_t usec) {
+	for (size_t i = 0; i < LOOP_DISPATCH_BUCKETS; i++)
+		if (usec <= loop_dispatch_bounds_usec[i]) {
+			m->loop_dispatches[i]++;
+			return;
+		}
+}
+
+/* sd_event_loop(), with each dispatch timed and counted (LoopDispatches on the bus): the loop's
+ * own account of how long it was deaf, which a client's round trip cannot give (dbus-daemon
+ * relaying a big message delays it too). */
+static int loop_run(Manager *m) {
+	int code = 0, r;
+
+	while (sd_event_get_state(m->event) != SD_EVENT_FINISHED) {
+		uint64_t t;
+
+		/* sd_event_run(), with the dispatch apart */
+		r = sd_event_prepare(m->event);
+		if (r == 0)
+			r = sd_event_wait(m->event, UINT64_MAX);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			continue;
+		t = now_monotonic_usec();
+		r = sd_event_dispatch(m->event);
+		if (r < 0)
+			return r;
+		t = now_monotonic_usec() - t;
+		loop_dispatch_count(m, t);
+		if (t > LOOP_SLOW_USEC)
+			log_debug("loop: one dispatch took %" PRIu64 ".%03" PRIu64 " ms", t / 1000,
+				  t % 1000);
+	}
+	(void) sd_event_get_exit_code(m->event, &code);
+	return code;
+}
+
 int manager_run(Manager *m) {
 	int r;
 
@@ -436,7 +484,7 @@ int manager_run(Manager *m) {
 	r = manager_reconcile_start(m);
 	if (r < 0)
 		return log_error_errno(r, "Failed to begin the first reconcile");
-	return sd_event_loop(m->event);
+	return loop_run(m);
 }
 
 void manager_notify_status(Manager *m) {

@@ -56,6 +56,10 @@ typedef struct ReconcileRun ReconcileRun;
 /* A Plan() observation at work (manager-plan.c), in slices too. */
 typedef struct PlanJob PlanJob;
 typedef struct DescribeJob DescribeJob;
+
+/* LoopDispatches: the upper bounds of its buckets, in microseconds, the last UINT64_MAX */
+#define LOOP_DISPATCH_BUCKETS 13
+extern const uint64_t loop_dispatch_bounds_usec[LOOP_DISPATCH_BUCKETS];
 /* The links' signals not sent yet (link-bus.c), sent in slices too. */
 typedef struct LinkSignals LinkSignals;
 
@@ -87,6 +91,8 @@ typedef struct Manager {
 	PortStatus *ports;
 	size_t n_ports;
 	uint64_t ports_generation; /* one more each time the table is replaced */
+	/* The event loop's dispatches, counted by how long each took (manager.c) */
+	uint64_t loop_dispatches[LOOP_DISPATCH_BUCKETS];
 	HostStatus host;
 
 	/* What events touched since the last reconcile. */

@@ -92,6 +92,11 @@ is "State is running" "$(mprop State)" 's "running"'
 is "ConfigFiles" "$(mprop ConfigFiles)" "as 1 \"$work/conf/50-mlx5.yaml\""
 is "ConfigErrors empty" "$(mprop ConfigErrors)" "as 0"
 check "LastReconcileUSec is set" "[[ \$(mprop LastReconcileUSec | cut -d' ' -f2) -gt 0 ]]"
+dispatches=$(mprop LoopDispatches)
+check "LoopDispatches: 13 buckets, the last unbounded, dispatches counted" \
+        "[[ '$dispatches' == 'a(tt) 13 100 '*' 18446744073709551615 '* ]] &&
+         (( \$(echo '$dispatches' | awk '{ for (i = 4; i <= NF; i += 2) n += \$i; print n }') > 0 ))" ||
+        echo "# $dispatches"
 
 # Manager methods
 links=$(call ListLinks)
