@@ -170,6 +170,40 @@ static int port_read_gids(int portfd, const char *dir, HostPort *p) {
 	return 0;
 }
 
+int host_device_gids_observe(const char *root, HostDevice *d) {
+	_cleanup_close_ int rootfd = -EBADF, devfd = -EBADF;
+	char path[NAME_MAX + 64];
+	int r;
+
+	for (size_t i = 0; i < d->n_ports; i++) {
+		d->ports[i].gids = mfree(d->ports[i].gids);
+		d->ports[i].n_gids = 0;
+	}
+	if (!root)
+		root = "/";
+	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return errors_add(&d->errors, "%s: %s", root, strerror(errno));
+	snprintf(path, sizeof(path), "sys/class/infiniband/%s", d->name);
+	devfd = openat(rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (devfd < 0)
+		return errors_add(&d->errors, "/%s: %s", path, strerror(errno));
+	for (size_t i = 0; i < d->n_ports; i++) {
+		_cleanup_close_ int portfd = -EBADF;
+		HostPort *p = &d->ports[i];
+		char dir[NAME_MAX + 64];
+
+		snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s/ports/%u", d->name, p->port);
+		snprintf(path, sizeof(path), "ports/%u", p->port);
+		portfd = openat(devfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		r = portfd < 0 ? errors_add(&p->errors, "%s: %s", dir, strerror(errno))
+			       : port_read_gids(portfd, dir, p);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* dir: the port's directory for messages, "/sys/class/infiniband/DEV/ports/N" */
 static int port_observe(int devfd, const char *dir, uint32_t port, HostObserveFlags flags,
 			HostPort *ret) {

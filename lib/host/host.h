@@ -245,6 +245,10 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(HostObserver *, host_observer_free)
 /* Read one port of an open device directory: exposed for the fuzzer and unit tests. */
 int host_port_observe(int devfd, uint32_t port, HostObserveFlags flags, HostPort *ret);
 void host_port_done(HostPort *p);
+/* The GID tables of d's ports (each replaced) from <root>/sys/class/infiniband/<d->name>,
+ * as host_observe() reads them with HOST_OBSERVE_GIDS; what cannot be read is recorded in
+ * d->errors and the ports' errors. Returns -ENOMEM only. */
+int host_device_gids_observe(const char *root, HostDevice *d);
 
 /* Fill netdevs' addresses, MTU and up flag from rtnetlink, in the current network namespace
  * (netdevs not found there keep what sysfs said, and addresses_known false). */
