@@ -5,20 +5,11 @@
 #include <string.h>
 
 #include "verbs-facts.h"
+#include "verbs-util.h"
 
 /* enum ibv_mtu (IBV_MTU_256 = 1 .. IBV_MTU_4096 = 5) in bytes; 0 for anything else. */
 static unsigned mtu_bytes(enum ibv_mtu mtu) {
 	return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128U << mtu : 0;
-}
-
-static void ibv_close_devicep(struct ibv_context **c) {
-	if (*c)
-		(void) ibv_close_device(*c);
-}
-
-static void ibv_free_device_listp(struct ibv_device ***l) {
-	if (*l)
-		ibv_free_device_list(*l);
 }
 
 /* Fills d (whose name is set) from the device; a failure to open or query goes in d->error.
