@@ -91,6 +91,7 @@ check "every option of rdmactl --help" "rdmactl -" "${options[@]}"
 check "the options plan accepts" "rdmactl plan --" \
         --root --config-dir --json --exit-code --no-pager --help
 check "the options gid accepts" "rdmactl gid -" --root --json --family --roce --help
+check "the options gids accepts" "rdmactl gids -" --root --json --sysfs --help
 check "a command without options" "rdmactl reconcile -" --help
 check "options given are not offered again" "rdmactl gid --json --family ipv4 --" \
         --root --roce --help

@@ -14,6 +14,7 @@
 #include "rdmactl.h"
 #include "terminal.h"
 #include "strv.h"
+#include "verbs-gids.h"
 
 static void diagnostics_print(const Diagnostics *d) {
 	for (size_t i = 0; i < d->n; i++) {
@@ -325,14 +326,18 @@ int verb_gids(const Options *o, int argc, char **argv) {
 	_cleanup_(json_object_putp) json_object *array = NULL;
 	_cleanup_(host_state_freep) HostState *h = NULL;
 	GidFilter filter = { 0 };
-	bool found = false;
+	bool found = false, verbs = !o->sysfs && streq(o->root, "/");
 	int r;
 
 	if (argc > 0 && gid_filter_parse(argv[0], &filter) < 0) {
 		fprintf(stderr, "rdmactl gids: '%s' is not DEV or DEV/PORT.\n", argv[0]);
 		return EXIT_FAILURE;
 	}
-	r = host_observe(o->root, HOST_OBSERVE_GIDS, &h);
+	/* On this host, each device's whole table in one verbs query (a device it cannot answer
+	 * for is read from sysfs); a --root tree, or --sysfs, three sysfs files per slot. */
+	r = host_observe(o->root, verbs ? 0 : HOST_OBSERVE_GIDS, &h);
+	if (r >= 0 && verbs)
+		r = verbs_gids_observe(h);
 	if (r < 0)
 		return fail(r, "failed to read the host");
 	host_errors_print(h);

@@ -22,6 +22,7 @@ typedef enum VerbOption {
 	VERB_WAIT = 1 << 10,
 	VERB_WATCH = 1 << 11,
 	VERB_OUTPUT = 1 << 12,
+	VERB_SYSFS = 1 << 13,
 } VerbOption;
 
 static const struct Verb {
@@ -46,8 +47,8 @@ static const struct Verb {
 	  VERB_ROOT | VERB_CONFIG_DIR | VERB_JSON | VERB_EXIT_CODE | VERB_PAGER, 0, verb_plan },
 	{ "links", "", "List RDMA links, their netdev, state and profiles",
 	  VERB_ROOT | VERB_CONFIG_DIR | VERB_JSON, 0, verb_links },
-	{ "gids", "[DEV[/PORT]]", "List populated GID table entries", VERB_ROOT | VERB_JSON, 1,
-	  verb_gids },
+	{ "gids", "[DEV[/PORT]]", "List populated GID table entries",
+	  VERB_ROOT | VERB_JSON | VERB_SYSFS, 1, verb_gids },
 	{ "gid", "LINK", "Print the GID index RoCE jobs should use (ib_write_bw -x, NCCL)",
 	  VERB_ROOT | VERB_JSON | VERB_GID_FILTER, 1, verb_gid },
 	{ "preflight", "[LINK...]", "Check that RDMA is ready here: what fails and the fix",
@@ -75,6 +76,7 @@ static void help(FILE *f) {
 		   "  --exit-code       plan: exit 2 when changes are pending\n"
 		   "  --family F        gid: ipv4, ipv6 or link-local (default: IPv4, else IPv6)\n"
 		   "  --roce V          gid: v1 or v2 (default v2)\n"
+		   "  --sysfs           gids: read sysfs, not one verbs query per device\n"
 		   "  --no-pager        status, plan: do not pipe into a pager\n"
 		   "  --pid PID         reload: rdmad's PID; when rdmad is not on the bus (early\n"
 		   "                    boot), check the profiles and send it SIGHUP instead\n"
@@ -118,6 +120,7 @@ int main(int argc, char **argv) {
 		ARG_GID,
 		ARG_WATCH,
 		ARG_OUTPUT,
+		ARG_SYSFS,
 		ARG_VERSION
 	};
 	static const struct option options[] = {
@@ -141,6 +144,7 @@ int main(int argc, char **argv) {
 		{ "gid", required_argument, NULL, ARG_GID },
 		{ "watch", no_argument, NULL, ARG_WATCH },
 		{ "output", required_argument, NULL, ARG_OUTPUT },
+		{ "sysfs", no_argument, NULL, ARG_SYSFS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, ARG_VERSION },
 		{ 0 },
@@ -217,6 +221,10 @@ int main(int argc, char **argv) {
 		case ARG_OUTPUT:
 			o.output = optarg;
 			given |= VERB_OUTPUT;
+			break;
+		case ARG_SYSFS:
+			o.sysfs = true;
+			given |= VERB_SYSFS;
 			break;
 		case ARG_USER:
 			o.user = optarg;

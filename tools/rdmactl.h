@@ -14,6 +14,7 @@ typedef struct Options {
 	bool exit_code;
 	const char *family; /* gid: --family ipv4|ipv6|link-local */
 	const char *roce;   /* gid: --roce v1|v2 */
+	bool sysfs;	    /* gids: --sysfs, not one verbs query per device */
 	bool no_pager;
 	pid_t pid; /* reload: rdmad's PID, for a SIGHUP when it is not on the bus */
 	const char *user; /* preflight: --user, whose access to the device nodes is judged */
