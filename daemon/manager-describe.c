@@ -250,7 +250,9 @@ static int describe_job_links(Manager *m, DescribeJob *j, uint64_t deadline) {
 	return 1;
 }
 
-/* Everyone waiting gets the document: head, links, tail, copied once into each reply. */
+/* Everyone waiting gets the document: head, links, tail, copied once into each reply; a caller
+ * whose reply cannot be built (out of memory) gets the error instead. -errno only when nobody
+ * was answered. */
 static int describe_job_reply(Manager *m, DescribeJob *j) {
 	_cleanup_free_ char *head = NULL, *tail = NULL;
 	size_t n_head, n_tail;
@@ -269,8 +271,11 @@ static int describe_job_reply(Manager *m, DescribeJob *j) {
 		if (r >= 0)
 			r = sd_bus_message_append_string_space(
 				reply, n_head + strlen(LINKS_OPEN) + j->links.size + n_tail, &p);
-		if (r < 0)
-			return r;
+		if (r < 0) {
+			(void) sd_bus_reply_method_errorf(j->callers[i], SD_BUS_ERROR_FAILED,
+							  "Failed to describe: %s", strerror(-r));
+			continue;
+		}
 		p = mempcpy(p, head, n_head);
 		p = mempcpy(p, LINKS_OPEN, strlen(LINKS_OPEN));
 		if (j->links.size > 0)
