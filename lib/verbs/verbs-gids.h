@@ -13,7 +13,11 @@
  * node) or whose table cannot be queried, or one with a GID whose netdev has no name in this
  * network namespace, is read from sysfs instead (host_device_gids_observe()); so is every
  * device under a root other than "/", which the live kernel knows nothing of. On a kernel
- * without the method libibverbs itself falls back to reading sysfs slot by slot.
+ * without the method libibverbs itself falls back to reading sysfs slot by slot. The kernel
+ * gives a GID's netdev as an ifindex of the netdev's own namespace; one in another namespace
+ * (shared RDMA netns mode, a netdev moved into a container) that happens to be the ifindex of
+ * a different netdev here would be named after that one, where sysfs gives the right name:
+ * run it in the namespace of the devices' netdevs.
  *
  * Returns how many devices the query answered, or -ENOMEM. */
 int verbs_gids_observe(HostState *h);
