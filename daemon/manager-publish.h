@@ -3,8 +3,16 @@
 
 #include "manager.h"
 
-/* Write, rewrite or remove the per-link environment files after a reconcile. Problems are
- * logged: publishing never fails a reconcile. */
-void manager_publish(Manager *m);
+/* Write, rewrite or remove the per-link environment files after a reconcile, in steps: begin
+ * (0: nothing to publish this time, logged; 1: *ret to step with; -ENOMEM), a step per link
+ * (0: more, 1: all written, -errno: give up, nothing pruned or announced; logged), and the end
+ * (stale files pruned, nccl.conf, the changes announced). Problems with the files are logged:
+ * publishing never fails a reconcile. */
+typedef struct PublishRun PublishRun;
+int publish_begin(Manager *m, PublishRun **ret);
+int publish_step(Manager *m, PublishRun *p);
+void publish_end(Manager *m, PublishRun *p);
+PublishRun *publish_run_free(PublishRun *p);
+DEFINE_TRIVIAL_CLEANUP_FUNC(PublishRun *, publish_run_free)
 
 void published_free(Published *l, size_t n);

@@ -515,15 +515,14 @@ typedef enum RunStage {
 	RUN_OBSERVE, /* one object per step, then the plan */
 	RUN_APPLY,   /* one action per step */
 	RUN_STATUS,
+	RUN_PUBLISH, /* one link's environment file per step */
 	RUN_DONE,
 } RunStage;
 
 static const char *run_stage_to_string(RunStage s) {
 	static const char *const table[] = {
-		[RUN_OBSERVE] = "observe",
-		[RUN_APPLY] = "apply",
-		[RUN_STATUS] = "status",
-		[RUN_DONE] = "publish",
+		[RUN_OBSERVE] = "observe", [RUN_APPLY] = "apply", [RUN_STATUS] = "status",
+		[RUN_PUBLISH] = "publish", [RUN_DONE] = "finish",
 	};
 
 	return s < ELEMENTSOF(table) ? table[s] : "?";
@@ -545,6 +544,7 @@ struct ReconcileRun {
 	HostObserver *observer;
 	HostState *h;
 	Plan *p;
+	PublishRun *publish;
 	Outcomes outcomes;
 	size_t next_action;
 	bool changed;
@@ -578,6 +578,7 @@ ReconcileRun *reconcile_run_free(ReconcileRun *run) {
 	if (!run)
 		return NULL;
 	host_observer_free(run->observer);
+	publish_run_free(run->publish);
 	host_state_free(run->h);
 	plan_free(run->p);
 	outcomes_done(&run->outcomes);
@@ -728,6 +729,24 @@ static int run_step(Manager *m, ReconcileRun *run) {
 		r = status_build_end(m, run->h, run->p, &run->outcomes, run->only, &run->status);
 		if (r < 0)
 			return r;
+		r = publish_begin(m, &run->publish);
+		if (r < 0)
+			return r;
+		run->stage = r > 0 ? RUN_PUBLISH : RUN_DONE;
+		return r > 0 ? 0 : 1;
+	case RUN_PUBLISH:
+		r = publish_step(m, run->publish);
+		if (r < 0) {
+			/* nothing pruned or announced on a partial list; the reconcile stands */
+			log_error_errno(r, "Failed to publish the environment files");
+			run->publish = publish_run_free(run->publish);
+			run->stage = RUN_DONE;
+			return 1;
+		}
+		if (r == 0)
+			return 0;
+		publish_end(m, run->publish);
+		run->publish = publish_run_free(run->publish);
 		run->stage = RUN_DONE;
 		return 1;
 	case RUN_DONE:
@@ -804,8 +823,6 @@ static int run_finish(Manager *m, ReconcileRun *run) {
 		m->plan_shared = NULL;
 	}
 	manager_state_update(m);
-	if (r >= 0 && run->h && !run->stale)
-		manager_publish(m);
 	if (r >= 0) {
 		m->backoff_exp = 0;
 		retries_schedule(m);
@@ -853,7 +870,7 @@ static void run_end(Manager *m) {
 	uint64_t t = now_usec();
 	int r;
 
-	/* publishing is a step too: the status table's files, the bus */
+	/* the end of the run is a step too */
 	r = run_finish(m, m->run);
 	t = now_usec() - t;
 	if (t > m->run->longest_step_usec) {
