@@ -94,11 +94,11 @@ LINK_GETTER(property_get_roce_tos) {
 }
 
 LINK_GETTER(property_get_preferred_gid_index) {
-	const Gid *g;
+	Gid g;
 
 	if (port_status_gid_preferred(userdata, _GID_TYPE_INVALID, _GID_FAMILY_INVALID, &g) < 0)
 		return sd_bus_message_append(reply, "i", -1);
-	return sd_bus_message_append(reply, "i", (int32_t) g->index);
+	return sd_bus_message_append(reply, "i", (int32_t) g.index);
 }
 
 LINK_GETTER(property_get_gids) {
@@ -106,14 +106,15 @@ LINK_GETTER(property_get_gids) {
 	int r;
 
 	r = sd_bus_message_open_container(reply, 'a', "(ussss)");
-	for (size_t i = 0; r >= 0 && i < s->n_gids; i++) {
-		const Gid *g = &s->gids[i];
+	for (size_t i = 0; r >= 0 && i < s->gids.n; i++) {
+		Gid g;
 		char gid[GID_STRING_MAX], ipv4[16] = "";
 
-		gid_format(g->raw, gid);
-		(void) gid_to_ipv4(g->raw, ipv4, sizeof(ipv4));
-		r = sd_bus_message_append(reply, "(ussss)", g->index, gid,
-					  gid_type_to_string(g->type), g->netdev, ipv4);
+		gid_table_get(&s->gids, i, s->netdev, &g);
+		gid_format(g.raw, gid);
+		(void) gid_to_ipv4(g.raw, ipv4, sizeof(ipv4));
+		r = sd_bus_message_append(reply, "(ussss)", g.index, gid,
+					  gid_type_to_string(g.type), g.netdev, ipv4);
 	}
 	if (r < 0)
 		return r;

@@ -18,23 +18,24 @@ static int gids_json(json_object *o, const PortStatus *s) {
 	int r;
 
 	r = json_add_array(o, "gids", &a);
-	for (size_t i = 0; r >= 0 && i < s->n_gids; i++) {
-		const Gid *x = &s->gids[i];
+	for (size_t i = 0; r >= 0 && i < s->gids.n; i++) {
+		Gid x;
 		char gid[GID_STRING_MAX], ipv4[16];
 
-		gid_format(x->raw, gid);
+		gid_table_get(&s->gids, i, s->netdev, &x);
+		gid_format(x.raw, gid);
 		r = json_add_object(a, NULL, &g);
 		if (r >= 0)
-			r = json_add_int(g, "index", x->index);
+			r = json_add_int(g, "index", x.index);
 		if (r >= 0)
 			r = json_add_string(g, "gid", gid);
 		if (r >= 0)
-			r = json_add_string(g, "type", gid_type_to_string(x->type));
+			r = json_add_string(g, "type", gid_type_to_string(x.type));
 		if (r >= 0)
-			r = json_add_string(g, "netdev", x->netdev[0] ? x->netdev : NULL);
+			r = json_add_string(g, "netdev", x.netdev[0] ? x.netdev : NULL);
 		if (r >= 0)
 			r = json_add_string(g, "ipv4",
-					    gid_to_ipv4(x->raw, ipv4, sizeof(ipv4)) ? ipv4 : NULL);
+					    gid_to_ipv4(x.raw, ipv4, sizeof(ipv4)) ? ipv4 : NULL);
 	}
 	return r;
 }
@@ -64,7 +65,7 @@ static int settings_json(json_object *o, const PortStatus *s) {
 
 static int port_json(json_object *o, const PortStatus *s) {
 	_cleanup_free_ char *path = link_bus_path(s->name);
-	const Gid *g;
+	Gid g;
 	int r;
 
 	if (!path)
@@ -90,7 +91,7 @@ static int port_json(json_object *o, const PortStatus *s) {
 	if (r >= 0 && s->has_roce_tos)
 		r = json_add_int(o, "roce_tos", s->roce_tos);
 	if (r >= 0 && port_status_gid_preferred(s, _GID_TYPE_INVALID, _GID_FAMILY_INVALID, &g) >= 0)
-		r = json_add_int(o, "preferred_gid_index", g->index);
+		r = json_add_int(o, "preferred_gid_index", g.index);
 	if (r >= 0)
 		r = gids_json(o, s);
 	if (r >= 0)

@@ -82,7 +82,7 @@ static int port_publish(Manager *m, const PortStatus *s, char **names, size_t *n
 			Published *ret) {
 	_cleanup_free_ char *name = NULL, *text = NULL;
 	LogFields f = { .device = s->device, .port = s->port, .netdev = s->netdev };
-	const Gid *g;
+	Gid g;
 	EnvLink l;
 	int r;
 
@@ -92,10 +92,10 @@ static int port_publish(Manager *m, const PortStatus *s, char **names, size_t *n
 	l = (EnvLink){ .device = s->device,
 		       .port = s->port,
 		       .netdev = s->netdev,
-		       .gid_index = g->index };
-	memcpy(l.gid, g->raw, sizeof(l.gid));
-	*ret = (Published){ .link = strdup(s->name), .index = g->index };
-	memcpy(ret->gid, g->raw, sizeof(ret->gid));
+		       .gid_index = g.index };
+	memcpy(l.gid, g.raw, sizeof(l.gid));
+	*ret = (Published){ .link = strdup(s->name), .index = g.index };
+	memcpy(ret->gid, g.raw, sizeof(ret->gid));
 	r = env_file_name(&l, &name);
 	if (r >= 0)
 		r = env_file_format(&l, &text);
@@ -108,7 +108,7 @@ static int port_publish(Manager *m, const PortStatus *s, char **names, size_t *n
 	if (r < 0)
 		log_full_errno(LOG_WARNING, r, &f, "Failed to write %s/%s", m->env_dir, name);
 	else if (r > 0)
-		log_full(LOG_INFO, 0, &f, "%s: published GID index %u in %s/%s", s->name, g->index,
+		log_full(LOG_INFO, 0, &f, "%s: published GID index %u in %s/%s", s->name, g.index,
 			 m->env_dir, name);
 	return 1;
 }

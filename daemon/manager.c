@@ -570,16 +570,12 @@ int manager_gid_resolve(Manager *m, const PortStatus *s, GidType type, GidFamily
 	_cleanup_(host_state_freep) HostState *h = NULL;
 	char *const devices[] = { s->device, NULL };
 	const HostDevice *d;
-	const Gid *g = NULL, *cached = NULL;
+	const Gid *g = NULL;
+	Gid cached;
 	int r;
 
-	if (!fresh) {
-		r = port_status_gid_preferred(s, type, family, &cached);
-		if (r < 0)
-			return r;
-		*ret = *cached;
-		return 0;
-	}
+	if (!fresh)
+		return port_status_gid_preferred(s, type, family, ret);
 	r = host_observe_devices_only(m->root, HOST_OBSERVE_GIDS | HOST_OBSERVE_DETAILS, devices,
 				      &h);
 	if (r < 0)
@@ -592,8 +588,8 @@ int manager_gid_resolve(Manager *m, const PortStatus *s, GidType type, GidFamily
 		}
 	if (!g)
 		return d ? r : -ENODEV;
-	if (port_status_gid_preferred(s, type, family, &cached) < 0 || cached->index != g->index ||
-	    memcmp(cached->raw, g->raw, sizeof(g->raw)) != 0)
+	if (port_status_gid_preferred(s, type, family, &cached) < 0 || cached.index != g->index ||
+	    memcmp(cached.raw, g->raw, sizeof(g->raw)) != 0)
 		manager_mark_device(m, s->device);
 	*ret = *g;
 	return 0;

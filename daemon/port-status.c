@@ -101,7 +101,7 @@ void port_status_done(PortStatus *s) {
 	free(s->last_error);
 	free(s->driver);
 	strv_free(s->profiles);
-	free(s->gids);
+	gid_table_done(&s->gids);
 	for (size_t i = 0; i < s->n_settings; i++)
 		setting_status_done(&s->settings[i]);
 	free(s->settings);
@@ -221,7 +221,7 @@ static int setting_gids(SettingStatus *row, uint32_t unmet) {
  * yet there, or the GID table behind the address). */
 static int setting_publish(SettingStatus *row, const PortStatus *s, bool *ret_unmet) {
 	char gid[GID_STRING_MAX];
-	const Gid *g;
+	Gid g;
 
 	*ret_unmet = false;
 	if (!row)
@@ -233,9 +233,9 @@ static int setting_publish(SettingStatus *row, const PortStatus *s, bool *ret_un
 		row->result = SETTING_PENDING;
 		return strdup_to(&row->error, "waiting for a GID of that kind");
 	}
-	gid_format(g->raw, gid);
+	gid_format(g.raw, gid);
 	row->result = SETTING_CONVERGED;
-	if (asprintf(&row->current, "index %u (%s)", g->index, gid) < 0) {
+	if (asprintf(&row->current, "index %u (%s)", g.index, gid) < 0) {
 		row->current = NULL;
 		return -ENOMEM;
 	}
@@ -402,14 +402,12 @@ static int facts_copy(PortStatus *s, const HostDevice *d, const HostPort *p, con
 		r = errors_copy(&s->observe_errors, nd->errors);
 	if (r < 0)
 		return r;
-	if (p->n_gids > 0) {
-		s->gids = malloc(p->n_gids * sizeof(Gid));
-		if (!s->gids)
-			return -ENOMEM;
-		memcpy(s->gids, p->gids, p->n_gids * sizeof(Gid));
-		s->n_gids = p->n_gids;
-	}
-	return 0;
+	r = gid_table_copy(&s->gids, p->gids, p->n_gids, p->netdev);
+	if (r == -ERANGE)
+		/* no driver has such a table: said, and the link is degraded, not the daemon */
+		return strv_extend(&s->observe_errors,
+				   "gids: an index above 65535 or more than 254 netdevs, not kept");
+	return r;
 }
 
 int port_status_build(PortStatus *s, const HostState *h, const HostDevice *d, const HostPort *p, const HostNetdev *nd,
@@ -505,18 +503,25 @@ int port_status_build(PortStatus *s, const HostState *h, const HostDevice *d, co
 	return 0;
 }
 
-int port_status_gid_preferred(const PortStatus *s, GidType type, GidFamily family,
-			      const Gid **ret) {
-	HostPort port = {
-		.link_layer = s->link_layer,
-		.gids = s->gids,
-		.n_gids = s->n_gids,
-	};
+int port_status_gid_preferred(const PortStatus *s, GidType type, GidFamily family, Gid *ret) {
+	_cleanup_free_ Gid *gids = NULL;
+	HostPort port = { .link_layer = s->link_layer };
+	const Gid *g;
+	int r;
 
+	r = gid_table_expand(&s->gids, s->netdev, &gids, &port.n_gids);
+	if (r < 0)
+		return r;
+	port.gids = gids;
 	/* asked for nothing in particular: what the link publishes */
 	if (type < 0 && family < 0)
-		return gid_chosen(&port, &s->publish, ret);
-	return gid_preferred(&port, type, family, ret);
+		r = gid_chosen(&port, &s->publish, &g);
+	else
+		r = gid_preferred(&port, type, family, &g);
+	if (r < 0)
+		return r;
+	*ret = *g;
+	return 0;
 }
 
 static bool settings_equal(const PortStatus *a, const PortStatus *b) {
@@ -533,25 +538,12 @@ static bool settings_equal(const PortStatus *a, const PortStatus *b) {
 	return true;
 }
 
-static bool gids_equal(const PortStatus *a, const PortStatus *b) {
-	if (a->n_gids != b->n_gids)
-		return false;
-	for (size_t i = 0; i < a->n_gids; i++) {
-		const Gid *x = &a->gids[i], *y = &b->gids[i];
-
-		if (x->index != y->index || x->type != y->type ||
-		    memcmp(x->raw, y->raw, sizeof(x->raw)) != 0 || !streq(x->netdev, y->netdev))
-			return false;
-	}
-	return true;
-}
-
 static int preferred_index(const PortStatus *s) {
-	const Gid *g;
+	Gid g;
 
 	if (port_status_gid_preferred(s, _GID_TYPE_INVALID, _GID_FAMILY_INVALID, &g) < 0)
 		return -1;
-	return (int) g->index;
+	return (int) g.index;
 }
 
 unsigned port_status_changes(const PortStatus *a, const PortStatus *b) {
@@ -569,7 +561,9 @@ unsigned port_status_changes(const PortStatus *a, const PortStatus *b) {
 		m |= 1u << PORT_PROPERTY_ROCE_MODE;
 	if (a->has_roce_tos != b->has_roce_tos || a->roce_tos != b->roce_tos)
 		m |= 1u << PORT_PROPERTY_ROCE_TOS;
-	if (!gids_equal(a, b))
+	/* a GID on the port's own netdev is named by the port's netdev */
+	if (!gid_table_equal(&a->gids, &b->gids) ||
+	    (a->gids.n > 0 && !streq_ptr(a->netdev, b->netdev)))
 		m |= 1u << PORT_PROPERTY_GIDS;
 	if (preferred_index(a) != preferred_index(b))
 		m |= 1u << PORT_PROPERTY_PREFERRED_GID_INDEX;

@@ -12,6 +12,7 @@
 #include "host.h"
 #include "plan.h"
 #include "profile.h"
+#include "status-gids.h"
 
 /* Where a port (or the host-level keys) stands. */
 typedef enum ConfigState {
@@ -98,8 +99,7 @@ typedef struct PortStatus {
 	bool has_roce_mode, has_roce_tos;
 	RoceMode roce_mode;
 	unsigned roce_tos;
-	Gid *gids;
-	size_t n_gids;
+	GidTable gids;		 /* the port's netdev is `netdev` */
 	SettingStatus *settings; /* one per declared key, in Key order */
 	size_t n_settings;
 	SettingHistory *history; /* settings rdmad wrote */
@@ -139,7 +139,7 @@ bool port_status_held(const PortStatus *s, uint64_t now) _pure_;
 char *port_status_reasons(const PortStatus *s);
 
 /* The GID a job should use (gid.h's gid_preferred() on the remembered table). */
-int port_status_gid_preferred(const PortStatus *s, GidType type, GidFamily family, const Gid **ret);
+int port_status_gid_preferred(const PortStatus *s, GidType type, GidFamily family, Gid *ret);
 
 /* Which facts differ, for PropertiesChanged: a bit per PortProperty. */
 typedef enum PortProperty {
