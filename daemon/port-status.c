@@ -95,11 +95,8 @@ static void setting_status_done(SettingStatus *s) {
 }
 
 void port_status_done(PortStatus *s) {
-	free(s->name);
-	free(s->device);
-	free(s->netdev);
+	free(s->name); /* and device, netdev, driver */
 	free(s->last_error);
-	free(s->driver);
 	strv_free(s->profiles);
 	gid_table_done(&s->gids);
 	for (size_t i = 0; i < s->n_settings; i++)
@@ -377,25 +374,28 @@ static int errors_copy(char ***dst, char *const *src) {
 }
 
 static int facts_copy(PortStatus *s, const HostDevice *d, const HostPort *p, const HostNetdev *nd) {
-	int r;
+	size_t n_device = strlen(d->name) + 1, n_netdev = p->netdev ? strlen(p->netdev) + 1 : 0,
+	       n_driver = d->driver ? strlen(d->driver) + 1 : 0;
+	int n, r;
 
-	if (asprintf(&s->name, "%s/%u", d->name, p->port) < 0) {
-		s->name = NULL;
+	/* "mlx5_0/1\0mlx5_0\0eth0\0mlx5_core\0" */
+	n = snprintf(NULL, 0, "%s/%u", d->name, p->port) + 1;
+	s->name = malloc(n + n_device + n_netdev + n_driver);
+	if (!s->name)
 		return -ENOMEM;
-	}
+	(void) snprintf(s->name, n, "%s/%u", d->name, p->port);
+	s->device = memcpy(s->name + n, d->name, n_device);
+	if (p->netdev)
+		s->netdev = memcpy(s->device + n_device, p->netdev, n_netdev);
+	if (d->driver)
+		s->driver = memcpy(s->device + n_device + n_netdev, d->driver, n_driver);
 	s->port = p->port;
 	s->link_layer = p->link_layer;
 	s->has_roce_mode = p->has_roce_mode;
 	s->roce_mode = p->roce_mode;
 	s->has_roce_tos = p->has_roce_tos;
 	s->roce_tos = p->roce_tos;
-	r = strdup_to(&s->device, d->name);
-	if (r >= 0)
-		r = strdup_to(&s->netdev, p->netdev);
-	if (r >= 0)
-		r = strdup_to(&s->driver, d->driver);
-	if (r >= 0)
-		r = errors_copy(&s->observe_errors, d->errors);
+	r = errors_copy(&s->observe_errors, d->errors);
 	if (r >= 0)
 		r = errors_copy(&s->observe_errors, p->errors);
 	if (r >= 0 && nd)

@@ -81,10 +81,12 @@ const Outcome *outcomes_find(const Outcomes *o, const char *device, uint32_t por
 const Outcome *outcomes_find_action(const Outcomes *o, const Action *a, ApplyResult result);
 
 typedef struct PortStatus {
-	char *name; /* "mlx5_0/1" */
-	char *device;
+	/* "mlx5_0/1": one allocation that holds device, netdev and driver too (a chunk rather
+	 * than four for each of thousands of links); only name is freed */
+	char *name;
+	char *device; /* in name's allocation */
 	uint32_t port;
-	char *netdev;
+	char *netdev; /* in name's allocation */
 	ConfigState state;
 	char *last_error;
 	unsigned n_failed;   /* consecutive failed attempts, for the backoff */
@@ -93,7 +95,7 @@ typedef struct PortStatus {
 	GidChoice publish;   /* which GID it publishes: gids.publish, or the default */
 
 	/* Observed facts. */
-	char *driver;
+	char *driver;	 /* in name's allocation */
 	char **profiles; /* names of the profiles that match, in the order they apply */
 	LinkLayer link_layer;
 	bool has_roce_mode, has_roce_tos;
