@@ -182,7 +182,7 @@ int main(int argc, char **argv) {
 	sd_bus_message_unref(reply);
 	printf("bench bus: org.rdmad1 with %zu links, one client, synchronous calls\n", n_links);
 
-	ns = calloc(iterations, sizeof(*ns));
+	ns = calloc(iterations > 50 ? iterations : 50, sizeof(*ns)); /* Describe(): 50 calls */
 	srand(1);
 	for (size_t i = 0; i < iterations + 100; i++) {
 		const char *l = links[(size_t) rand() % n_links];
