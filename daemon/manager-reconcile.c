@@ -271,7 +271,7 @@ static void port_transition_log(const PortStatus *s, const PortStatus *old, uint
 /* The status of one observed port, from the final observation and plan. */
 static int port_status_update(Manager *m, const Config *c, const HostState *h, const HostDevice *d,
 			      const HostPort *port, const Plan *p, const Outcomes *outcomes,
-			      uint64_t now, PortStatus *ret) {
+			      uint64_t now, PortStatus *ret, bool *changed) {
 	_cleanup_strv_free_ char **profiles = NULL;
 	PortSettings ls = { 0 };
 	PortStatus *old;
@@ -298,6 +298,8 @@ static int port_status_update(Manager *m, const Config *c, const HostState *h, c
 		ret->retry_usec = backoff_next(&ret->n_failed, old ? old->n_failed : 0,
 					       old && old->state == CONFIG_STATE_FAILED, now);
 	port_transition_log(ret, old, now);
+	if (!old || port_status_changes(old, ret) != 0)
+		*changed = true;
 	return 0;
 }
 
@@ -316,6 +318,7 @@ typedef struct StatusBuild {
 	size_t n, total;
 	size_t device, port; /* the next one to build */
 	uint64_t now;
+	bool changed;	    /* a built port is new, or differs from its old status */
 	bool reset_retries; /* a reload or Reconcile() came meanwhile (manager_reconcile_all()) */
 	char **forget;	    /* devices whose contests were forgotten meanwhile; "" all */
 } StatusBuild;
@@ -356,7 +359,7 @@ static int status_build_step(Manager *m, const Config *c, const HostState *h, co
 		return 1;
 	r = port_status_update(m, c, h, &h->devices[b->device],
 			       &h->devices[b->device].ports[b->port], p, outcomes, b->now,
-			       &b->l[b->n]);
+			       &b->l[b->n], &b->changed);
 	if (r < 0)
 		return r;
 	b->n++;
@@ -395,7 +398,10 @@ static int status_build_end(Manager *m, const HostState *h, const Plan *p, const
 	b->n = 0;
 	SWAP(m->ports, l);
 	SWAP(m->n_ports, n);
-	m->ports_generation++;
+	/* Every port built had an old status that it equals and none went: a reader walking the
+	 * table by position (Describe()) finds the same links in the same order, saying the same. */
+	if (b->changed || m->n_ports != n)
+		m->ports_generation++;
 	manager_emit_ports_changed(m, l, n, carried);
 	if (m->n_ports > 1)
 		qsort(m->ports, m->n_ports, sizeof(PortStatus), port_status_compare);

@@ -90,7 +90,9 @@ typedef struct Manager {
 	/* The status table (port-status.h), sorted by device and port. */
 	PortStatus *ports;
 	size_t n_ports;
-	uint64_t ports_generation; /* one more each time the table is replaced */
+	/* One more each time the table is replaced by one that reads differently (a port came,
+	 * went or changed); a table replaced by an equal one keeps it. */
+	uint64_t ports_generation;
 	/* The event loop's dispatches, counted by how long each took (manager.c) */
 	uint64_t loop_dispatches[LOOP_DISPATCH_BUCKETS];
 	HostStatus host;
