@@ -96,4 +96,5 @@ if ((secs > 0)); then
                         n, toplow / 1000, up, topn, total, over
         }'
 fi
+sleep 1 # rdmad hands freed pages back once quiet for 100 ms (manager_trim_later())
 memory "after the calls"

@@ -895,7 +895,7 @@ static void run_end(Manager *m) {
 	slice_source_stop(m->run_slices);
 	/* A full pass over a big host allocates a whole snapshot and frees it again: hand the
 	 * pages back instead of keeping the peak resident while idle. */
-	(void) malloc_trim(0);
+	manager_trim_later(m);
 	manager_notify_status(m);
 	if (r < 0)
 		log_warning_errno(r, "Reconcile failed, will retry");

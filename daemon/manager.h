@@ -147,6 +147,7 @@ typedef struct Manager {
 	char *test_settle_file;
 
 	sd_event_source *reconcile_timer;
+	sd_event_source *trim_timer; /* malloc_trim() once quiet (manager_trim_later()) */
 	/* The reconcile at work, its slices (a defer source below every other), whether another
 	 * must follow it, and the callers waiting for one that begins after their call. */
 	ReconcileRun *run;
@@ -248,3 +249,5 @@ void manager_reconcile_note_forget(Manager *m, const char *device);
 /* m->config is about to be replaced: freed, or kept by the run at work that plans with it. */
 void manager_config_retire(Manager *m);
 void manager_notify_status(Manager *m);
+/* malloc_trim() once rdmad has been quiet for a moment (manager.c). */
+void manager_trim_later(Manager *m);
