@@ -253,6 +253,11 @@ struct PublishRun {
 	Published *now;
 	size_t n_now;
 	size_t next; /* the next link of m->ports */
+	/* then the changes announced, one a step: a first reconcile announces every link (a
+	 * journal entry and a GidChanged signal each, 49 ms at 4,096 links in one step) */
+	bool files_done;
+	const Published **now_idx, **old_idx;
+	size_t next_now, next_old;
 };
 
 PublishRun *publish_run_free(PublishRun *p) {
@@ -260,6 +265,8 @@ PublishRun *publish_run_free(PublishRun *p) {
 		return NULL;
 	strv_free(p->names);
 	published_free(p->now, p->n_now);
+	free(p->now_idx);
+	free(p->old_idx);
 	free(p);
 	return NULL;
 }
@@ -284,24 +291,8 @@ int publish_begin(Manager *m, PublishRun **ret) {
 	return 1;
 }
 
-int publish_step(Manager *m, PublishRun *p) {
-	int r;
-
-	if (p->next >= m->n_ports)
-		return 1;
-	r = port_publish(m, &m->ports[p->next++], p->names, &p->n_names, &p->now[p->n_now]);
-	if (r < 0) {
-		/* freed with the run: the partial entry too */
-		p->n_now++;
-		return r;
-	}
-	if (r > 0)
-		p->n_now++;
-	return p->next >= m->n_ports;
-}
-
-void publish_end(Manager *m, PublishRun *p) {
-	_cleanup_free_ const Published **now_idx = NULL, **old_idx = NULL;
+/* The links' files written: stale ones removed, nccl.conf, and what to compare. */
+static int publish_files_end(Manager *m, PublishRun *p) {
 	int r;
 
 	r = env_dir_prune(m->env_dir, p->names);
@@ -310,22 +301,61 @@ void publish_end(Manager *m, PublishRun *p) {
 	else if (r > 0)
 		log_info("Removed %d environment file(s) of links gone or no longer managed", r);
 	nccl_conf_publish(m, p->now, p->n_now);
+	p->now_idx = published_index(p->now, p->n_now);
+	p->old_idx = published_index(m->published, m->n_published);
+	if (!p->now_idx || !p->old_idx)
+		return log_error_errno(-ENOMEM, "Out of memory announcing the published GIDs");
+	p->files_done = true;
+	return 0;
+}
 
-	now_idx = published_index(p->now, p->n_now);
-	old_idx = published_index(m->published, m->n_published);
-	if (!now_idx || !old_idx) {
-		log_error("Out of memory announcing the published GIDs");
-		return;
-	}
-	for (size_t i = 0; i < p->n_now; i++) {
-		const Published *old = published_find(old_idx, m->n_published, p->now[i].link);
+/* The next change of a published GID announced: 1 when none is left. Links whose GID stayed
+ * are passed over, up to a few hundred a step. */
+static int publish_announce_next(Manager *m, PublishRun *p) {
+	for (unsigned k = 0; k < 256; k++) {
+		if (p->next_now < p->n_now) {
+			const Published *now = &p->now[p->next_now++];
+			const Published *old =
+				published_find(p->old_idx, m->n_published, now->link);
 
-		if (!old || old->index != p->now[i].index)
-			change_announce(m, p->now[i].link, old, &p->now[i]);
+			if (!old || old->index != now->index) {
+				change_announce(m, now->link, old, now);
+				return 0;
+			}
+		} else if (p->next_old < m->n_published) {
+			const Published *old = &m->published[p->next_old++];
+
+			if (!published_find(p->now_idx, p->n_now, old->link)) {
+				change_announce(m, old->link, old, NULL);
+				return 0;
+			}
+		} else
+			return 1;
 	}
-	for (size_t i = 0; i < m->n_published; i++)
-		if (!published_find(now_idx, p->n_now, m->published[i].link))
-			change_announce(m, m->published[i].link, &m->published[i], NULL);
+	return 0;
+}
+
+int publish_step(Manager *m, PublishRun *p) {
+	int r;
+
+	if (p->files_done)
+		return publish_announce_next(m, p);
+	if (p->next >= m->n_ports) {
+		r = publish_files_end(m, p);
+		return r < 0 ? r : 0;
+	}
+	r = port_publish(m, &m->ports[p->next++], p->names, &p->n_names, &p->now[p->n_now]);
+	if (r < 0) {
+		/* freed with the run: the partial entry too */
+		p->n_now++;
+		return r;
+	}
+	if (r > 0)
+		p->n_now++;
+	return 0;
+}
+
+void publish_end(Manager *m, PublishRun *p) {
 	published_free(m->published, m->n_published);
 	m->published = TAKE_PTR(p->now);
 	m->n_published = p->n_now;

@@ -4,10 +4,10 @@
 #include "manager.h"
 
 /* Write, rewrite or remove the per-link environment files after a reconcile, in steps: begin
- * (0: nothing to publish this time, logged; 1: *ret to step with; -ENOMEM), a step per link
- * (0: more, 1: all written, -errno: give up, nothing pruned or announced; logged), and the end
- * (stale files pruned, nccl.conf, the changes announced). Problems with the files are logged:
- * publishing never fails a reconcile. */
+ * (0: nothing to publish this time, logged; 1: *ret to step with; -ENOMEM), steps (0: more,
+ * 1: all done, -errno: give up, logged): a link's file each, then stale files pruned and
+ * nccl.conf, then a changed GID announced each; and the end, where the published GIDs become
+ * the new ones. Problems with the files are logged: publishing never fails a reconcile. */
 typedef struct PublishRun PublishRun;
 int publish_begin(Manager *m, PublishRun **ret);
 int publish_step(Manager *m, PublishRun *p);

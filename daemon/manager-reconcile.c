@@ -521,7 +521,7 @@ typedef enum RunStage {
 	RUN_OBSERVE, /* one object per step, then the plan */
 	RUN_APPLY,   /* one action per step */
 	RUN_STATUS,
-	RUN_PUBLISH, /* one link's environment file per step */
+	RUN_PUBLISH, /* one link's environment file per step, then one announcement */
 	RUN_DONE,
 } RunStage;
 
@@ -744,7 +744,7 @@ static int run_step(Manager *m, ReconcileRun *run) {
 	case RUN_PUBLISH:
 		r = publish_step(m, run->publish);
 		if (r < 0) {
-			/* nothing pruned or announced on a partial list; the reconcile stands */
+			/* nothing announced on a partial list; the reconcile stands */
 			log_error_errno(r, "Failed to publish the environment files");
 			run->publish = publish_run_free(run->publish);
 			run->stage = RUN_DONE;
