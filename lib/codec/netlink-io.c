@@ -30,68 +30,83 @@ int netlink_open(int protocol, struct nl_sock **ret) {
 	return 0;
 }
 
-int netlink_transact(struct nl_sock *sk, struct nl_msg *m, netlink_reply_t fn, void *userdata) {
+int netlink_exchange_begin(struct nl_sock *sk, struct nl_msg *m, NetlinkExchange *ret) {
 	struct nlmsghdr *req = nlmsg_hdr(m);
-	bool dump = (req->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP;
-	bool ack = req->nlmsg_flags & NLM_F_ACK;
-	int result = 0, r;
-	uint32_t seq;
+	int r;
 
 	/* nl_send(), not nl_send_auto(): the request goes out with exactly the flags its builder
 	 * gave it (libnl's auto-ACK would add NLM_F_ACK to a dump). The kernel fills the port. */
-	seq = req->nlmsg_seq = nl_socket_use_seq(sk);
+	req->nlmsg_seq = nl_socket_use_seq(sk);
 	r = nl_send(sk, m);
 	if (r < 0)
 		return r == -NLE_NOMEM ? -ENOMEM : -EIO;
+	*ret = (NetlinkExchange){
+		.seq = req->nlmsg_seq,
+		.dump = (req->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP,
+		.ack = req->nlmsg_flags & NLM_F_ACK,
+	};
+	return 0;
+}
 
-	for (;;) {
-		_cleanup_free_ unsigned char *buf = NULL;
-		struct sockaddr_nl peer = { 0 };
-		struct nlmsghdr *h;
-		int n;
+int netlink_exchange_read(struct nl_sock *sk, NetlinkExchange *x, netlink_reply_t fn,
+			  void *userdata) {
+	_cleanup_free_ unsigned char *buf = NULL;
+	struct sockaddr_nl peer = { 0 };
+	struct nlmsghdr *h;
+	int n, r;
 
-		n = nl_recv(sk, &peer, &buf, NULL);
-		if (n == -NLE_AGAIN)
-			return -ETIMEDOUT;
-		if (n == -NLE_NOMEM)
-			return -ENOMEM;
-		if (n <= 0)
-			return -EIO;
-		if (peer.nl_pid != 0) /* only the kernel answers requests */
+	n = nl_recv(sk, &peer, &buf, NULL);
+	if (n == -NLE_AGAIN)
+		return -ETIMEDOUT;
+	if (n == -NLE_NOMEM)
+		return -ENOMEM;
+	if (n <= 0)
+		return -EIO;
+	if (peer.nl_pid != 0) /* only the kernel answers requests */
+		return 0;
+
+	for (h = (struct nlmsghdr *) buf; nlmsg_ok(h, n); h = nlmsg_next(h, &n)) {
+		if (h->nlmsg_seq != x->seq || h->nlmsg_type == NLMSG_NOOP)
 			continue;
+		if (h->nlmsg_type == NLMSG_ERROR) {
+			int e; /* struct nlmsgerr's error: all we need of it */
 
-		for (h = (struct nlmsghdr *) buf; nlmsg_ok(h, n); h = nlmsg_next(h, &n)) {
-			if (h->nlmsg_seq != seq || h->nlmsg_type == NLMSG_NOOP)
-				continue;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				int e; /* struct nlmsgerr's error: all we need of it */
-
-				if (h->nlmsg_len < NLMSG_LENGTH(sizeof(e)))
-					return -EBADMSG;
-				memcpy(&e, nlmsg_data(h), sizeof(e));
-				if (e > 0)
-					return -EBADMSG;
-				return e < 0 ? e : result;
-			}
-			if (h->nlmsg_type == NLMSG_DONE) {
-				int e = 0;
-
-				if (!dump)
-					continue;
-				/* a dump that failed on the way says why after NLMSG_DONE */
-				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(int)))
-					memcpy(&e, nlmsg_data(h), sizeof(e));
-				return e < 0 ? e : result;
-			}
-			if (h->nlmsg_type == NLMSG_OVERRUN)
-				return -EIO;
-			if (fn && result >= 0) {
-				r = fn(h, userdata);
-				if (r < 0)
-					result = r;
-			}
-			if (!dump && !ack)
-				return result;
+			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(e)))
+				return -EBADMSG;
+			memcpy(&e, nlmsg_data(h), sizeof(e));
+			if (e > 0)
+				return -EBADMSG;
+			return e < 0 ? e : x->result < 0 ? x->result : 1;
 		}
+		if (h->nlmsg_type == NLMSG_DONE) {
+			int e = 0;
+
+			if (!x->dump)
+				continue;
+			/* a dump that failed on the way says why after NLMSG_DONE */
+			if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(int)))
+				memcpy(&e, nlmsg_data(h), sizeof(e));
+			return e < 0 ? e : x->result < 0 ? x->result : 1;
+		}
+		if (h->nlmsg_type == NLMSG_OVERRUN)
+			return -EIO;
+		if (fn && x->result >= 0) {
+			r = fn(h, userdata);
+			if (r < 0)
+				x->result = r;
+		}
+		if (!x->dump && !x->ack)
+			return x->result < 0 ? x->result : 1;
 	}
+	return 0;
+}
+
+int netlink_transact(struct nl_sock *sk, struct nl_msg *m, netlink_reply_t fn, void *userdata) {
+	NetlinkExchange x;
+	int r;
+
+	r = netlink_exchange_begin(sk, m, &x);
+	while (r == 0)
+		r = netlink_exchange_read(sk, &x, fn, userdata);
+	return r < 0 ? r : 0;
 }

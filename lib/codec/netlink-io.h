@@ -8,6 +8,7 @@
  * number, up to its last word. */
 
 #include <linux/netlink.h>
+#include <stdbool.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 
@@ -33,3 +34,18 @@ typedef int (*netlink_reply_t)(const struct nlmsghdr *nlh, void *userdata);
  * after a netlink_transact(), send them on another socket. Returns 0, the kernel's error from the ACK (or after a failed
  * dump's NLMSG_DONE), fn's first error, -ETIMEDOUT, -EIO, -EBADMSG or -ENOMEM. */
 int netlink_transact(struct nl_sock *sk, struct nl_msg *m, netlink_reply_t fn, void *userdata);
+
+/* netlink_transact() in parts, for a caller that reads a long dump a batch at a time between
+ * other work: begin sends the request; each read takes one datagram of answers (a dump's
+ * batch: what the kernel put in one message buffer) and gives its replies to fn. A read returns
+ * 0 while more is to come, 1 once the kernel's last word is read, or what netlink_transact()
+ * returns on failure. A caller that gives up before 1 closes the socket: the rest of the
+ * exchange is still on it. */
+typedef struct NetlinkExchange {
+	uint32_t seq;
+	bool dump, ack;
+	int result; /* fn's first error */
+} NetlinkExchange;
+int netlink_exchange_begin(struct nl_sock *sk, struct nl_msg *m, NetlinkExchange *ret);
+int netlink_exchange_read(struct nl_sock *sk, NetlinkExchange *x, netlink_reply_t fn,
+			  void *userdata);
