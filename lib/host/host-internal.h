@@ -31,3 +31,18 @@ void host_pci_function_done(HostPciFunction *f);
 /* The functions behind the observed netdevs (sriov.*, pci.*; host-function.c). */
 int host_functions_observe(HostState *h, int rootfd, HostObserveFlags flags);
 void host_function_done(HostFunction *f);
+/* An observation's rtnetlink part in steps (a full one, or a partial one of more netdevs than
+ * host_addresses_by_name() takes): every netdev's index, MTU and state from one link dump, then
+ * their addresses from one address dump, a batch of messages per step (at 8,192 netdevs the two
+ * took 90 ms in one piece). A netdev the link dump does not name keeps addresses_known false.
+ * h must outlive the observer. A step returns 0 while more is to read, 1 when done, or -errno
+ * (then no netdev's addresses are known). */
+typedef struct AddressesObserver AddressesObserver;
+/* Whether a partial observation asks for its few netdevs by name, one round trip each, in one
+ * step, rather than read the dumps: up to ADDRESSES_BY_NAME_MAX of them. */
+#define ADDRESSES_BY_NAME_MAX 16
+bool host_addresses_by_name(const HostState *h) _pure_;
+int host_addresses_observe_begin(HostState *h, AddressesObserver **ret);
+int host_addresses_observe_step(AddressesObserver *a);
+AddressesObserver *addresses_observer_free(AddressesObserver *a);
+DEFINE_TRIVIAL_CLEANUP_FUNC(AddressesObserver *, addresses_observer_free)

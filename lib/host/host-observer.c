@@ -38,6 +38,7 @@ struct HostObserver {
 	size_t next;
 	size_t port; /* STAGE_DCB: the next port of device next */
 	size_t n_alloc;
+	AddressesObserver *addresses; /* STAGE_ADDRESSES of a full observation */
 	struct nl_sock *dcb; /* STAGE_DCB's socket, or the error opening it gave */
 	int dcb_error;
 	bool stage_begun;
@@ -59,6 +60,7 @@ HostObserver *host_observer_free(HostObserver *o) {
 	safe_close(o->netfd);
 	if (o->dcb)
 		nl_socket_free(o->dcb);
+	addresses_observer_free(o->addresses);
 	free(o);
 	return NULL;
 }
@@ -236,7 +238,28 @@ int host_observer_step(HostObserver *o) {
 		break;
 	case STAGE_ADDRESSES:
 		/* Not fatal: a host without rtnetlink access still has everything else. */
-		(void) host_addresses_observe(h);
+		if (host_addresses_by_name(h)) {
+			/* a few netdevs, each asked for by name */
+			(void) host_addresses_observe(h);
+			break;
+		}
+		if (!o->stage_begun) {
+			o->stage_begun = true;
+			r = host_addresses_observe_begin(h, &o->addresses);
+			if (r == -ENOMEM)
+				return r;
+			if (r >= 0)
+				return 0;
+		} else {
+			r = host_addresses_observe_step(o->addresses);
+			if (r == -ENOMEM)
+				return r;
+			if (r == 0)
+				return 0;
+		}
+		o->addresses = addresses_observer_free(o->addresses);
+		o->stage_begun = false;
+		r = 0;
 		break;
 	case STAGE_RAILS:
 		/* each netdev's sysctls, then rdmad's rules and routes */
