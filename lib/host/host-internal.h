@@ -16,10 +16,10 @@ int host_device_add(HostState *h, int classfd, int cmfd, const char *name, HostO
 		    size_t *n_alloc);
 void host_devices_sort(HostState *h);
 void host_device_done(HostDevice *d);
-/* every netdev under <root>/sys/class/net (netfd), or (h->partial) only those the observed
- * ports sit on, each once, sorted; */
+/* every netdev under <root>/sys/class/net (netfd), or (h->partial) the names of those the
+ * observed ports sit on, each once, sorted, there or not; */
 int host_netdevs_list(const HostState *h, int netfd, char ***ret);
-/* one netdev, appended to h->netdevs. */
+/* one netdev, appended to h->netdevs (h->partial: nothing when it is not there). */
 int host_netdev_add(HostState *h, int netfd, const char *name, size_t *n_alloc);
 void host_netdevs_sort(HostState *h);
 void host_netdev_done(HostNetdev *n);

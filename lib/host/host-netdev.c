@@ -138,9 +138,13 @@ static int netdev_observe(int netfd, const char *name, HostNetdev *ret) {
 
 int host_netdev_add(HostState *h, int netfd, const char *name, size_t *n_alloc) {
 	HostNetdev n;
+	struct stat st;
 	int r;
 
 	if (name[0] == '.' || strlen(name) >= IF_NAMESIZE)
+		return 0;
+	/* a port's netdev of a partial observation that is not (or no longer) there */
+	if (h->partial && fstatat(netfd, name, &st, 0) < 0)
 		return 0;
 	r = GREEDY_REALLOC(h->netdevs, *n_alloc, h->n_netdevs + 1);
 	if (r < 0)
@@ -169,9 +173,9 @@ int host_netdevs_list(const HostState *h, int netfd, char ***ret) {
 		for (size_t i = 0; i < h->n_devices; i++)
 			for (size_t k = 0; k < h->devices[i].n_ports; k++) {
 				const char *nd = h->devices[i].ports[k].netdev;
-				struct stat st;
 
-				if (!nd || fstatat(netfd, nd, &st, 0) < 0)
+				/* whether it is there is host_netdev_add()'s to see, a step each */
+				if (!nd)
 					continue;
 				names[n] = strdup(nd);
 				if (!names[n])

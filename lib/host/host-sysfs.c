@@ -453,12 +453,24 @@ static int device_compare(const void *a, const void *b) {
 	return strcmp(((const HostDevice *) a)->name, ((const HostDevice *) b)->name);
 }
 
+static int name_compare(const void *a, const void *b) {
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
 int host_devices_list(int classfd, char *const *only, char ***ret) {
 	_cleanup_strv_free_ char **names = NULL;
-	size_t n = 0, n_alloc = 0;
+	_cleanup_free_ char **wanted = NULL; /* only, sorted: a lookup per entry, not a scan */
+	size_t n = 0, n_alloc = 0, n_wanted = strv_length(only);
 	DIR *dir;
 	int r = 0;
 
+	if (only) {
+		wanted = calloc(n_wanted + 1, sizeof(char *));
+		if (!wanted)
+			return -ENOMEM;
+		memcpy(wanted, only, n_wanted * sizeof(char *));
+		qsort(wanted, n_wanted, sizeof(char *), name_compare);
+	}
 	names = calloc(1, sizeof(char *));
 	if (!names)
 		return -ENOMEM;
@@ -467,7 +479,10 @@ int host_devices_list(int classfd, char *const *only, char ***ret) {
 	if (!dir)
 		return -errno;
 	for (struct dirent *de; (de = readdir(dir));) {
-		if (de->d_name[0] == '.' || (only && !strv_contains(only, de->d_name)))
+		const char *key = de->d_name;
+
+		if (de->d_name[0] == '.' ||
+		    (only && !bsearch(&key, wanted, n_wanted, sizeof(char *), name_compare)))
 			continue;
 		r = GREEDY_REALLOC(names, n_alloc, n + 2);
 		if (r < 0)
