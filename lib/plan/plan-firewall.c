@@ -34,7 +34,7 @@ int rule_roce_allow_from(Plan *p, const PlanPort *l, Key key) {
 	}
 	if (netdev_conflict(l, key, why, sizeof(why)))
 		return plan_port_add(p, l, PHASE_FIREWALL, key, NULL, des, why);
-	if (plan_has_netdev_action(p, key, l->netdev->name, des))
+	if (plan_has_netdev_action(p, l, key, des))
 		return 0; /* another link on the same netdev planned it */
 	if (!h->firewall_observed) {
 		snprintf(why, sizeof(why), "the nftables table %s %s could not be read: %s",

@@ -15,6 +15,7 @@ typedef struct PlanPort {
 	const HostDevice *device;
 	const HostPort *port;
 	const HostNetdev *netdev; /* NULL: the port has none, or it is not in sysfs */
+	bool netdev_shared;	  /* another observed port sits on the same netdev */
 	const PortSettings *settings;
 	char name[80];
 } PlanPort;
@@ -54,7 +55,7 @@ int plan_host(Plan *p, const Config *c, const HostState *h);
 int plan_port_add(Plan *p, const PlanPort *l, ActionPhase phase, Key key, const char *current,
 		  const char *desired, const char *unsupported);
 /* Another link on the same netdev already plans this value for key. */
-bool plan_has_netdev_action(const Plan *p, Key key, const char *netdev, const char *desired);
+bool plan_has_netdev_action(const Plan *p, const PlanPort *l, Key key, const char *desired);
 /* Why the link's netdev cannot be changed (none, or not in sysfs), or NULL. */
 const char *netdev_missing(const PlanPort *l);
 /* Another link on the same netdev wants a different value for key: the reason in buf, or NULL. */

@@ -52,7 +52,7 @@ static int plan_qos_add(Plan *p, const PlanPort *l, Key key, const char *current
 
 	if (netdev_conflict(l, key, conflict, sizeof(conflict)))
 		return plan_port_add(p, l, PHASE_QOS, key, NULL, desired, conflict);
-	if (!differs || plan_has_netdev_action(p, key, l->netdev->name, desired))
+	if (!differs || plan_has_netdev_action(p, l, key, desired))
 		return 0;
 	return plan_port_add(p, l, PHASE_QOS, key, current, desired, NULL);
 }

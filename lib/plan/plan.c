@@ -56,8 +56,7 @@ static int rule_netdev_up(Plan *p, const PlanPort *l, Key key) {
 		return plan_port_add(p, l, PHASE_NETDEV, key, NULL, desired, netdev_missing(l));
 	if (netdev_conflict(l, key, conflict, sizeof(conflict)))
 		return plan_port_add(p, l, PHASE_NETDEV, key, NULL, desired, conflict);
-	if (l->netdev->up == l->settings->netdev_up ||
-	    plan_has_netdev_action(p, key, l->netdev->name, desired))
+	if (l->netdev->up == l->settings->netdev_up || plan_has_netdev_action(p, l, key, desired))
 		return 0;
 	return plan_port_add(p, l, PHASE_NETDEV, key, l->netdev->up ? "up" : "down", desired, NULL);
 }
@@ -70,8 +69,7 @@ static int rule_netdev_mtu(Plan *p, const PlanPort *l, Key key) {
 		return plan_port_add(p, l, PHASE_NETDEV, key, NULL, want, netdev_missing(l));
 	if (netdev_conflict(l, key, conflict, sizeof(conflict)))
 		return plan_port_add(p, l, PHASE_NETDEV, key, NULL, want, conflict);
-	if (l->netdev->mtu == l->settings->netdev_mtu ||
-	    plan_has_netdev_action(p, key, l->netdev->name, want))
+	if (l->netdev->mtu == l->settings->netdev_mtu || plan_has_netdev_action(p, l, key, want))
 		return 0;
 	snprintf(cur, sizeof(cur), "%u", l->netdev->mtu);
 	return plan_port_add(p, l, PHASE_NETDEV, key, cur, want, NULL);
@@ -98,7 +96,7 @@ static int rule_netdev_addresses(Plan *p, const PlanPort *l, Key key) {
 		for (size_t j = 0; j < l->netdev->n_addresses; j++)
 			if (address_equal(&l->netdev->addresses[j], &s->addresses[i]))
 				present = true;
-		if (present || plan_has_netdev_action(p, key, l->netdev->name, want))
+		if (present || plan_has_netdev_action(p, l, key, want))
 			continue;
 		r = plan_port_add(p, l, PHASE_ADDRESSES, key, NULL, want, NULL);
 		if (r < 0)
@@ -121,7 +119,7 @@ static int rule_ecn(Plan *p, const PlanPort *l, Key key) {
 	if (netdev_conflict(l, key, conflict, sizeof(conflict)))
 		return plan_port_add(p, l, PHASE_ECN, key, NULL, des, conflict);
 	have = key == KEY_ECN_ROCE_NP ? l->netdev->ecn_roce_np : l->netdev->ecn_roce_rp;
-	if (have == want || plan_has_netdev_action(p, key, l->netdev->name, des))
+	if (have == want || plan_has_netdev_action(p, l, key, des))
 		return 0;
 	setting_format_priorities(have, cur);
 	return plan_port_add(p, l, PHASE_ECN, key, cur, des, NULL);
@@ -252,8 +250,47 @@ static const struct {
 	/* clang-format on */
 };
 
+static int netdev_name_compare(const void *a, const void *b) {
+	return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* The netdev names of every observed port, sorted: which of them two ports share. */
+static int port_netdevs_sorted(const HostState *h, const char ***ret, size_t *ret_n) {
+	const char **l;
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->n_devices; i++)
+		n += h->devices[i].n_ports;
+	l = calloc(n ? n : 1, sizeof(char *));
+	if (!l)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < h->n_devices; i++)
+		for (size_t k = 0; k < h->devices[i].n_ports; k++)
+			if (h->devices[i].ports[k].netdev)
+				l[n++] = h->devices[i].ports[k].netdev;
+	qsort(l, n, sizeof(char *), netdev_name_compare);
+	*ret = l;
+	*ret_n = n;
+	return 0;
+}
+
+static bool netdev_shared(const char **sorted, size_t n, const char *netdev) {
+	const char **at;
+	size_t i;
+
+	if (!netdev)
+		return false;
+	at = bsearch(&netdev, sorted, n, sizeof(char *), netdev_name_compare);
+	if (!at)
+		return false;
+	i = (size_t) (at - sorted);
+	return (i > 0 && streq(sorted[i - 1], netdev)) ||
+	       (i + 1 < n && streq(sorted[i + 1], netdev));
+}
+
 static int plan_port(Plan *p, const Config *c, const HostState *h, const HostDevice *d,
-		     const HostPort *port) {
+		     const HostPort *port, bool shared) {
 	PortSettings s;
 	PlanPort l;
 	PortFacts f;
@@ -269,6 +306,7 @@ static int plan_port(Plan *p, const Config *c, const HostState *h, const HostDev
 		.device = d,
 		.port = port,
 		.netdev = host_netdev_find(h, port->netdev),
+		.netdev_shared = shared,
 		.settings = &s,
 	};
 	snprintf(l.name, sizeof(l.name), "%s/%u", d->name, port->port);
@@ -301,6 +339,8 @@ static int plan_sort(Plan *p) {
 
 int plan_compute(const Config *c, const HostState *h, Plan **ret) {
 	_cleanup_(plan_freep) Plan *p = NULL;
+	_cleanup_free_ const char **netdevs = NULL;
+	size_t n_netdevs;
 	int r;
 
 	p = calloc(1, sizeof(Plan));
@@ -323,9 +363,15 @@ int plan_compute(const Config *c, const HostState *h, Plan **ret) {
 		if (r < 0)
 			return r;
 	}
+	r = port_netdevs_sorted(h, &netdevs, &n_netdevs);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < h->n_devices; i++)
 		for (size_t k = 0; k < h->devices[i].n_ports; k++) {
-			r = plan_port(p, c, h, &h->devices[i], &h->devices[i].ports[k]);
+			const HostPort *port = &h->devices[i].ports[k];
+
+			r = plan_port(p, c, h, &h->devices[i], port,
+				      netdev_shared(netdevs, n_netdevs, port->netdev));
 			if (r < 0)
 				return r;
 		}
