@@ -18,8 +18,9 @@
 
 typedef struct Dirty {
 	bool all;
-	char **devices;
-	char **netdevs;
+	StrSet devices; /* what events named */
+	StrSet netdevs;
+	StrSet resolved; /* the devices those come to (dirty_resolve()) */
 } Dirty;
 
 /* Is name a soft device (links:), or the netdev of one, that some profile declares? Events
@@ -33,48 +34,83 @@ static bool soft_device_declared(const Config *c, const char *name) {
 	return false;
 }
 
-/* Turn what events touched into the devices to observe; NULL with *ret_all for everything. */
-static int dirty_resolve(const Manager *m, Dirty *d, char ***ret_devices) {
-	_cleanup_strv_free_ char **devices = NULL, **netdevs = NULL;
+typedef struct NetdevPort {
+	const char *netdev, *device;
+} NetdevPort;
+
+static int netdev_port_compare(const void *a, const void *b) {
+	return strcmp(((const NetdevPort *) a)->netdev, ((const NetdevPort *) b)->netdev);
+}
+
+/* The ports' netdevs, sorted: the ports on a netdev by a lookup, not a scan of the table per
+ * netdev an event named (8,192 x 4,096 at scale). */
+static int netdev_ports_sorted(const Manager *m, NetdevPort **ret, size_t *ret_n) {
+	NetdevPort *l;
+	size_t n = 0;
+
+	l = calloc(m->n_ports ? m->n_ports : 1, sizeof(NetdevPort));
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->n_ports; i++)
+		if (m->ports[i].netdev)
+			l[n++] = (NetdevPort){ .netdev = m->ports[i].netdev,
+					       .device = m->ports[i].device };
+	qsort(l, n, sizeof(NetdevPort), netdev_port_compare);
+	*ret = l;
+	*ret_n = n;
+	return 0;
+}
+
+/* Turn what events touched into the devices to observe (d->resolved); d->all for everything. */
+static int dirty_resolve(const Manager *m, Dirty *d) {
+	_cleanup_(strset_done) StrSet netdevs = { 0 };
+	_cleanup_free_ NetdevPort *by_netdev = NULL;
+	size_t n_by_netdev;
 	int r;
 
 	if (d->all)
 		return 0;
-	devices = calloc(1, sizeof(char *));
-	if (!devices)
-		return -ENOMEM;
-	STRV_FOREACH (dev, d->devices) {
+	STRV_FOREACH (dev, d->devices.strv) {
 		if (soft_device_declared(m->config, *dev)) {
 			d->all = true;
 			return 0;
 		}
-		r = strv_extend(&devices, *dev);
+		r = strset_add(&d->resolved, *dev);
 		if (r < 0)
 			return r;
 	}
+	r = netdev_ports_sorted(m, &by_netdev, &n_by_netdev);
+	if (r < 0)
+		return r;
 	/* The netdevs events named, then the ones below those no link sits on: an upper netdev
 	 * (VLAN, macvlan, bond) puts its GIDs into the port below it, down through stacked ones
-	 * (a VLAN on a bond). The list only grows by names not in it yet, so this ends. */
-	netdevs = strv_copy(d->netdevs);
-	if (d->netdevs && !netdevs)
-		return -ENOMEM;
-	for (size_t k = 0; netdevs && netdevs[k]; k++) {
-		const char *nd = netdevs[k];
-		bool known = false;
+	 * (a VLAN on a bond). The set only grows by names not in it yet, so this ends. */
+	STRV_FOREACH (nd, d->netdevs.strv) {
+		r = strset_add(&netdevs, *nd);
+		if (r < 0)
+			return r;
+	}
+	for (size_t k = 0; k < netdevs.n; k++) {
+		_cleanup_strv_free_ char **lowers = NULL;
+		const char *nd = netdevs.strv[k];
+		NetdevPort key = { .netdev = nd }, *at;
+		bool known;
 
 		if (soft_device_declared(m->config, nd)) {
 			d->all = true;
 			return 0;
 		}
-		for (size_t i = 0; i < m->n_ports; i++)
-			if (m->ports[i].netdev && streq(m->ports[i].netdev, nd)) {
-				known = true;
-				if (!strv_contains(devices, m->ports[i].device)) {
-					r = strv_extend(&devices, m->ports[i].device);
-					if (r < 0)
-						return r;
-				}
+		at = bsearch(&key, by_netdev, n_by_netdev, sizeof(NetdevPort), netdev_port_compare);
+		known = at;
+		if (at) {
+			while (at > by_netdev && streq(at[-1].netdev, nd))
+				at--;
+			for (; at < by_netdev + n_by_netdev && streq(at->netdev, nd); at++) {
+				r = strset_add(&d->resolved, at->device);
+				if (r < 0)
+					return r;
 			}
+		}
 		/* sriov.* and pci.* are planned on full passes. An event on a PF's netdev (a
 		 * driver reload re-creating it, a VF changed by hand, which the kernel announces
 		 * on the PF) is one; the VFs' own netdevs stay incremental. */
@@ -95,19 +131,23 @@ static int dirty_resolve(const Manager *m, Dirty *d, char ***ret_devices) {
 			d->all = true;
 			return 0;
 		}
-		r = host_netdev_lowers(m->root, nd, &netdevs);
+		r = host_netdev_lowers(m->root, nd, &lowers);
 		if (r < 0)
 			return r;
+		STRV_FOREACH (l, lowers) {
+			r = strset_add(&netdevs, *l);
+			if (r < 0)
+				return r;
+		}
 	}
-	*ret_devices = TAKE_PTR(devices);
 	return 0;
 }
 
 static bool action_affected(const Dirty *d, const Action *a) {
 	if (d->all || !a->device)
 		return true; /* host actions are cheap to check and may be what an event enabled */
-	return strv_contains(d->devices, a->device) ||
-	       (a->netdev && strv_contains(d->netdevs, a->netdev));
+	return strset_contains(&d->devices, a->device) ||
+	       (a->netdev && strset_contains(&d->netdevs, a->netdev));
 }
 
 static LogFields action_fields(const Action *a) {
@@ -435,8 +475,7 @@ static void retries_schedule(Manager *m) {
 			continue;
 		if (s->retry_usec < earliest)
 			earliest = s->retry_usec;
-		if (!strv_contains(m->dirty_devices, s->device))
-			(void) strv_extend(&m->dirty_devices, s->device);
+		(void) strset_add(&m->dirty_devices, s->device);
 		/* sriov.* and pci.* are planned on full passes only */
 		for (size_t k = 0; k < s->n_settings; k++)
 			if (s->settings[k].result == SETTING_FAILED &&
@@ -461,8 +500,7 @@ static void contests_schedule(Manager *m) {
 				earliest = c->hold_until;
 			if (KEY_BIT(m->ports[i].history[k].key) & KEYS_FUNCTION)
 				m->dirty_all = true; /* planned on full passes only */
-			if (!strv_contains(m->dirty_devices, m->ports[i].device))
-				(void) strv_extend(&m->dirty_devices, m->ports[i].device);
+			(void) strset_add(&m->dirty_devices, m->ports[i].device);
 		}
 	if (earliest != UINT64_MAX)
 		manager_schedule_reconcile(m, earliest - now);
@@ -478,8 +516,7 @@ static void gids_wait_schedule(Manager *m) {
 	for (size_t i = 0; i < m->n_ports; i++)
 		if (m->ports[i].waiting_gids) {
 			any = true;
-			if (!strv_contains(m->dirty_devices, m->ports[i].device))
-				(void) strv_extend(&m->dirty_devices, m->ports[i].device);
+			(void) strset_add(&m->dirty_devices, m->ports[i].device);
 		}
 	if (!any) {
 		m->gid_wait_exp = 0;
@@ -590,8 +627,9 @@ ReconcileRun *reconcile_run_free(ReconcileRun *run) {
 	plan_free(run->p);
 	outcomes_done(&run->outcomes);
 	status_build_done(&run->status);
-	strv_free(run->d.devices);
-	strv_free(run->d.netdevs);
+	strset_done(&run->d.devices);
+	strset_done(&run->d.netdevs);
+	strset_done(&run->d.resolved);
 	strv_free(run->only);
 	config_free(run->config_owned);
 	waiters_drop(run->waiters, run->n_waiters);
@@ -772,9 +810,10 @@ static int run_new(Manager *m, ReconcileRun **ret) {
 	clock_gettime(CLOCK_MONOTONIC, &run->start);
 	run->d = (Dirty){
 		.all = m->dirty_all,
-		.devices = TAKE_PTR(m->dirty_devices),
-		.netdevs = TAKE_PTR(m->dirty_netdevs),
+		.devices = m->dirty_devices,
+		.netdevs = m->dirty_netdevs,
 	};
+	m->dirty_devices = m->dirty_netdevs = (StrSet){ 0 }; /* moved */
 	run->followup = m->followup_scheduled;
 	run->config = m->config;
 	/* the callers waiting for a reconcile that begins after their call: this one */
@@ -788,9 +827,16 @@ static int run_new(Manager *m, ReconcileRun **ret) {
 	if (!m->config)
 		run->stage = RUN_DONE;
 	else {
-		r = dirty_resolve(m, &run->d, &run->only);
+		r = dirty_resolve(m, &run->d);
 		if (r < 0)
 			run->r = r;
+		else if (!run->d.all) {
+			/* the observer's list (which it sorts) */
+			run->only = run->d.resolved.strv ? strv_copy(run->d.resolved.strv)
+							 : calloc(1, sizeof(char *));
+			if (!run->only)
+				run->r = r = -ENOMEM;
+		}
 		if (r < 0 || (!run->d.all && strv_length(run->only) == 0))
 			run->stage = RUN_DONE; /* events about netdevs no port uses */
 		if (run->d.all)
@@ -842,13 +888,12 @@ static int run_finish(Manager *m, ReconcileRun *run) {
 		manager_schedule_reconcile(
 			m, (uint64_t) 1000 * 1000 << (m->backoff_exp < 6 ? m->backoff_exp++ : 6));
 	}
-	if (r >= 0 && !run->followup && run->d.netdevs &&
+	if (r >= 0 && !run->followup && run->d.netdevs.n > 0 &&
 	    (run->d.all || strv_length(run->only) > 0)) {
 		/* An address event comes before the kernel's GID table follows it (a workqueue):
 		 * look at the same netdevs once more, shortly after. */
-		STRV_FOREACH (nd, run->d.netdevs)
-			if (!strv_contains(m->dirty_netdevs, *nd))
-				(void) strv_extend(&m->dirty_netdevs, *nd);
+		STRV_FOREACH (nd, run->d.netdevs.strv)
+			(void) strset_add(&m->dirty_netdevs, *nd);
 		m->followup_scheduled = true;
 		manager_schedule_reconcile(m, 300 * 1000);
 	}

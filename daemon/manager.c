@@ -79,8 +79,8 @@ Manager *manager_free(Manager *m) {
 	for (size_t i = 0; i < m->n_contenders; i++)
 		free(m->contenders[i].who);
 	free(m->contenders);
-	strv_free(m->dirty_devices);
-	strv_free(m->dirty_netdevs);
+	strset_done(&m->dirty_devices);
+	strset_done(&m->dirty_netdevs);
 	applier_free(m->applier);
 	config_free(m->config);
 	diagnostics_done(&m->config_errors);
@@ -281,14 +281,12 @@ void manager_mark_dirty_all(Manager *m) {
 }
 
 void manager_mark_device(Manager *m, const char *device) {
-	if (!strv_contains(m->dirty_devices, device))
-		(void) strv_extend(&m->dirty_devices, device);
+	(void) strset_add(&m->dirty_devices, device);
 	manager_schedule_reconcile(m, 100 * 1000);
 }
 
 void manager_mark_netdev(Manager *m, const char *netdev) {
-	if (!strv_contains(m->dirty_netdevs, netdev))
-		(void) strv_extend(&m->dirty_netdevs, netdev);
+	(void) strset_add(&m->dirty_netdevs, netdev);
 	manager_schedule_reconcile(m, 100 * 1000);
 }
 

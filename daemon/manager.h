@@ -15,6 +15,7 @@
 #include "plan.h"
 #include "port-status.h"
 #include "profile.h"
+#include "strset.h"
 #include "ratelimit.h"
 #include "slice-source.h"
 
@@ -99,8 +100,8 @@ typedef struct Manager {
 
 	/* What events touched since the last reconcile. */
 	bool dirty_all;
-	char **dirty_devices;
-	char **dirty_netdevs;
+	StrSet dirty_devices;
+	StrSet dirty_netdevs;
 	Contender *contenders;
 	size_t n_contenders;
 
