@@ -217,11 +217,16 @@ static int on_rtnl_message(struct nl_msg *msg, void *userdata) {
 	return NL_OK;
 }
 
+/* Messages read per dispatch: a storm of thousands (rdmad's own MTU writes on 4,096 links come
+ * back as as many RTM_NEWLINK) is read over several, the loop serving the bus between them; the
+ * source is level-triggered, so what is left wakes it again at once. */
+#define RTNL_READS_MAX 256
+
 static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
 	Manager *m = userdata;
 	int r;
 
-	for (;;) {
+	for (unsigned i = 0; i < RTNL_READS_MAX; i++) {
 		r = nl_recvmsgs_default(m->rtnl_watch);
 		if (r >= 0)
 			continue;
