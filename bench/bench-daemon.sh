@@ -6,7 +6,10 @@
 #   - event -> converged for one link (its MTU changed behind rdmad's back), on 16 and on
 #     LINKS links, 1,024 unless given (target: the latter within 2x of the former);
 #   - RSS with LINKS links (target: under 8 MiB);
-#   - wakeups of the idle, converged daemon over IDLE seconds (target: none).
+#   - wakeups of the idle, converged daemon over IDLE seconds (target: none);
+#   - rdmad's longest dispatches on LINKS links from start to idle, its first reconcile and
+#     the storm of events its own MTU writes make included (rdmad -v logs each over 10 ms;
+#     target: none).
 # Prints figures; asserts nothing.
 #
 #   bench/bench-daemon.sh RDMAD [IDLE-SECONDS [LINKS]]
@@ -44,7 +47,7 @@ start_host() {
         for i in $(seq 0 $((n - 1))); do echo "link add veth$i type veth peer name p$i"; done |
                 ip -batch -
         for i in $(seq 0 $((n - 1))); do echo "link set veth$i up"; done | ip -batch -
-        "$rdmad" --root "$work/root" --config-dir "$work/conf" --state-dir "$work/state" \
+        "$rdmad" --root "$work/root" --config-dir "$work/conf" --state-dir "$work/state" -v \
                 > "$work/rdmad-$n.log" 2>&1 &
         pid=$!
         for _ in $(seq 600); do
@@ -107,3 +110,6 @@ before=$(switches)
 sleep "$idle"
 after=$(switches)
 echo "bench daemon: idle and converged for ${idle} s: $((after - before)) wakeups (target: 0)"
+awk -v n="$big" '/loop: one dispatch took/ { c++; v = $(NF - 1) + 0; if (v > max) max = v }
+     END { printf "bench daemon: rdmad loop on %d links, start to idle: %d dispatches over 10 ms%s (target: none)\n",
+                  n, c, c ? sprintf(", the longest %.1f ms", max) : "" }' "$work/rdmad-$big.log"
