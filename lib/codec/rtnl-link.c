@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <linux/rtnetlink.h>
+#include <net/if.h>
 #include <netlink/attr.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "macro.h"
 #include "rtnl-link.h"
+
+_Static_assert(sizeof(((RtnlLink *) 0)->name) == IF_NAMESIZE, "a netdev name and its NUL");
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
 
@@ -22,12 +25,9 @@ int rtnl_link_dump_new(struct nl_msg **ret) {
 	return 0;
 }
 
-int rtnl_link_parse(const struct nlmsghdr *nlh, size_t len, RtnlLink *ret) {
-	struct nlattr *tb[IFLA_MAX + 1] = { 0 };
+int rtnl_newlink_parse(const struct nlmsghdr *nlh, size_t len, const struct nla_policy *policy,
+		       struct nlattr **tb, const struct ifinfomsg **ret_ifi) {
 	const struct ifinfomsg *ifi;
-	const char *name;
-	size_t n;
-	RtnlLink l;
 
 	if (len < NLMSG_HDRLEN || nlh->nlmsg_len > len ||
 	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)) ||
@@ -38,7 +38,20 @@ int rtnl_link_parse(const struct nlmsghdr *nlh, size_t len, RtnlLink *ret) {
 		return -EBADMSG;
 	if (nla_parse(tb, IFLA_MAX,
 		      (struct nlattr *) ((uint8_t *) NLMSG_DATA(nlh) + NLMSG_ALIGN(sizeof(*ifi))),
-		      (int) (nlh->nlmsg_len - NLMSG_LENGTH(NLMSG_ALIGN(sizeof(*ifi)))), NULL) < 0)
+		      (int) (nlh->nlmsg_len - NLMSG_LENGTH(NLMSG_ALIGN(sizeof(*ifi)))), policy) < 0)
+		return -EBADMSG;
+	*ret_ifi = ifi;
+	return 0;
+}
+
+int rtnl_link_parse(const struct nlmsghdr *nlh, size_t len, RtnlLink *ret) {
+	struct nlattr *tb[IFLA_MAX + 1] = { 0 };
+	const struct ifinfomsg *ifi;
+	const char *name;
+	size_t n;
+	RtnlLink l;
+
+	if (rtnl_newlink_parse(nlh, len, NULL, tb, &ifi) < 0)
 		return -EBADMSG;
 	if (!tb[IFLA_IFNAME])
 		return -EBADMSG;

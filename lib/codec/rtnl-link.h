@@ -15,10 +15,16 @@
  *   between batches holds nothing of the kernel's but its place. */
 
 #include <linux/netlink.h>
-#include <net/if.h>
+#include <netlink/attr.h>
 #include <netlink/msg.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+/* Any RTM_NEWLINK (this file's and rtnl-vf.c's): the header checked against len (one
+ * nlmsg_len, an ifinfomsg, a positive index) and the attributes parsed into tb[IFLA_MAX + 1]
+ * with policy (NULL: none). -EBADMSG for anything else. */
+int rtnl_newlink_parse(const struct nlmsghdr *nlh, size_t len, const struct nla_policy *policy,
+		       struct nlattr **tb, const struct ifinfomsg **ret_ifi);
 
 /* RTM_GETLINK (NLM_F_REQUEST | NLM_F_DUMP), family AF_UNSPEC, IFLA_EXT_MASK
  * RTEXT_FILTER_SKIP_STATS. */
@@ -26,7 +32,7 @@ int rtnl_link_dump_new(struct nl_msg **ret);
 
 typedef struct RtnlLink {
 	int ifindex;
-	char name[IF_NAMESIZE];
+	char name[16]; /* IF_NAMESIZE, which net/if.h and linux/if.h both define */
 	unsigned mtu;
 	bool up; /* IFF_UP */
 } RtnlLink;

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "macro.h"
+#include "rtnl-link.h"
 #include "rtnl-vf.h"
 
 /* VfLinkState is sent and read as the kernel's number. */
@@ -397,16 +398,7 @@ int rtnl_vf_parse(const struct nlmsghdr *nlh, size_t len, int *ret_ifindex, uint
 	uint32_t num_vf = 0;
 	int r;
 
-	if (len < NLMSG_HDRLEN || nlh->nlmsg_len > len ||
-	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)) ||
-	    nlh->nlmsg_type != RTM_NEWLINK)
-		return -EBADMSG;
-	ifi = NLMSG_DATA(nlh);
-	if (ifi->ifi_index <= 0)
-		return -EBADMSG;
-	if (nla_parse(tb, IFLA_MAX,
-		      (struct nlattr *) ((uint8_t *) NLMSG_DATA(nlh) + NLMSG_ALIGN(sizeof(*ifi))),
-		      (int) (nlh->nlmsg_len - NLMSG_LENGTH(NLMSG_ALIGN(sizeof(*ifi)))), policy) < 0)
+	if (rtnl_newlink_parse(nlh, len, policy, tb, &ifi) < 0)
 		return -EBADMSG;
 
 	if (tb[IFLA_NUM_VF])
