@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A D-Bus client of org.rdmad1 that times what job launchers and monitoring do: GetLink and the
- * link's properties, Describe(), and how many calls one client gets answered per second. With
- * --during-reconcile SECONDS, the same Get and Describe while another connection keeps rdmad
- * reconciling the whole host (Reconcile() back to back): how deaf a full pass makes the daemon.
- * The worst Get round trip then bounds rdmad's longest stall from below.
+ * link's properties, Describe() and its floor (the same document from a peer that does nothing
+ * else), and how many calls one client gets answered per second. With --during-reconcile
+ * SECONDS, the same Get and Describe while another connection keeps rdmad reconciling the whole
+ * host (Reconcile() back to back): how deaf a full pass makes the daemon. The worst Get round
+ * trip then bounds rdmad's longest stall from below.
  * Prints figures; asserts nothing. The bus is $DBUS_SYSTEM_BUS_ADDRESS (bench-bus.sh). */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -81,8 +83,9 @@ static void *reconciler(void *arg) {
 		n_reconciles++;
 	}
 	printf("bench bus: %-48s mean %7.1f ms  max %7.1f ms  (%lu calls)\n",
-	       "Reconcile(), whole host, back to back", total / 1e6 / (n_reconciles ? n_reconciles : 1),
-	       worst / 1e6, (unsigned long) n_reconciles);
+	       "Reconcile(), whole host, back to back",
+	       total / 1e6 / (n_reconciles ? n_reconciles : 1), worst / 1e6,
+	       (unsigned long) n_reconciles);
 	sd_bus_flush_close_unref(bus);
 	return arg;
 }
@@ -124,8 +127,8 @@ static void during_reconcile(sd_bus *bus, unsigned secs) {
 	if (!get || !describe || pthread_create(&t, NULL, reconciler, NULL) != 0)
 		die("during-reconcile", -ENOMEM, NULL);
 	while (n_reconciles == 0) /* the first Reconcile() is under way, or done */
-		sd_bus_message_unref(call(bus, "/org/rdmad1", "org.freedesktop.DBus.Peer", "Ping",
-					  NULL));
+		sd_bus_message_unref(
+			call(bus, "/org/rdmad1", "org.freedesktop.DBus.Peer", "Ping", NULL));
 	if (pthread_create(&p, NULL, pinger, NULL) != 0)
 		die("during-reconcile", -ENOMEM, NULL);
 	end = now_ns() + (uint64_t) secs * 1000000000;
@@ -154,11 +157,104 @@ static void during_reconcile(sd_bus *bus, unsigned secs) {
 	free(describe);
 }
 
+/* The floor under Describe(): the same document, sent back by a peer that does nothing else.
+ * The peer is a second connection in a thread of this process; method calls to it are denied on
+ * a system bus (only org.rdmad1's are allowed), so the request and the answer are unicast
+ * signals, which dbus-daemon relays, checks and validates as it does a call and its reply. */
+static const char *floor_text;
+static atomic_bool floor_ready, stop_floor;
+static const char *floor_peer;
+
+static int on_floor_ask(sd_bus_message *m, void *userdata, sd_bus_error *e) {
+	sd_bus_message *answer = NULL;
+	sd_bus *bus = sd_bus_message_get_bus(m);
+	int r;
+
+	(void) userdata, (void) e;
+	if (!sd_bus_message_is_signal(m, "org.rdmad1.Bench", "Ask"))
+		return 0;
+	r = sd_bus_message_new_signal(bus, &answer, "/org/rdmad1/bench", "org.rdmad1.Bench",
+				      "Answer");
+	if (r >= 0)
+		r = sd_bus_message_set_destination(answer, sd_bus_message_get_sender(m));
+	if (r >= 0)
+		r = sd_bus_message_append(answer, "s", floor_text);
+	if (r >= 0)
+		r = sd_bus_send(bus, answer, NULL);
+	sd_bus_message_unref(answer);
+	if (r < 0)
+		die("floor answer", r, NULL);
+	return 1;
+}
+
+static void *floor_peer_run(void *arg) {
+	sd_bus *bus;
+
+	if (sd_bus_open_system(&bus) < 0 || sd_bus_add_filter(bus, NULL, on_floor_ask, NULL) < 0 ||
+	    sd_bus_get_unique_name(bus, &floor_peer) < 0)
+		die("connect (floor peer)", -EIO, NULL);
+	floor_ready = true;
+	while (!stop_floor) {
+		if (sd_bus_process(bus, NULL) > 0)
+			continue;
+		(void) sd_bus_wait(bus, 100000);
+	}
+	sd_bus_flush_close_unref(bus);
+	return arg;
+}
+
+static int on_floor_answer(sd_bus_message *m, void *userdata, sd_bus_error *e) {
+	(void) e;
+	if (!sd_bus_message_is_signal(m, "org.rdmad1.Bench", "Answer"))
+		return 0;
+	*(bool *) userdata = true;
+	return 1;
+}
+
+static void floor_describe(const char *text, uint64_t *ns, size_t n) {
+	sd_bus *bus;
+	pthread_t t;
+	bool answered;
+
+	floor_text = text;
+	if (pthread_create(&t, NULL, floor_peer_run, NULL) != 0)
+		die("floor", -ENOMEM, NULL);
+	if (sd_bus_open_system(&bus) < 0 ||
+	    sd_bus_add_filter(bus, NULL, on_floor_answer, &answered) < 0)
+		die("connect (floor)", -EIO, NULL);
+	while (!floor_ready)
+		sched_yield();
+	for (size_t i = 0; i < n; i++) {
+		sd_bus_message *ask = NULL;
+		uint64_t t0 = now_ns();
+		int r;
+
+		answered = false;
+		r = sd_bus_message_new_signal(bus, &ask, "/org/rdmad1/bench", "org.rdmad1.Bench",
+					      "Ask");
+		if (r >= 0)
+			r = sd_bus_message_set_destination(ask, floor_peer);
+		if (r >= 0)
+			r = sd_bus_send(bus, ask, NULL);
+		sd_bus_message_unref(ask);
+		while (r >= 0 && !answered)
+			if ((r = sd_bus_process(bus, NULL)) == 0)
+				r = sd_bus_wait(bus, UINT64_MAX);
+		if (r < 0)
+			die("floor ask", r, NULL);
+		ns[i] = now_ns() - t0;
+	}
+	stop_floor = true;
+	pthread_join(t, NULL);
+	sd_bus_flush_close_unref(bus);
+}
+
 int main(int argc, char **argv) {
 	size_t iterations = argc > 1 ? strtoul(argv[1], NULL, 10) : 2000, n_links = 0;
 	char **links = NULL;
 	sd_bus_message *reply;
 	const char *name, *path, *state;
+	char *describe = NULL, what[64];
 	uint64_t *ns, t0, end, calls = 0;
 	sd_bus *bus;
 	int r;
@@ -210,11 +306,19 @@ int main(int argc, char **argv) {
 
 	for (size_t i = 0; i < 50; i++) {
 		t0 = now_ns();
-		sd_bus_message_unref(
-			call(bus, "/org/rdmad1", "org.rdmad1.Manager", "Describe", NULL));
+		reply = call(bus, "/org/rdmad1", "org.rdmad1.Manager", "Describe", NULL);
 		ns[i] = now_ns() - t0;
+		if (i == 49 &&
+		    (sd_bus_message_read(reply, "s", &state) < 0 || !(describe = strdup(state))))
+			die("Describe reply", -EBADMSG, NULL);
+		sd_bus_message_unref(reply);
 	}
 	report("Describe(), the whole host", ns, 50);
+	floor_describe(describe, ns, 50);
+	snprintf(what, sizeof(what), "floor: the same %zu kB, peer to peer",
+		 strlen(describe) / 1024);
+	report(what, ns, 50);
+	free(describe);
 
 	end = now_ns() + 5ull * 1000000000;
 	for (t0 = now_ns(); now_ns() < end; calls++)
