@@ -69,7 +69,8 @@ for c in "${commands[@]}"; do
         rc=0
         # shellcheck disable=SC2086 # word splitting of the command is intended
         args=(--root "$root")
-        [[ $c == gid* ]] || args+=("${profiles[@]}")
+        # gid, gids and topology read no profiles
+        [[ $c == gid* || $c == topology* ]] || args+=("${profiles[@]}")
         "$rdmactl" "${args[@]}" $c > "$out/stdout" 2> "$out/stderr" || rc=$?
         [[ $rc -eq 0 ]] || echo "exit status $rc" >> "$out/stderr"
         if [[ -n ${UPDATE:-} ]]; then

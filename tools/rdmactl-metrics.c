@@ -5,8 +5,8 @@
  * errors). Names in base units, counters ending in _total; the port counters keep
  * node_exporter's node_infiniband_* names under rdmad_, so that dashboards can join them on
  * device and port. The netdevs' per-priority PFC pause frames (ethtool-stats.h) only of this
- * host, not under --root. --output writes the file atomically, for node_exporter's textfile
- * collector (rdmad-metrics.timer). */
+ * host, not under --root. GPUDirect RDMA readiness per NVIDIA GPU (metrics-gpu.c). --output writes
+ * the file atomically, for node_exporter's textfile collector (rdmad-metrics.timer). */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -21,6 +21,7 @@
 #include "ethtool-stats.h"
 #include "fileio.h"
 #include "metrics.h"
+#include "metrics-gpu.h"
 #include "rdmactl.h"
 #include "strv.h"
 
@@ -51,7 +52,8 @@ static const MetricFamily
 	family_pfc_declared = { "rdmad_link_pfc_declared", METRIC_GAUGE,
 				"1 for a priority the profiles declare lossless (PFC)" },
 	family_pfc_enabled = { "rdmad_link_pfc_enabled", METRIC_GAUGE,
-			       "1 for a priority with PFC enabled now (of links that declare PFC)" },
+			       "1 for a priority with PFC enabled now (of links that declare "
+			       "PFC)" },
 	family_rate = { "rdmad_port_rate_bytes_per_second", METRIC_GAUGE,
 			"The port's rate (node_infiniband_rate_bytes_per_second)" },
 	family_port_other = { "rdmad_port_ib_events_total", METRIC_COUNTER,
@@ -146,9 +148,9 @@ static int link_metrics(Metrics *m, json_object *l) {
 				    dev, "port", port, "netdev", netdev, "profiles",
 				    strempty(profiles), NULL);
 	if (r >= 0 && (s = setting_find(l, "roce.tos")) && json_get_string(s, "desired"))
-		r = metrics_add_u64(m, &family_tos, strtoull(json_get_string(s, "desired"), NULL, 10),
-				    "device", dev, "port", port, "netdev", netdev, "source",
-				    "declared", NULL);
+		r = metrics_add_u64(
+			m, &family_tos, strtoull(json_get_string(s, "desired"), NULL, 10), "device",
+			dev, "port", port, "netdev", netdev, "source", "declared", NULL);
 	if (r >= 0 && json_object_object_get_ex(l, "roce_tos", &v))
 		r = metrics_add_u64(m, &family_tos, (uint64_t) json_object_get_int64(v), "device",
 				    dev, "port", port, "netdev", netdev, "source", "current", NULL);
@@ -213,8 +215,8 @@ static int daemon_metrics(Metrics *m) {
 				    NULL);
 	if (r >= 0 && json_object_object_get_ex(d, "last_reconcile_usec", &v) &&
 	    json_object_get_int64(v) > 0)
-		r = metrics_add_double(m, &family_reconcile, (double) json_object_get_int64(v) / 1e6,
-				       NULL);
+		r = metrics_add_double(m, &family_reconcile,
+				       (double) json_object_get_int64(v) / 1e6, NULL);
 	if (r >= 0 && json_object_object_get_ex(d, "last_reconcile_duration_usec", &v) &&
 	    json_object_get_int64(v) > 0)
 		r = metrics_add_double(m, &family_duration, (double) json_object_get_int64(v) / 1e6,
@@ -248,8 +250,8 @@ static int port_metrics(Metrics *m, int rootfd, const HostDevice *d, const HostP
 		char name[128], ext[80];
 
 		if (x->source == COUNTER_HW) {
-			r = metrics_add_u64(m, &family_hw, x->value, "device", d->name, "port", port,
-					    "netdev", p->netdev, "counter", x->name, NULL);
+			r = metrics_add_u64(m, &family_hw, x->value, "device", d->name, "port",
+					    port, "netdev", p->netdev, "counter", x->name, NULL);
 			continue;
 		}
 		/* counters_ext/ (64 bits) wins over the 32-bit counters/ file of the same name */
@@ -293,8 +295,8 @@ static int pause_metrics(Metrics *m, const char *netdev, char ***done) {
 			char p[2] = { (char) ('0' + prio), 0 };
 
 			if (c.present[d] & (1u << prio))
-				r = metrics_add_u64(m, &family_pause[d], c.frames[d][prio], "netdev",
-						    netdev, "priority", p, NULL);
+				r = metrics_add_u64(m, &family_pause[d], c.frames[d][prio],
+						    "netdev", netdev, "priority", p, NULL);
 		}
 	return r;
 }
@@ -336,6 +338,8 @@ int verb_metrics(const Options *o, int argc, char **argv) {
 	for (size_t i = 0; r >= 0 && h && i < h->n_devices; i++)
 		for (size_t k = 0; r >= 0 && k < h->devices[i].n_ports; k++)
 			r = port_metrics(&m, rootfd, &h->devices[i], &h->devices[i].ports[k]);
+	if (r >= 0 && h)
+		r = gpu_metrics_add(&m, o->root, h);
 	/* the live netdevs of this host: a fixture has none */
 	for (size_t i = 0; r >= 0 && h && streq(o->root, "/") && i < h->n_devices; i++)
 		for (size_t k = 0; r >= 0 && k < h->devices[i].n_ports; k++)

@@ -53,6 +53,8 @@ static const struct Verb {
 	  VERB_ROOT | VERB_JSON | VERB_GID_FILTER, 1, verb_gid },
 	{ "preflight", "[LINK...]", "Check that RDMA is ready here: what fails and the fix",
 	  VERB_ROOT | VERB_CONFIG_DIR | VERB_JSON | VERB_USER, -1, verb_preflight },
+	{ "topology", "", "Show GPUs and RDMA links on PCIe: paths, NUMA, link widths, ACS",
+	  VERB_ROOT | VERB_JSON, 0, verb_topology },
 	{ "counters", "[LINK]", "Show the ports' counters; with --watch, rates and trouble",
 	  VERB_ROOT | VERB_JSON | VERB_WATCH, 2, verb_counters },
 	{ "metrics", "", "Print Prometheus metrics: counters and rdmad's state",

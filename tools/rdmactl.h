@@ -54,6 +54,7 @@ int verb_gids(const Options *o, int argc, char **argv);
 int verb_gid(const Options *o, int argc, char **argv);
 int verb_preflight(const Options *o, int argc, char **argv);
 int verb_selftest(const Options *o, int argc, char **argv);
+int verb_topology(const Options *o, int argc, char **argv);
 /* The profile files --root/--config-dir name (rdmactl-offline.c). */
 int options_profile_files(const Options *o, char ***ret);
 int offline_plan(const Options *o);

@@ -27,7 +27,7 @@ void preflight_done(Preflight *p) {
 		free(p->rows[i].fix);
 	}
 	free(p->rows);
-	*p = (Preflight) { 0 };
+	*p = (Preflight){ 0 };
 }
 
 int preflight_add(Preflight *p, const char *check, const char *subject, PreflightStatus status,
@@ -89,7 +89,7 @@ void verbs_facts_done(VerbsFacts *v) {
 		free(v->devices[i].ports);
 	}
 	free(v->devices);
-	*v = (VerbsFacts) { 0 };
+	*v = (VerbsFacts){ 0 };
 }
 
 const VerbsDevice *verbs_facts_find(const VerbsFacts *v, const char *device) {
@@ -120,7 +120,7 @@ char *preflight_port_subject(const HostDevice *d, const HostPort *p) {
 int preflight_run(const PreflightInput *in, Preflight *ret) {
 	static int (*const checks[])(Preflight *, const PreflightInput *) = {
 		preflight_hardware, preflight_kernel, preflight_userspace, preflight_memlock,
-		preflight_network,  preflight_qos,    preflight_security,
+		preflight_network,  preflight_qos,    preflight_security,  preflight_gpu,
 	};
 	Preflight p = { 0 };
 	int r;
@@ -146,7 +146,8 @@ int preflight_to_json(const Preflight *p, json_object **ret) {
 		const PreflightRow *row = &p->rows[i];
 		json_object *o;
 
-		if (json_add_object(a, NULL, &o) < 0 || json_add_string(o, "check", row->check) < 0 ||
+		if (json_add_object(a, NULL, &o) < 0 ||
+		    json_add_string(o, "check", row->check) < 0 ||
 		    json_add_string(o, "subject", row->subject) < 0 ||
 		    json_add_string(o, "status", preflight_status_to_string(row->status)) < 0 ||
 		    json_add_string(o, "seen", row->seen) < 0 ||

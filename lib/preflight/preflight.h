@@ -10,7 +10,9 @@
  * (libibverbs providers, device nodes), preflight-memlock.c (services, logins),
  * preflight-network.c (port and netdev state, MTU, GIDs, RoCE mode), preflight-multirail.c
  * (netdevs sharing a subnet), preflight-qos.c (PFC, trust, DCB owners), preflight-security.c
- * (the Soft-RoCE firewall, offloaded RoCE), preflight-rdmad.c (the daemon's view). What libibverbs itself sees
+ * (the Soft-RoCE firewall, offloaded RoCE), preflight-gpu.c (GPUDirect RDMA: the NVIDIA driver,
+ * peer memory or dma-buf, the GPU-NIC PCIe path, ACS, the IOMMU), preflight-rdmad.c (the
+ * daemon's view). What libibverbs itself sees
  * comes from the caller (lib/verbs/verbs-facts.c: librdmad does not link libibverbs). */
 
 #include <stdbool.h>
@@ -69,6 +71,9 @@ typedef struct VerbsDevice {
 	VerbsPort *ports;
 	size_t n_ports;
 	int error; /* -errno when ibv_open_device or ibv_query_port failed */
+	/* Whether the provider registers dma-buf MRs (GPUDirect RDMA without nvidia_peermem),
+	 * probed as NCCL probes it: 1 yes, 0 no, -1 not known (no PD) */
+	int dmabuf;
 } VerbsDevice;
 
 typedef struct VerbsFacts {
@@ -117,6 +122,11 @@ int preflight_memlock(Preflight *p, const PreflightInput *in);
 int preflight_network(Preflight *p, const PreflightInput *in);
 int preflight_qos(Preflight *p, const PreflightInput *in);
 int preflight_security(Preflight *p, const PreflightInput *in);
+int preflight_gpu(Preflight *p, const PreflightInput *in);
+
+/* The first line of /proc/driver/nvidia/version: whether it is the open kernel module, and
+ * its version ("580.95.05"). -EBADMSG: not such a line; -ENOMEM. */
+int nvidia_version_parse(const char *line, bool *ret_open, char **ret_version);
 
 /* The judgements of preflight-network.c and preflight-security.c on facts given rather than
  * read from the kernel: preflight_network() and preflight_security() call them with what they

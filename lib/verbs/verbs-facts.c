@@ -12,6 +12,25 @@ static unsigned mtu_bytes(enum ibv_mtu mtu) {
 	return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128U << mtu : 0;
 }
 
+/* NCCL's probe for dma-buf MRs (ncclIbDmaBufSupport): registering fd -1 fails with
+ * EOPNOTSUPP or EPROTONOSUPPORT where the provider or the kernel has no dma-buf MRs, and with
+ * EBADF where it has them and looked the fd up. */
+static int dmabuf_probe(struct ibv_context *c) {
+	struct ibv_pd *pd = ibv_alloc_pd(c);
+	struct ibv_mr *mr;
+	int r;
+
+	if (!pd)
+		return -1;
+	errno = 0;
+	mr = ibv_reg_dmabuf_mr(pd, 0, 0, 0, -1, 0);
+	r = errno != EOPNOTSUPP && errno != EPROTONOSUPPORT;
+	if (mr)
+		(void) ibv_dereg_mr(mr);
+	(void) ibv_dealloc_pd(pd);
+	return r;
+}
+
 /* Fills d (whose name is set) from the device; a failure to open or query goes in d->error.
  * -ENOMEM only. */
 static int device_read(struct ibv_device *dev, VerbsDevice *d) {
@@ -19,6 +38,7 @@ static int device_read(struct ibv_device *dev, VerbsDevice *d) {
 	struct ibv_device_attr attr;
 	int r;
 
+	d->dmabuf = -1;
 	c = ibv_open_device(dev);
 	if (!c) {
 		d->error = negative_errno();
@@ -29,6 +49,7 @@ static int device_read(struct ibv_device *dev, VerbsDevice *d) {
 		d->error = r > 0 ? -r : negative_errno();
 		return 0;
 	}
+	d->dmabuf = dmabuf_probe(c);
 	if (attr.phys_port_cnt == 0)
 		return 0;
 	d->ports = calloc(attr.phys_port_cnt, sizeof(*d->ports));

@@ -365,6 +365,43 @@ UNIT
 	rm /etc/rdmad/55-pci.yaml
 	check "the key removed: systemctl reload rdmad" timeout 60 systemctl reload rdmad
 
+	# rdmactl topology (issue 27) on qemu's config space: Soft-RoCE on each e1000e, one behind
+	# the switch under root port 1c.0 (whose ACS is the only one: the switch ports have none),
+	# the other right under root port 1d.0; no GPU.
+	NIC1=0000:04:00.0
+	nd0=$(ls "/sys/bus/pci/devices/$NIC/net") nd1=$(ls "/sys/bus/pci/devices/$NIC1/net")
+	ip link set "$nd0" up && ip link set "$nd1" up
+	check "rdma link add rxet0 on $nd0 ($NIC), rxet1 on $nd1 ($NIC1)" \
+		sh -c "rdma link add rxet0 type rxe netdev $nd0 && rdma link add rxet1 type rxe netdev $nd1"
+	setpci -s "$RP" ECAP_ACS+6.w=001d # P2P redirect on, as a kernel with an IOMMU sets it
+	rdmactl topology > "$VM_LOGDIR/topology.txt" 2>&1
+	rdmactl topology --json > "$VM_LOGDIR/topology.json" 2>&1
+	diag "$(cat "$VM_LOGDIR/topology.txt")"
+	is "rdmactl topology: no GPU" "$(head -1 "$VM_LOGDIR/topology.txt")" "No NVIDIA GPU found."
+	link_of() { # the PCIe link as sysfs has it, in rdmactl's words: "2.5 GT/s x1"
+		echo "$(cut -d' ' -f1-2 "/sys/bus/pci/devices/$1/current_link_speed") x$(cat "/sys/bus/pci/devices/$1/current_link_width")"
+	}
+	is "rxet0/1: its netdev, $NIC, NUMA node, PCIe link, and the redirect at root port $RP" \
+		"$(awk '$1 == "rxet0/1" { print; exit }' "$VM_LOGDIR/topology.txt" | tr -s ' ')" \
+		"rxet0/1 $nd0 $NIC - $(link_of "$NIC") p2p-redirect at $RP"
+	is "rxet1/1: $NIC1 under root port 1d.0, ACS off there" \
+		"$(awk '$1 == "rxet1/1" { print; exit }' "$VM_LOGDIR/topology.txt" | tr -s ' ')" \
+		"rxet1/1 $nd1 $NIC1 - $(link_of "$NIC1") off"
+	check "... the path between them: PHB (two root ports of one host bridge)" \
+		grep -q '{"a":"rxet0/1","b":"rxet1/1","path":"PHB"}' "$VM_LOGDIR/topology.json"
+	check "... the switch's ports have no ACS capability: none, not an error" \
+		grep -q '"bridges":\[{"address":"0000:02:00.0","acs":"none"},{"address":"0000:01:00.0","acs":"none"},{"address":"0000:00:1c.0","acs":"p2p-redirect"}\]' \
+		"$VM_LOGDIR/topology.json"
+	check "... rxe0 on a veth: not on PCI" \
+		sh -c "awk '\$1 == \"rxe0/1\" { print; exit }' $VM_LOGDIR/topology.txt | grep -q 'not on PCI'"
+	check "... as nobody, ACS is unknown (needs root), never guessed" \
+		sh -c "setpriv --reuid=nobody --regid=nogroup --clear-groups rdmactl topology |
+			awk '\$1 == \"rxet1/1\" { print; exit }' | grep -q 'unknown (needs root)'"
+	check "... and preflight's gpu family says: no GPU" \
+		sh -c "rdmactl preflight --json | grep -q '\"check\":\"gpu.driver\",\"subject\":\"host\",\"status\":\"ok\",\"seen\":\"no NVIDIA GPU on this host\"'"
+	setpci -s "$RP" ECAP_ACS+6.w=0011
+	rdma link delete rxet0; rdma link delete rxet1
+
 	# systemctl restart dbus: the same rdmad connects again and owns its name again
 	pid=$(systemctl show -P MainPID rdmad)
 	check "systemctl restart dbus" timeout 60 systemctl restart dbus
