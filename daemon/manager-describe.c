@@ -63,7 +63,25 @@ static int settings_json(json_object *o, const PortStatus *s) {
 	return r;
 }
 
-static int port_json(json_object *o, const PortStatus *s) {
+/* "0000:13:00.0,0000:14:00.0" as an array */
+static int nearest_gpus_json(json_object *o, const char *list) {
+	_cleanup_strv_free_ char **l = NULL;
+	const char *p = list;
+	int r = 0;
+
+	while (p && *p && r >= 0) {
+		size_t n = strcspn(p, ",");
+		_cleanup_free_ char *a = strndup(p, n);
+
+		r = a ? strv_extend(&l, a) : -ENOMEM;
+		p += n + (p[n] == ',');
+	}
+	if (r >= 0)
+		r = json_add_strv(o, "nearest_gpus", l);
+	return r;
+}
+
+static int port_json(json_object *o, const PortStatus *s, const char *nearest_gpus) {
 	_cleanup_free_ char *path = link_bus_path(s->name);
 	Gid g;
 	int r;
@@ -100,6 +118,8 @@ static int port_json(json_object *o, const PortStatus *s) {
 		r = json_add_string(o, "last_error", s->last_error);
 	if (r >= 0)
 		r = json_add_strv(o, "observe_errors", s->observe_errors);
+	if (r >= 0 && nearest_gpus)
+		r = nearest_gpus_json(o, nearest_gpus);
 	return r;
 }
 
@@ -125,14 +145,14 @@ static int text_append(TextBuffer *b, const char *s, size_t n) {
 
 /* One link's entry, written out and freed before the next is built: at thousands of links the
  * whole tree of json-c objects (a hash table each) took tens of MB and most of the time. */
-static int port_write(TextBuffer *b, const PortStatus *s, bool first) {
+static int port_write(TextBuffer *b, const PortStatus *s, const char *nearest_gpus, bool first) {
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
 	const char *text;
 	int r;
 
 	if (!o)
 		return -ENOMEM;
-	r = port_json(o, s);
+	r = port_json(o, s, nearest_gpus);
 	if (r < 0)
 		return r;
 	if (!first) {
@@ -175,6 +195,19 @@ static int describe_ends(Manager *m, char **ret_head, char **ret_tail) {
 		r = json_add_string(o, "nccl", m->nccl_verdict);
 	if (r >= 0)
 		r = json_add_int(o, "nccl_gid_index", m->nccl_gid_index);
+	/* the NVIDIA GPUs, where they sit (rdmactl topology has the whole picture) */
+	if (r >= 0 && m->n_gpus > 0) {
+		json_object *gpus, *g;
+
+		r = json_add_array(o, "gpus", &gpus);
+		for (size_t i = 0; r >= 0 && i < m->n_gpus; i++) {
+			r = json_add_object(gpus, NULL, &g);
+			if (r >= 0)
+				r = json_add_string(g, "address", m->gpus[i].address);
+			if (r >= 0)
+				r = json_add_int(g, "numa_node", m->gpus[i].numa_node);
+		}
+	}
 	/* Modules, soft devices and the netns mode: the host's own entry, once a full
 	 * reconcile looked at them. */
 	if (r >= 0 && m->host.observed) {
@@ -255,7 +288,8 @@ static int describe_job_links(Manager *m, DescribeJob *j, uint64_t deadline) {
 	int r;
 
 	while (j->next < m->n_ports) {
-		r = port_write(&j->links, &m->ports[j->next], j->next == 0);
+		r = port_write(&j->links, &m->ports[j->next],
+			       manager_nearest_gpus(m, &m->ports[j->next]), j->next == 0);
 		if (r < 0)
 			return r;
 		j->next++;

@@ -92,7 +92,8 @@ static int port_publish(Manager *m, const PortStatus *s, char **names, size_t *n
 	l = (EnvLink){ .device = s->device,
 		       .port = s->port,
 		       .netdev = s->netdev,
-		       .gid_index = g.index };
+		       .gid_index = g.index,
+		       .nearest_gpus = manager_nearest_gpus(m, s) };
 	memcpy(l.gid, g.raw, sizeof(l.gid));
 	*ret = (Published){ .link = strdup(s->name), .index = g.index };
 	memcpy(ret->gid, g.raw, sizeof(ret->gid));

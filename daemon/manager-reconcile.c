@@ -329,6 +329,8 @@ static int port_status_update(Manager *m, const Config *c, const HostState *h, c
 	r = port_status_build(ret, h, d, port, host_netdev_find(h, port->netdev),
 			      matched > 0 ? &ls : NULL, &profiles, p, outcomes, old, now);
 	port_settings_done(&ls);
+	if (r >= 0)
+		r = manager_port_nearest_gpus(m, d, port, old, &ret->nearest_gpus);
 	if (r < 0) {
 		port_status_done(ret);
 		return r;
@@ -338,7 +340,7 @@ static int port_status_update(Manager *m, const Config *c, const HostState *h, c
 		ret->retry_usec = backoff_next(&ret->n_failed, old ? old->n_failed : 0,
 					       old && old->state == CONFIG_STATE_FAILED, now);
 	port_transition_log(ret, old, now);
-	if (!old || port_status_changes(old, ret) != 0)
+	if (!old || port_status_changes(old, ret) != 0 || old->nearest_gpus != ret->nearest_gpus)
 		*changed = true;
 	return 0;
 }
@@ -439,7 +441,8 @@ static int status_build_end(Manager *m, const HostState *h, const Plan *p, const
 	SWAP(m->ports, l);
 	SWAP(m->n_ports, n);
 	/* Every port built had an old status that it equals and none went: a reader walking the
-	 * table by position (Describe()) finds the same links in the same order, saying the same. */
+	 * table by position (Describe()) finds the same links in the same order, saying the same.
+	 */
 	if (b->changed || m->n_ports != n)
 		m->ports_generation++;
 	manager_emit_ports_changed(m, l, n, carried);

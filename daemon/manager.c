@@ -83,6 +83,7 @@ Manager *manager_free(Manager *m) {
 	strset_done(&m->dirty_netdevs);
 	applier_free(m->applier);
 	config_free(m->config);
+	manager_gpus_done(m);
 	diagnostics_done(&m->config_errors);
 	strv_free(m->config_dirs);
 	free(m->root);
@@ -346,6 +347,8 @@ int manager_reload(Manager *m) {
 		(void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading profiles...");
 	log_info("Reloading profiles.");
 	r = manager_load_config(m);
+	/* a reload is how an administrator says the hardware changed, GPUs too */
+	(void) manager_gpus_read(m);
 	if (r >= 0) {
 		/* New profiles: what failed before is worth trying at once, and what was
 		 * contested is written again (the administrator may have settled it). */

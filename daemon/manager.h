@@ -13,6 +13,7 @@
 #include "bus-polkit.h"
 #include "host.h"
 #include "plan.h"
+#include "pci-topology.h"
 #include "port-status.h"
 #include "profile.h"
 #include "strset.h"
@@ -87,6 +88,12 @@ typedef struct Manager {
 	Diagnostics config_errors; /* of the last failed load; kept for status */
 	size_t config_skipped;	   /* invalid files left out at start (none after a reload) */
 	Applier *applier;
+
+	/* NVIDIA GPUs (manager-gpus.c): their places, and the distinct lists of the GPUs nearest
+	 * to a link, which PortStatus.nearest_gpus index */
+	PciPlace *gpus;
+	size_t n_gpus;
+	char **nearest_gpu_sets;
 
 	/* The status table (port-status.h), sorted by device and port. */
 	PortStatus *ports;
@@ -252,3 +259,14 @@ void manager_config_retire(Manager *m);
 void manager_notify_status(Manager *m);
 /* malloc_trim() once rdmad has been quiet for a moment (manager.c). */
 void manager_trim_later(Manager *m);
+
+/* manager-gpus.c: the GPUs read again (start, reload): 1 when they changed, 0 when not; a
+ * failure is logged and keeps the old list. */
+int manager_gpus_read(Manager *m);
+void manager_gpus_done(Manager *m);
+/* The nearest GPUs of the link of d, p, for its new status: old's when known, else read.
+ * -ENOMEM, -E2BIG (more distinct lists than fit). */
+int manager_port_nearest_gpus(Manager *m, const HostDevice *d, const HostPort *p,
+			      const PortStatus *old, uint16_t *ret);
+/* s's nearest GPUs, comma-joined; NULL for none. */
+const char *manager_nearest_gpus(const Manager *m, const PortStatus *s);

@@ -80,6 +80,8 @@ const Outcome *outcomes_find(const Outcomes *o, const char *device, uint32_t por
 /* The outcome of that very action (its port, key and desired value) with that result. */
 const Outcome *outcomes_find_action(const Outcomes *o, const Action *a, ApplyResult result);
 
+#define NEAREST_GPUS_UNKNOWN UINT16_MAX
+
 typedef struct PortStatus {
 	/* "mlx5_0/1": one allocation that holds device, netdev and driver too (a chunk rather
 	 * than four for each of thousands of links); only name is freed */
@@ -92,7 +94,10 @@ typedef struct PortStatus {
 	unsigned n_failed;   /* consecutive failed attempts, for the backoff */
 	uint64_t retry_usec; /* CLOCK_MONOTONIC: a failed port is not tried again before this */
 	bool waiting_gids;   /* pending only because gids.require or gids.publish is unmet */
-	GidChoice publish;   /* which GID it publishes: gids.publish, or the default */
+	/* The GPUs nearest to it (manager-gpus.c): 1 + an index into the manager's lists; 0 none,
+	 * NEAREST_GPUS_UNKNOWN not read yet */
+	uint16_t nearest_gpus;
+	GidChoice publish; /* which GID it publishes: gids.publish, or the default */
 
 	/* Observed facts. */
 	char *driver;	 /* in name's allocation */
@@ -128,9 +133,9 @@ void host_status_done(HostStatus *s);
  * from the final plan, the outcomes of this reconcile, and old (the port's previous status, or
  * NULL; its history is copied). ls: what its profiles declare (NULL when none matches);
  * *profiles is taken. h: the host (host-wide facts: another agent that owns a setting). */
-int port_status_build(PortStatus *s, const HostState *h, const HostDevice *d, const HostPort *p, const HostNetdev *nd,
-		      const PortSettings *ls, char ***profiles, const Plan *plan,
-		      const Outcomes *outcomes, PortStatus *old, uint64_t now);
+int port_status_build(PortStatus *s, const HostState *h, const HostDevice *d, const HostPort *p,
+		      const HostNetdev *nd, const PortSettings *ls, char ***profiles,
+		      const Plan *plan, const Outcomes *outcomes, PortStatus *old, uint64_t now);
 
 SettingStatus *port_status_setting(PortStatus *s, Key key);
 SettingHistory *port_status_history(PortStatus *s, Key key, bool create);

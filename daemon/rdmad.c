@@ -189,6 +189,7 @@ int main(int argc, char **argv) {
 	r = manager_load_config(m);
 	if (r < 0)
 		return EXIT_FAILURE;
+	(void) manager_gpus_read(m); /* logs what fails, and goes on without GPUs */
 	if (once) {
 		r = manager_reconcile(m);
 		if (r < 0) {

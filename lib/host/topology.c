@@ -329,3 +329,76 @@ int topology_to_json(const Topology *t, json_object **ret) {
 	*ret = TAKE_PTR(o);
 	return 0;
 }
+
+void topology_gpus_free(PciPlace *gpus, size_t n) {
+	for (size_t i = 0; i < n; i++)
+		pci_place_done(&gpus[i]);
+	free(gpus);
+}
+
+int topology_gpus_read(const char *root, PciPlace **ret, size_t *ret_n) {
+	_cleanup_strv_free_ char **l = NULL;
+	PciPlace *gpus;
+	size_t n = 0;
+	int r;
+
+	r = pci_nvidia_gpus(root, &l);
+	if (r < 0)
+		return r;
+	if (!l[0]) {
+		*ret = NULL;
+		*ret_n = 0;
+		return 0;
+	}
+	gpus = calloc(strv_length(l), sizeof(PciPlace));
+	if (!gpus)
+		return -ENOMEM;
+	for (size_t i = 0; l[i]; i++) {
+		r = pci_place_read(root, l[i], &gpus[n]);
+		if (r == -ENOMEM) {
+			topology_gpus_free(gpus, n);
+			return r;
+		}
+		if (r >= 0)
+			n++;
+	}
+	*ret = gpus;
+	*ret_n = n;
+	return 0;
+}
+
+int topology_link_place(const char *root, const HostDevice *d, const HostPort *p, PciPlace *ret) {
+	_cleanup_free_ char *fn = NULL;
+	int r;
+
+	r = link_function(root, d, p, &fn);
+	if (r < 0)
+		return r;
+	if (!fn)
+		return -ENOENT;
+	return pci_place_read(root, fn, ret);
+}
+
+int topology_nearest_gpus(const PciPlace *gpus, size_t n_gpus, const PciPlace *place, char **ret) {
+	_cleanup_strv_free_ char **l = NULL;
+	PciPathType best = _PCI_PATH_TYPE_INVALID;
+	char *s = NULL;
+	int r;
+
+	for (size_t i = 0; i < n_gpus; i++) {
+		PciPathType x = pci_path_type(place, &gpus[i]);
+
+		if (best < 0 || x < best)
+			best = x;
+	}
+	for (size_t i = 0; i < n_gpus; i++)
+		if (pci_path_type(place, &gpus[i]) == best) {
+			r = strv_extend(&l, gpus[i].address);
+			if (r < 0)
+				return r;
+		}
+	if (l && !(s = strv_join(l, ",")))
+		return -ENOMEM;
+	*ret = s;
+	return 0;
+}

@@ -47,6 +47,19 @@ typedef struct json_object json_object;
 int topology_to_json(const Topology *t, json_object **ret);
 /* The path type between GPU g and link l; _PCI_PATH_TYPE_INVALID when either has no place. */
 PciPathType topology_path(const Topology *t, size_t g, size_t l);
+/* For the daemon, which keeps the GPUs and asks per link as links come:
+ * The NVIDIA GPUs under root and their places, sorted; one whose place cannot be read is left
+ * out. None: *ret NULL, *ret_n 0. -ENOMEM, or -errno when the PCI devices cannot be listed. */
+int topology_gpus_read(const char *root, PciPlace **ret, size_t *ret_n);
+void topology_gpus_free(PciPlace *gpus, size_t n);
+/* The place of the PCI function link (d, p) sits on, as topology_read() finds it. -ENOENT:
+ * none (a veth); -ENOMEM; -errno of pci_place_read(). */
+int topology_link_place(const char *root, const HostDevice *d, const HostPort *p, PciPlace *ret);
+/* The GPUs nearest to a link at place, from the link's side: those at the best path type from
+ * it, their addresses comma-joined ("0000:13:00.0,0000:14:00.0"); NULL when there is no GPU.
+ * -ENOMEM. */
+int topology_nearest_gpus(const PciPlace *gpus, size_t n_gpus, const PciPlace *place, char **ret);
+
 /* The GPUs whose nearest links include link l, as a comma-separated list of their PCI
  * addresses (RDMA_NEAREST_GPUS); NULL for none. -ENOMEM. */
 int topology_link_nearest_gpus(const Topology *t, size_t l, char **ret);

@@ -39,9 +39,13 @@ int env_file_format(const EnvLink *l, char **ret) {
 		     "NCCL_IB_HCA==%s:%" PRIu32 "\n"
 		     "NCCL_IB_GID_INDEX=%" PRIu32 "\n"
 		     "UCX_NET_DEVICES=%s:%" PRIu32 "\n"
-		     "UCX_IB_GID_INDEX=%" PRIu32 "\n",
+		     "UCX_IB_GID_INDEX=%" PRIu32 "\n"
+		     /* a launcher pairs ranks on these GPUs with this link */
+		     "%s%s%s",
 		     l->device, l->port, l->device, l->port, strempty(l->netdev), l->gid_index, gid,
-		     l->device, l->port, l->gid_index, l->device, l->port, l->gid_index) < 0)
+		     l->device, l->port, l->gid_index, l->device, l->port, l->gid_index,
+		     l->nearest_gpus ? "RDMA_NEAREST_GPUS=" : "", strempty(l->nearest_gpus),
+		     l->nearest_gpus ? "\n" : "") < 0)
 		return -ENOMEM;
 	*ret = s;
 	return 0;

@@ -17,6 +17,8 @@ typedef struct EnvLink {
 	const char *netdev; /* may be NULL */
 	uint32_t gid_index;
 	uint8_t gid[16];
+	/* the GPUs nearest to it, PCI addresses comma-joined (topology.h); NULL: none */
+	const char *nearest_gpus;
 } EnvLink;
 
 /* "mlx5_0-1.env" */

@@ -41,6 +41,18 @@ TEST(format) {
 			  "UCX_IB_GID_INDEX=3\n");
 }
 
+/* On a GPU host: the GPUs nearest to the link, last (issue 27). */
+TEST(format_nearest_gpus) {
+	_cleanup_free_ char *text = NULL;
+	EnvLink l = link0;
+	const char *tail;
+
+	l.nearest_gpus = "0000:13:00.0,0000:14:00.0";
+	CHECK(env_file_format(&l, &text) == 0);
+	tail = text ? strstr(text, "UCX_IB_GID_INDEX=3\n") : NULL;
+	CHECK_STREQ(tail, "UCX_IB_GID_INDEX=3\nRDMA_NEAREST_GPUS=0000:13:00.0,0000:14:00.0\n");
+}
+
 TEST(write_and_prune) {
 	char dir[] = "/tmp/rdmad-test-env-XXXXXX", path[256];
 	_cleanup_free_ char *text = NULL, *read_back = NULL;
@@ -87,4 +99,4 @@ TEST(write_and_prune) {
 	CHECK(system(path) == 0);
 }
 
-TESTS_MAIN(TEST_ENTRY(format), TEST_ENTRY(write_and_prune))
+TESTS_MAIN(TEST_ENTRY(format), TEST_ENTRY(format_nearest_gpus), TEST_ENTRY(write_and_prune))
