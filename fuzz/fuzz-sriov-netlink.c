@@ -1,19 +1,24 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* libFuzzer target: the parsers of the function-level keys' netlink replies on arbitrary bytes:
- * the PF's RTM_NEWLINK with its VF list (rtnl-vf.c), devlink's e-switch reply and the generic
- * netlink controller's family reply (devlink.c). */
+/* libFuzzer target: the parsers of the function-level keys' and generic netlink replies on
+ * arbitrary bytes: the PF's RTM_NEWLINK with its VF list (rtnl-vf.c), devlink's e-switch reply,
+ * the generic netlink controller's family reply with its multicast groups (devlink.c,
+ * ethtool-pause.c) and ethtool's pause reply and notification (ethtool-pause.c). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "devlink.h"
+#include "ethtool-pause.h"
 #include "rtnl-vf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	SriovVf *vfs = NULL;
+	char ifname[IFNAMSIZ];
+	PauseParams pause;
+	uint32_t group;
 	EswitchMode mode;
 	uint32_t num_vf;
 	uint16_t id;
@@ -39,6 +44,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	if (devlink_eswitch_parse(buf, size, &mode) >= 0 && (mode < 0 || mode >= _ESWITCH_MODE_MAX))
 		abort();
 	if (genl_family_parse(buf, size, &id) >= 0 && id == 0)
+		abort();
+	if (genl_mcast_group_parse(buf, size, "monitor", &group) >= 0 && group == 0)
+		abort();
+	/* a name the kernel can have: 1..15 bytes, NUL-terminated */
+	if (ethtool_pause_parse(buf, size, ifname, &pause) >= 0 &&
+	    (ifname[0] == 0 || strnlen(ifname, IFNAMSIZ) >= IFNAMSIZ))
 		abort();
 	free(buf);
 	return 0;

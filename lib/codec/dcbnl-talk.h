@@ -17,7 +17,7 @@ int dcbnl_socket_open(struct nl_sock **ret);
  * -ENODATA when the kernel ACKed without one, -ETIMEDOUT, -EIO when the socket fails. */
 int dcbnl_ieee_read(struct nl_sock *sk, const char *ifname, DcbState *ret);
 
-/* Send an IEEE_SET or IEEE_DEL and return the driver's error from the reply's DCB_ATTR_IEEE
+/* Send an IEEE_SET, IEEE_DEL or SDCBX and return the driver's error from the reply's DCB_ATTR_IEEE
  * (the ACK says 0 even when the driver failed), or the ACK's error when the kernel refused the
  * request itself (-EOPNOTSUPP, -ENODEV, -EPERM). */
 int dcbnl_ieee_write(struct nl_sock *sk, struct nl_msg *m);

@@ -60,6 +60,8 @@ static size_t ieee_size(const DcbChange *c, size_t n_apps) {
 		n += (size_t) nla_total_size(sizeof(*c->pfc));
 	if (c && c->maxrate)
 		n += (size_t) nla_total_size(sizeof(*c->maxrate));
+	if (c && c->buffer)
+		n += (size_t) nla_total_size(sizeof(*c->buffer));
 	if (n_apps > 0)
 		n += (size_t) nla_total_size(0) +
 		     n_apps * (size_t) nla_total_size(sizeof(struct dcb_app));
@@ -108,7 +110,7 @@ int dcbnl_ieee_set_new(const char *ifname, const DcbChange *c, struct nl_msg **r
 	struct nlattr *ieee;
 	int r;
 
-	if (!c || (!c->ets && !c->pfc && !c->maxrate && c->n_apps == 0) ||
+	if (!c || (!c->ets && !c->pfc && !c->maxrate && !c->buffer && c->n_apps == 0) ||
 	    (c->n_apps > 0 && !c->apps))
 		return -EINVAL;
 	r = request_new(RTM_SETDCB, DCB_CMD_IEEE_SET, ifname, ieee_size(c, c->n_apps), &m);
@@ -119,7 +121,8 @@ int dcbnl_ieee_set_new(const char *ifname, const DcbChange *c, struct nl_msg **r
 		return -ENOMEM;
 	if ((c->ets && nla_put(m, DCB_ATTR_IEEE_ETS, sizeof(*c->ets), c->ets) < 0) ||
 	    (c->pfc && nla_put(m, DCB_ATTR_IEEE_PFC, sizeof(*c->pfc), c->pfc) < 0) ||
-	    (c->maxrate && nla_put(m, DCB_ATTR_IEEE_MAXRATE, sizeof(*c->maxrate), c->maxrate) < 0))
+	    (c->maxrate && nla_put(m, DCB_ATTR_IEEE_MAXRATE, sizeof(*c->maxrate), c->maxrate) < 0) ||
+	    (c->buffer && nla_put(m, DCB_ATTR_DCB_BUFFER, sizeof(*c->buffer), c->buffer) < 0))
 		return -ENOMEM;
 	if (c->n_apps > 0) {
 		r = put_app_table(m, c->apps, c->n_apps);
@@ -127,6 +130,19 @@ int dcbnl_ieee_set_new(const char *ifname, const DcbChange *c, struct nl_msg **r
 			return r;
 	}
 	if (nla_nest_end(m, ieee) < 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(m);
+	return 0;
+}
+
+int dcbnl_dcbx_set_new(const char *ifname, uint8_t mode, struct nl_msg **ret) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	int r;
+
+	r = request_new(RTM_SETDCB, DCB_CMD_SDCBX, ifname, (size_t) nla_total_size(1), &m);
+	if (r < 0)
+		return r;
+	if (nla_put_u8(m, DCB_ATTR_DCBX, mode) < 0)
 		return -ENOMEM;
 	*ret = TAKE_PTR(m);
 	return 0;
@@ -222,6 +238,7 @@ int dcbnl_ieee_parse(const struct nlmsghdr *nlh, size_t len,
 		[DCB_ATTR_IEEE_PFC] = { .minlen = sizeof(struct ieee_pfc) },
 		[DCB_ATTR_IEEE_MAXRATE] = { .minlen = sizeof(struct ieee_maxrate) },
 		[DCB_ATTR_IEEE_APP_TABLE] = { .type = NLA_NESTED },
+		[DCB_ATTR_DCB_BUFFER] = { .minlen = sizeof(struct dcbnl_buffer) },
 	};
 	struct nlattr *tb[DCB_ATTR_MAX + 1] = { 0 }, *ieee[DCB_ATTR_IEEE_MAX + 1] = { 0 };
 	char ifname[DCBNL_IFNAME_MAX];
@@ -256,6 +273,10 @@ int dcbnl_ieee_parse(const struct nlmsghdr *nlh, size_t len,
 		memcpy(&s.maxrate, nla_data(ieee[DCB_ATTR_IEEE_MAXRATE]), sizeof(s.maxrate));
 		s.has_maxrate = true;
 	}
+	if (ieee[DCB_ATTR_DCB_BUFFER]) {
+		memcpy(&s.buffer, nla_data(ieee[DCB_ATTR_DCB_BUFFER]), sizeof(s.buffer));
+		s.has_buffer = true;
+	}
 	if (ieee[DCB_ATTR_IEEE_APP_TABLE])
 		app_table_parse(ieee[DCB_ATTR_IEEE_APP_TABLE], &s);
 	if (tb[DCB_ATTR_DCBX]) {
@@ -270,6 +291,7 @@ int dcbnl_ieee_parse(const struct nlmsghdr *nlh, size_t len,
 int dcbnl_set_reply_parse(const struct nlmsghdr *nlh, size_t len, int *ret_error) {
 	static struct nla_policy policy[DCB_ATTR_MAX + 1] = {
 		[DCB_ATTR_IEEE] = { .type = NLA_U8 },
+		[DCB_ATTR_DCBX] = { .type = NLA_U8 },
 	};
 	struct nlattr *tb[DCB_ATTR_MAX + 1] = { 0 };
 	int cmd, error;
@@ -277,6 +299,13 @@ int dcbnl_set_reply_parse(const struct nlmsghdr *nlh, size_t len, int *ret_error
 	cmd = message_parse(nlh, len, policy, tb);
 	if (cmd < 0)
 		return cmd;
+	if (nlh->nlmsg_type == RTM_SETDCB && cmd == DCB_CMD_SDCBX) {
+		/* dcbnl_setdcbx(): the driver's u8 result, no errno */
+		if (!tb[DCB_ATTR_DCBX] || nla_len(tb[DCB_ATTR_DCBX]) != 1)
+			return -EBADMSG;
+		*ret_error = nla_get_u8(tb[DCB_ATTR_DCBX]) == 0 ? 0 : -EINVAL;
+		return 0;
+	}
 	if (nlh->nlmsg_type != RTM_SETDCB || (cmd != DCB_CMD_IEEE_SET && cmd != DCB_CMD_IEEE_DEL))
 		return -EBADMSG;
 	/* dcbnl_ieee_set() puts its int error as a u8: a negative errno, one signed byte. */

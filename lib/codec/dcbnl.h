@@ -8,7 +8,8 @@
  * Only the IEEE 802.1Qaz commands: IEEE_GET (the whole state), IEEE_SET (the attributes given:
  * ETS, PFC, maxrate, app entries to add) and IEEE_DEL (app entries to remove). The kernel
  * answers a SET or DEL with a message whose u8 DCB_ATTR_IEEE is the driver's error as a signed
- * byte, and ACKs it with 0 even when the driver failed: the reply is the answer. Every SET and
+ * byte, and ACKs it with 0 even when the driver failed: the reply is the answer. The DCBX mode
+ * has a command of its own (SDCBX), which the kernel does not multicast. Every SET and
  * DEL is also multicast on RTNLGRP_DCB as the netdev's whole IEEE state, in the same form as an
  * IEEE_GET reply. apptrust (DCB_ATTR_DCB_APP_TRUST_TABLE, Linux >= 6.2) is not used. */
 
@@ -28,9 +29,11 @@
 typedef struct DcbState {
 	bool has_ets, has_pfc, has_maxrate; /* the driver has the op (and it answered) */
 	bool has_dcbx;			    /* the driver has getdcbx */
+	bool has_buffer;		    /* the driver has dcbnl_getbuffer (mlx5, dcbsim) */
 	struct ieee_ets ets;
 	struct ieee_pfc pfc;
 	struct ieee_maxrate maxrate;
+	struct dcbnl_buffer buffer; /* DCB_ATTR_DCB_BUFFER: receive buffer per priority, sizes */
 	uint8_t dcbx;		   /* DCB_CAP_DCBX_* bits */
 	uint8_t dscp_prio[N_DSCP]; /* app entries with the DSCP selector: bit per priority */
 	unsigned n_other_apps;	   /* app entries with other selectors (left alone) */
@@ -41,6 +44,7 @@ typedef struct DcbChange {
 	const struct ieee_ets *ets;
 	const struct ieee_pfc *pfc;
 	const struct ieee_maxrate *maxrate;
+	const struct dcbnl_buffer *buffer;
 	const struct dcb_app *apps; /* to add */
 	size_t n_apps;
 } DcbChange;
@@ -56,11 +60,15 @@ struct dcb_app dcb_app_dscp(uint8_t dscp, uint8_t priority) _pure_;
  * for a name the kernel cannot have. */
 int dcbnl_ieee_get_new(const char *ifname, struct nl_msg **ret);
 /* DCB_CMD_IEEE_SET of the attributes in c, in the order the kernel applies them (ETS, PFC,
- * MAXRATE, APP_TABLE). -EINVAL for a bad name or an empty change. */
+ * MAXRATE, DCB_BUFFER, APP_TABLE). -EINVAL for a bad name or an empty change. */
 int dcbnl_ieee_set_new(const char *ifname, const DcbChange *c, struct nl_msg **ret);
 /* DCB_CMD_IEEE_DEL of app entries (`dcb app del`). -EINVAL for a bad name or no entries. */
 int dcbnl_ieee_del_new(const char *ifname, const struct dcb_app *apps, size_t n_apps,
 		       struct nl_msg **ret);
+
+/* DCB_CMD_SDCBX, the DCBX mode (DCB_CAP_DCBX_* bits) as one u8 DCB_ATTR_DCBX (`dcb dcbx set`).
+ * The kernel sends no RTNLGRP_DCB message for it. -EINVAL for a bad name. */
+int dcbnl_dcbx_set_new(const char *ifname, uint8_t mode, struct nl_msg **ret);
 
 /* An IEEE_GET reply, or an IEEE_SET/IEEE_DEL message from RTNLGRP_DCB: the netdev's name and
  * its state. Unknown attributes and app entries with other selectors are skipped (a newer
@@ -69,7 +77,9 @@ int dcbnl_ieee_del_new(const char *ifname, const struct dcb_app *apps, size_t n_
 int dcbnl_ieee_parse(const struct nlmsghdr *nlh, size_t len,
 		     char ret_ifname[static DCBNL_IFNAME_MAX], DcbState *ret);
 /* The answer to an IEEE_SET or IEEE_DEL: ret_error is the driver's error (0 or a negative
- * errno). -EBADMSG if the message is not such an answer. */
+ * errno). The answer to an SDCBX carries the driver's setdcbx() result as a u8 DCB_ATTR_DCBX,
+ * nonzero for a refusal without an errno: ret_error is then -EINVAL. -EBADMSG if the message is
+ * not such an answer. */
 int dcbnl_set_reply_parse(const struct nlmsghdr *nlh, size_t len, int *ret_error);
 /* The netdev any dcbnl message from RTNLGRP_DCB is about (IEEE or CEE): for the watch.
  * -ENODATA if it names none, -EBADMSG if it is not a dcbnl message or is malformed. */

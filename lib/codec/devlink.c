@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "devlink.h"
+#include "genl.h"
 #include "macro.h"
 
 /* EswitchMode is numbered as the kernel's enum devlink_eswitch_mode: its values go on the wire. */
@@ -15,45 +16,10 @@ _Static_assert((int) ESWITCH_MODE_LEGACY == (int) DEVLINK_ESWITCH_MODE_LEGACY,
 _Static_assert((int) ESWITCH_MODE_SWITCHDEV == (int) DEVLINK_ESWITCH_MODE_SWITCHDEV,
 	       "switchdev must be the kernel's");
 
-/* The controller's own version (the kernel's genl_ctrl family is version 2; iproute2 and libnl
- * send 1, and the controller does not look at it). */
-#define GENL_CTRL_VERSION 1
-
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
-
-/* A request of type (a family id) with its struct genlmsghdr, sized to hold payload more bytes
- * of attributes. */
-static int request_new(uint16_t type, uint8_t cmd, uint8_t version, size_t payload,
-		       struct nl_msg **ret) {
-	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
-	struct genlmsghdr g = { .cmd = cmd, .version = version };
-
-	m = nlmsg_alloc_size(NLMSG_HDRLEN + GENL_HDRLEN + payload);
-	if (!m || !nlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, type, 0, NLM_F_REQUEST | NLM_F_ACK))
-		return -ENOMEM;
-	if (nlmsg_append(m, &g, sizeof(g), NLMSG_ALIGNTO) < 0)
-		return -ENOMEM;
-	*ret = TAKE_PTR(m);
-	return 0;
-}
 
 static size_t string_size(const char *s) {
 	return (size_t) nla_total_size((int) strlen(s) + 1);
-}
-
-int genl_family_get_new(const char *name, struct nl_msg **ret) {
-	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
-	int r;
-
-	if (!name || name[0] == '\0' || strlen(name) >= GENL_NAMSIZ)
-		return -EINVAL;
-	r = request_new(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, GENL_CTRL_VERSION, string_size(name), &m);
-	if (r < 0)
-		return r;
-	if (nla_put_string(m, CTRL_ATTR_FAMILY_NAME, name) < 0)
-		return -ENOMEM;
-	*ret = TAKE_PTR(m);
-	return 0;
 }
 
 /* A devlink handle's part: what sysfs names (/sys/bus/BUS/devices/DEV), so never empty, at most
@@ -75,8 +41,8 @@ static int devlink_request_new(uint16_t family, uint8_t cmd, const char *bus, co
 	/* family ids start above the netlink control types: 0 is no family asked */
 	if (family < NLMSG_MIN_TYPE)
 		return -EINVAL;
-	r = request_new(family, cmd, DEVLINK_GENL_VERSION,
-			string_size(bus) + string_size(dev) + payload, &m);
+	r = genl_request_new(family, cmd, DEVLINK_GENL_VERSION,
+			     string_size(bus) + string_size(dev) + payload, &m);
 	if (r < 0)
 		return r;
 	if (nla_put_string(m, DEVLINK_ATTR_BUS_NAME, bus) < 0 ||
@@ -108,55 +74,6 @@ int devlink_eswitch_set_new(uint16_t family, const char *bus, const char *dev, E
 	return 0;
 }
 
-/* Check the headers of a received generic netlink message and parse its attributes into tb
- * (maxtype + 1 slots). nla_parse() stops quietly at a truncated attribute; the walk after it
- * does not: whatever is left after the last whole attribute makes the message malformed. (The
- * last attribute may come without its padding: a remainder below 0.) Returns the genl command. */
-static int message_parse(const struct nlmsghdr *nlh, size_t len, int maxtype,
-			 struct nla_policy *policy, struct nlattr **tb) {
-	const struct genlmsghdr *g;
-	struct nlattr *attrs, *a;
-	int n, rem;
-
-	if (len < NLMSG_HDRLEN || nlh->nlmsg_len > len ||
-	    nlh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) || nlh->nlmsg_type < NLMSG_MIN_TYPE)
-		return -EBADMSG;
-	g = NLMSG_DATA(nlh);
-	attrs = (struct nlattr *) ((uint8_t *) NLMSG_DATA(nlh) + GENL_HDRLEN);
-	n = (int) (nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
-	if (nla_parse(tb, maxtype, attrs, n, policy) < 0)
-		return -EBADMSG;
-	for (a = attrs, rem = n; nla_ok(a, rem);)
-		a = nla_next(a, &rem);
-	if (rem > 0)
-		return -EBADMSG;
-	return g->cmd;
-}
-
-int genl_family_parse(const struct nlmsghdr *nlh, size_t len, uint16_t *ret_id) {
-	static struct nla_policy policy[CTRL_ATTR_MAX + 1] = {
-		[CTRL_ATTR_FAMILY_ID] = { .type = NLA_U16 },
-	};
-	struct nlattr *tb[CTRL_ATTR_MAX + 1] = { 0 };
-	uint16_t id;
-	int cmd;
-
-	cmd = message_parse(nlh, len, CTRL_ATTR_MAX, policy, tb);
-	if (cmd < 0)
-		return cmd;
-	/* ctrl_getfamily() answers with the NEWFAMILY command */
-	if (nlh->nlmsg_type != GENL_ID_CTRL || cmd != CTRL_CMD_NEWFAMILY)
-		return -EBADMSG;
-	if (!tb[CTRL_ATTR_FAMILY_ID])
-		return -EBADMSG;
-	id = nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
-	/* an id below the first a family gets would be a netlink control message's type */
-	if (id < NLMSG_MIN_TYPE)
-		return -EBADMSG;
-	*ret_id = id;
-	return 0;
-}
-
 int devlink_eswitch_parse(const struct nlmsghdr *nlh, size_t len, EswitchMode *ret_mode) {
 	static struct nla_policy policy[DEVLINK_ATTR_MAX + 1] = {
 		[DEVLINK_ATTR_BUS_NAME] = { .type = NLA_STRING },
@@ -167,7 +84,7 @@ int devlink_eswitch_parse(const struct nlmsghdr *nlh, size_t len, EswitchMode *r
 	uint16_t mode;
 	int cmd;
 
-	cmd = message_parse(nlh, len, DEVLINK_ATTR_MAX, policy, tb);
+	cmd = genl_message_parse(nlh, len, DEVLINK_ATTR_MAX, policy, tb);
 	if (cmd < 0)
 		return cmd;
 	if (cmd != DEVLINK_CMD_ESWITCH_GET)

@@ -7,21 +7,15 @@
  *
  * rdmad links libnl-3 but not libnl-genl-3, so the generic netlink header (struct genlmsghdr)
  * is laid by hand, and the family's id, which the kernel assigns when the family registers, is
- * asked of the controller (GENL_ID_CTRL, CTRL_CMD_GETFAMILY) as iproute2's mnlu_gen_socket_open()
- * does. Only the e-switch mode: the inline and encap modes are neither set nor read. */
+ * asked of the controller (genl.h) as iproute2's mnlu_gen_socket_open() does. Only the e-switch
+ * mode: the inline and encap modes are neither set nor read. */
 
 #include <linux/netlink.h>
 #include <netlink/msg.h>
 #include <stdint.h>
 
+#include "genl.h"
 #include "profile.h"
-
-/* CTRL_CMD_GETFAMILY of a family by name (GENL_NAMSIZ, with the NUL), NLM_F_REQUEST |
- * NLM_F_ACK. -EINVAL for a name the kernel cannot have. */
-int genl_family_get_new(const char *name, struct nl_msg **ret);
-/* The controller's answer (CTRL_CMD_NEWFAMILY): the family's id. -EBADMSG if the message is not
- * that answer, is malformed, or carries no id a family can have. */
-int genl_family_parse(const struct nlmsghdr *nlh, size_t len, uint16_t *ret_id);
 
 /* DEVLINK_CMD_ESWITCH_GET of the devlink device bus/dev ("pci", "0000:03:00.0"), NLM_F_REQUEST |
  * NLM_F_ACK, as `devlink dev eswitch show pci/0000:03:00.0` sends it. family is the id

@@ -54,6 +54,12 @@ TEST(uapi) {
 	CHECK_INTEQ(sizeof(struct dcb_app), 4);
 	CHECK_INTEQ(offsetof(struct dcb_app, priority), 1);
 	CHECK_INTEQ(offsetof(struct dcb_app, protocol), 2);
+	CHECK_INTEQ(DCB_CMD_SDCBX, 23);
+	CHECK_INTEQ(DCB_ATTR_DCB_BUFFER, 10);
+	/* struct dcbnl_buffer: u8 prio2buffer[8], u32 buffer_size[8], u32 total_size */
+	CHECK_INTEQ(sizeof(struct dcbnl_buffer), 44);
+	CHECK_INTEQ(offsetof(struct dcbnl_buffer, buffer_size), 8);
+	CHECK_INTEQ(offsetof(struct dcbnl_buffer, total_size), 40);
 }
 
 TEST(tsa) {
@@ -267,6 +273,70 @@ TEST(ieee_app_table_whole) {
 	nlmsg_free(m);
 }
 
+TEST(ieee_set_buffer_bytes) {
+	/* `dcb buffer set dev eth0 prio-buffer 3:1 buffer-size 1:130944` on a port whose total is
+	 * 262016 (sent back as read) */
+	uint8_t expected[36 + 4 + 44];
+	struct dcbnl_buffer b = { .total_size = 262016 };
+	struct nl_msg *m = NULL;
+	size_t o;
+
+	b.prio2buffer[3] = 1;
+	b.buffer_size[1] = 130944;
+	o = set_prefix(expected, sizeof(expected), DCB_CMD_IEEE_SET);
+	set_nested_flag(&expected[35]);
+	expected[o] = 48;	/* nla_len 4 + 44 */
+	expected[o + 2] = 0x0a; /* DCB_ATTR_DCB_BUFFER */
+	o += 4;
+	expected[o + 3] = 1;		     /* prio2buffer[3] */
+	expected[o + 8 + 4] = 130944 & 0xff; /* buffer_size[1], little endian */
+	expected[o + 8 + 5] = (130944 >> 8) & 0xff;
+	expected[o + 8 + 6] = (130944 >> 16) & 0xff;
+	expected[o + 40] = 262016 & 0xff; /* total_size */
+	expected[o + 41] = (262016 >> 8) & 0xff;
+	expected[o + 42] = (262016 >> 16) & 0xff;
+	CHECK(dcbnl_ieee_set_new("eth0", &(DcbChange){ .buffer = &b }, &m) == 0);
+	check_bytes(m, expected, sizeof(expected));
+	nlmsg_free(m);
+}
+
+TEST(dcbx_set_bytes) {
+	/* `dcb dcbx set dev eth0 host ieee`: a u8 DCB_ATTR_DCBX after the name, no nest */
+	uint8_t expected[40];
+	struct nl_msg *m = NULL;
+
+	set_prefix(expected, sizeof(expected), DCB_CMD_SDCBX);
+	memcpy(expected + 32,
+	       (const uint8_t[]){ 0x05, 0x00, 0x0e, 0x00, /* nla_len 5, DCB_ATTR_DCBX (14) */
+				  0x09, 0x00, 0x00, 0x00 /* HOST | VER_IEEE, padding */ },
+	       8);
+	CHECK(dcbnl_dcbx_set_new("eth0", DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE, &m) == 0);
+	check_bytes(m, expected, sizeof(expected));
+	nlmsg_free(m);
+	CHECK(dcbnl_dcbx_set_new("", DCB_CAP_DCBX_HOST, &m) == -EINVAL);
+}
+
+/* dcbnl_setdcbx()'s answer: the driver's u8 result in DCB_ATTR_DCBX, nonzero for a refusal. */
+TEST(dcbx_reply_parse) {
+	uint8_t buf[28] _alignas_ = {
+		0x1c, 0x00, 0x00, 0x00, 0x4f, 0x00, 0x05, 0x00, 0x2a, 0x00,
+		0x00, 0x00, 0x10, 0x20, 0x00, 0x00, 0x00, 0x17, 0x00, 0x00, /* DCB_CMD_SDCBX (23) */
+		0x05, 0x00, 0x0e, 0x00, 0x01, 0x00, 0x00, 0x00, /* DCB_ATTR_DCBX: 1, refused */
+	};
+	int error = 77;
+
+	CHECK(dcbnl_set_reply_parse((const struct nlmsghdr *) buf, sizeof(buf), &error) == 0);
+	CHECK_INTEQ(error, -EINVAL);
+	buf[24] = 0;
+	CHECK(dcbnl_set_reply_parse((const struct nlmsghdr *) buf, sizeof(buf), &error) == 0);
+	CHECK_INTEQ(error, 0);
+	buf[22] = 0x0d; /* DCB_ATTR_IEEE instead: not SDCBX's answer */
+	error = 77;
+	CHECK(dcbnl_set_reply_parse((const struct nlmsghdr *) buf, sizeof(buf), &error) ==
+	      -EBADMSG);
+	CHECK_INTEQ(error, 77);
+}
+
 /* An IEEE_GET reply laid out as dcbnl_ieee_fill() does: IFNAME, the IEEE nest (ETS, MAXRATE,
  * PFC, APP_TABLE), then DCBX. Built with libnl's attribute writers, without nest flags, as
  * the kernel's nla_nest_start_noflag(). */
@@ -275,6 +345,8 @@ static struct nl_msg *reply_new(int type, uint8_t cmd, bool with_dcbx) {
 	struct ieee_ets ets = { .ets_cap = 8, .willing = 0 };
 	struct ieee_pfc pfc = { .pfc_cap = 8, .pfc_en = 0x18, .delay = 32 };
 	struct ieee_maxrate rate = { .tc_maxrate = { [6] = 100000 } };
+	struct dcbnl_buffer buffer = { .prio2buffer = { [3] = 1 },
+				       .buffer_size = { 65536, 131072 } };
 	const struct dcb_app apps[] = {
 		dcb_app_dscp(26, 3),
 		dcb_app_dscp(26, 4),
@@ -292,6 +364,7 @@ static struct nl_msg *reply_new(int type, uint8_t cmd, bool with_dcbx) {
 	CHECK(nla_put(m, DCB_ATTR_IEEE_ETS, sizeof(ets), &ets) == 0);
 	CHECK(nla_put(m, DCB_ATTR_IEEE_MAXRATE, sizeof(rate), &rate) == 0);
 	CHECK(nla_put(m, DCB_ATTR_IEEE_PFC, sizeof(pfc), &pfc) == 0);
+	CHECK(nla_put(m, DCB_ATTR_DCB_BUFFER, sizeof(buffer), &buffer) == 0);
 	table = nla_nest_start(m, DCB_ATTR_IEEE_APP_TABLE);
 	for (size_t i = 0; i < ELEMENTSOF(apps); i++)
 		CHECK(nla_put(m, DCB_ATTR_IEEE_APP, sizeof(apps[i]), &apps[i]) == 0);
@@ -324,6 +397,9 @@ TEST(ieee_parse) {
 	CHECK_INTEQ(s.pfc.delay, 32);
 	CHECK_INTEQ(s.maxrate.tc_maxrate[6], 100000);
 	CHECK_INTEQ(s.dcbx, DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE);
+	CHECK(s.has_buffer);
+	CHECK_INTEQ(s.buffer.prio2buffer[3], 1);
+	CHECK_INTEQ(s.buffer.buffer_size[1], 131072);
 	CHECK_INTEQ(s.dscp_prio[26], 0x18); /* 26:3 and 26:4 coexist */
 	CHECK_INTEQ(s.dscp_prio[0], 0);
 	CHECK_INTEQ(s.n_other_apps, 1);
@@ -378,7 +454,7 @@ TEST(ieee_parse_partial) {
 	nla_nest_end(m, ieee);
 	CHECK(parse_msg(m, nlmsg_hdr(m)->nlmsg_len, ifname, &s) == 0);
 	CHECK_STREQ(ifname, "eth1");
-	CHECK(s.has_pfc && !s.has_ets && !s.has_maxrate && !s.has_dcbx);
+	CHECK(s.has_pfc && !s.has_ets && !s.has_maxrate && !s.has_dcbx && !s.has_buffer);
 	CHECK_INTEQ(s.pfc.pfc_en, 1);
 	nlmsg_free(m);
 }
@@ -457,7 +533,8 @@ TEST(ifname_parse) {
 	CHECK(dcbnl_ifname_parse((const struct nlmsghdr *) buf, sizeof(buf), ifname) == -EBADMSG);
 }
 
-TESTS_MAIN(TEST_ENTRY(uapi), TEST_ENTRY(ieee_app_table_whole), TEST_ENTRY(tsa),
+TESTS_MAIN(TEST_ENTRY(uapi), TEST_ENTRY(ieee_set_buffer_bytes), TEST_ENTRY(dcbx_set_bytes),
+	   TEST_ENTRY(dcbx_reply_parse), TEST_ENTRY(ieee_app_table_whole), TEST_ENTRY(tsa),
 	   TEST_ENTRY(ieee_get_bytes), TEST_ENTRY(ieee_set_pfc_bytes),
 	   TEST_ENTRY(ieee_set_ets_maxrate_apps_bytes), TEST_ENTRY(ieee_set_empty),
 	   TEST_ENTRY(ieee_del_bytes), TEST_ENTRY(ieee_parse), TEST_ENTRY(ieee_parse_partial),
