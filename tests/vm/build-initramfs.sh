@@ -38,7 +38,7 @@ FULL_MODULES=(virtio_pci 9pnet_virtio 9p overlay)
 
 # host commands for the light VM (their packages: setup.sh)
 LIGHT_BINS="bash kmod ip rdma dcb tc devlink ibv_devinfo ibv_devices ibv_rc_pingpong ib_write_bw
-	ib_send_bw ib_read_bw rping ucmatose udevadm tcpdump jq timeout dbus-daemon busctl nft"
+	ib_send_bw ib_read_bw rping ucmatose udevadm tcpdump jq timeout dbus-daemon busctl nft ethtool"
 LIGHT_OPTIONAL_BINS="strace"
 FULL_BINS="kmod"
 

@@ -15,6 +15,9 @@
  *         buffer{...} apps{ 5:26:3 } dcbx=0x09" (app entries: selector:protocol:priority;
  *         Linux >= 6.2 adds apptrust{ selectors } and rewr{ entries })
  *
+ * Usage: dcbmon --get DEV   (one DCB_CMD_IEEE_GET: DEV's state read back through dcbnl itself,
+ * printed as one such line, "RTM_GETDCB IEEE_GET dev=DEV ..."; exit 1 without a reply)
+ *
  * Usage: dcbmon --set-pfc DEV MASK   (MASK: pfc_en, e.g. 0x08 for priority 3)
  * Prints "reply-error=E ack-error=A" (negative errno values, 0: none) and exits 0 when both
  * answers came ("reply-error=none" and 1 without a reply, e.g. a netdev without dcbnl ops). The
@@ -110,6 +113,9 @@ static void print_ieee(const struct nlattr *nest) {
 				const struct dcbnl_buffer *b = d;
 				printf(" buffer{total=%u", b->total_size);
 				print_u8s("prio2buffer", b->prio2buffer);
+				printf(" size=");
+				for (int i = 0; i < DCBX_MAX_BUFFERS; i++)
+					printf("%s%u", i ? "," : "", b->buffer_size[i]);
 				printf("}");
 			}
 			break;
@@ -255,6 +261,54 @@ static int set_pfc(int fd, const char *dev, unsigned mask) {
 	return reply_err > 0 ? 1 : 0;
 }
 
+/* one IEEE_GET of dev, its reply printed as print_msg() prints a notification */
+static int get_state(int fd, const char *dev) {
+	static char buf[1 << 16];
+	struct {
+		struct nlmsghdr h;
+		struct dcbmsg dm;
+		char attrs[64];
+	} req = {
+		.h.nlmsg_type = RTM_GETDCB,
+		.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		.h.nlmsg_seq = 1,
+		.dm.dcb_family = AF_UNSPEC,
+		.dm.cmd = DCB_CMD_IEEE_GET,
+	};
+	struct nlattr *a = (struct nlattr *) req.attrs;
+	bool replied = false;
+	int ack_err = 1;
+
+	if (strlen(dev) >= 16)
+		return 2;
+	a->nla_type = DCB_ATTR_IFNAME;
+	a->nla_len = (uint16_t) (NLA_HDRLEN + strlen(dev) + 1);
+	memcpy(req.attrs + NLA_HDRLEN, dev, strlen(dev) + 1);
+	req.h.nlmsg_len = (uint32_t) (NLMSG_LENGTH(sizeof(req.dm)) + NLA_ALIGN(a->nla_len));
+	if (send(fd, &req, req.h.nlmsg_len, 0) < 0) {
+		fprintf(stderr, "dcbmon: send: %s\n", strerror(errno));
+		return 1;
+	}
+	while (ack_err > 0) {
+		int len = (int) recv(fd, buf, sizeof(buf), 0);
+
+		if (len < 0) {
+			fprintf(stderr, "dcbmon: recv: %s\n", strerror(errno));
+			return 1;
+		}
+		for (const struct nlmsghdr *h = (const void *) buf; NLMSG_OK(h, len);
+		     h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_type == NLMSG_ERROR)
+				ack_err = ((const struct nlmsgerr *) NLMSG_DATA(h))->error;
+			else if (h->nlmsg_type == RTM_GETDCB)
+				replied = print_msg(h, dev) || replied;
+		}
+	}
+	if (!replied)
+		fprintf(stderr, "dcbmon: no IEEE_GET reply for %s (ack %d)\n", dev, ack_err);
+	return replied ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	struct sigaction sig = { .sa_handler = on_signal };
@@ -268,9 +322,20 @@ int main(int argc, char **argv) {
 	int fd, group = RTNLGRP_DCB;
 
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (dev && strcmp(dev, "--get") == 0) {
+		if (argc != 3) {
+			fprintf(stderr, "usage: dcbmon --get DEV\n");
+			return 2;
+		}
+		if (fd < 0 || bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
+			fprintf(stderr, "dcbmon: netlink socket: %s\n", strerror(errno));
+			return 1;
+		}
+		return get_state(fd, argv[2]);
+	}
 	if (setting) {
 		if (argc != 4) {
-			fprintf(stderr, "usage: dcbmon [DEV] | dcbmon --set-pfc DEV MASK\n");
+			fprintf(stderr, "usage: dcbmon [DEV] | dcbmon --get DEV | dcbmon --set-pfc DEV MASK\n");
 			return 2;
 		}
 		if (fd < 0 || bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {

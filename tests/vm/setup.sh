@@ -14,7 +14,7 @@ set -euo pipefail
 VM_PACKAGES=(
 	qemu-system-x86 cpio kmod xz-utils zstd binutils util-linux coreutils
 	make gcc-12 libelf1
-	busybox-static bash iproute2 jq tcpdump nftables pciutils
+	busybox-static bash iproute2 jq tcpdump nftables pciutils ethtool
 	rdma-core ibverbs-providers ibverbs-utils perftest rdmacm-utils
 	systemd systemd-sysv udev dbus
 	ansible-core python3-apt

@@ -1,23 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dcbsim - a test-only Ethernet netdev whose IEEE DCB (dcbnl) ops store what
- * they are given, so that rdmad and iproute2's dcb can be tested against the
- * kernel's real dcbnl netlink code without DCB hardware. Part of rdmad's VM
- * test tier (tests/vm/README.md); never load it on a real host.
+ * dcbsim - a test-only Ethernet netdev whose IEEE DCB (dcbnl) ops, and ethtool
+ * pause ops, store what they are given, so that rdmad and iproute2's dcb can be
+ * tested against the kernel's real dcbnl and ethtool netlink code without DCB
+ * hardware. Part of rdmad's VM test tier (tests/vm/README.md); never load it on
+ * a real host.
  *
  * Devices: "numdevs" (default 1) dcbsim%d at load time, more with
  * "ip link add NAME type dcbsim". Transmitted packets are counted and dropped.
  *
  * Module parameters (/sys/module/dcbsim/parameters/):
  *   fail_<op>   a positive errno: that set op fails with -errno (0: succeeds).
- *               The error reaches user space only in the reply's DCB_ATTR_IEEE
- *               byte (the ACK is 0); the kernel multicasts the state anyway.
+ *               For a dcbnl op the error reaches user space only in the
+ *               reply's DCB_ATTR_IEEE byte (the ACK is 0); the kernel
+ *               multicasts the state anyway. For setpause it is the
+ *               PAUSE_SET's ACK (or the SPAUSEPARAM ioctl's return), and no
+ *               ETHTOOL_MSG_PAUSE_NTF is sent.
  *   calls_<op>  read-only: how often the kernel called that op (all devices)
  *   trace       log every set op to the kernel log
  * with <op> one of setets, setpfc, setmaxrate, setapp, delapp, setdcbx,
- * setbuffer, setapptrust (the last on kernels >= 6.2 only).
+ * setbuffer, setapptrust (the last on kernels >= 6.2 only), setpause.
  *
- * All dcbnl ops run under RTNL (dcb_doit is an rtnetlink doit handler), which
+ * Pause (ethtool -a/-A, ETHTOOL_MSG_PAUSE_GET/SET): autoneg, rx and tx, stored
+ * as 0/1; a new device has rx and tx on and autoneg off, as a NIC with global
+ * pause on. The kernel's PAUSE_SET calls set_pauseparam (and counts a setpause)
+ * only when a value differs from what get_pauseparam reports; the ioctl calls
+ * it every time.
+ *
+ * All dcbnl ops run under RTNL (dcb_doit is an rtnetlink doit handler), and so
+ * do the ethtool ones (ethtool netlink and the ethtool ioctl take it), which
  * also serializes the counters.
  */
 #include <linux/etherdevice.h>
@@ -40,7 +51,7 @@ MODULE_PARM_DESC(numdevs, "dcbsim%d devices created at load time");
 
 static bool trace;
 module_param(trace, bool, 0644);
-MODULE_PARM_DESC(trace, "log every dcbnl set op");
+MODULE_PARM_DESC(trace, "log every dcbnl and pause set op");
 
 /* fail_<op> (rw) and calls_<op> (ro) for one op */
 #define DCBSIM_OP(op)							\
@@ -61,6 +72,7 @@ DCBSIM_OP(setbuffer);
 #ifdef DCBSIM_APPTRUST
 DCBSIM_OP(setapptrust);
 #endif
+DCBSIM_OP(setpause);
 
 /* count the call, trace it, and return the injected error (0: none) */
 #define DCBSIM_ENTER(dev, op, fmt, ...)					\
@@ -82,6 +94,8 @@ struct dcbsim_priv {
 	u8 trust[IEEE_8021QAZ_APP_SEL_MAX + 1];
 	int ntrust;
 #endif
+	/* autoneg, rx_pause, tx_pause: 0 or 1 (cmd unused) */
+	struct ethtool_pauseparam pause;
 };
 
 static struct dcbsim_priv *dcbsim_priv(struct net_device *dev)
@@ -269,9 +283,38 @@ static void dcbsim_get_drvinfo(struct net_device *dev, struct ethtool_drvinfo *i
 	strscpy(info->driver, DRV_NAME, sizeof(info->driver));
 }
 
+static void dcbsim_get_pauseparam(struct net_device *dev,
+				  struct ethtool_pauseparam *pause)
+{
+	const struct dcbsim_priv *p = dcbsim_priv(dev);
+
+	pause->autoneg = p->pause.autoneg;
+	pause->rx_pause = p->pause.rx_pause;
+	pause->tx_pause = p->pause.tx_pause;
+}
+
+static int dcbsim_set_pauseparam(struct net_device *dev,
+				 struct ethtool_pauseparam *pause)
+{
+	struct dcbsim_priv *p = dcbsim_priv(dev);
+	int err;
+
+	err = DCBSIM_ENTER(dev, setpause, "autoneg=%u rx=%u tx=%u",
+			   pause->autoneg, pause->rx_pause, pause->tx_pause);
+	if (err)
+		return err;
+	/* netlink sends 0/1 already; the ioctl passes any u32 */
+	p->pause.autoneg = !!pause->autoneg;
+	p->pause.rx_pause = !!pause->rx_pause;
+	p->pause.tx_pause = !!pause->tx_pause;
+	return 0;
+}
+
 static const struct ethtool_ops dcbsim_ethtool_ops = {
 	.get_drvinfo	= dcbsim_get_drvinfo,
 	.get_link	= ethtool_op_get_link,
+	.get_pauseparam	= dcbsim_get_pauseparam,
+	.set_pauseparam	= dcbsim_set_pauseparam,
 };
 
 static void dcbsim_setup(struct net_device *dev)
@@ -292,6 +335,8 @@ static void dcbsim_setup(struct net_device *dev)
 	p->ets.ets_cap = IEEE_8021QAZ_MAX_TCS;
 	p->pfc.pfc_cap = IEEE_8021QAZ_MAX_TCS;
 	p->dcbx = DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE;
+	p->pause.rx_pause = 1;	/* global pause on, as many NICs come up */
+	p->pause.tx_pause = 1;
 }
 
 static struct rtnl_link_ops dcbsim_link_ops __read_mostly = {
@@ -336,5 +381,5 @@ static void __exit dcbsim_exit(void)
 module_init(dcbsim_init);
 module_exit(dcbsim_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("rdmad test netdev with store-only IEEE DCB (dcbnl) ops");
+MODULE_DESCRIPTION("rdmad test netdev with store-only IEEE DCB (dcbnl) and pause ops");
 MODULE_ALIAS_RTNL_LINK(DRV_NAME);
