@@ -536,7 +536,7 @@ static void gids_wait_schedule(Manager *m) {
  * only while a profile declares counters.optional, rdmad's nftables table on a device-only pass
  * only while one declares security.roce-allow-from (a full pass looks for a table left from an
  * earlier configuration, to remove it), and the functions behind netdevs only while one
- * declares sriov.* or pci.*. */
+ * declares sriov.* or pci.*, and global pause only while one declares netdev.pause. */
 static HostObserveFlags observe_flags(const Config *c, char *const *only) {
 	HostObserveFlags flags = HOST_OBSERVE_ALL;
 
@@ -549,6 +549,9 @@ static HostObserveFlags observe_flags(const Config *c, char *const *only) {
 		flags &= ~HOST_OBSERVE_SRIOV;
 	if (!config_declares_any(c, KEYS_PCI))
 		flags &= ~HOST_OBSERVE_PCIE;
+	/* an ethtool round trip per netdev: only while a profile declares netdev.pause */
+	if (!config_declares_any(c, KEYS_PAUSE))
+		flags &= ~HOST_OBSERVE_PAUSE;
 	return flags;
 }
 

@@ -15,7 +15,9 @@
 
 #include "contest.h"
 #include "dcbnl.h"
+#include "ethtool-pause-talk.h"
 #include "fileio.h"
+#include "netlink-io.h"
 #include "log.h"
 #include "manager-watch.h"
 #include "manager.h"
@@ -86,6 +88,8 @@ static ContenderKind key_contender_kind(Key key) {
 		return CONTENDER_DCB;
 	if (key == KEY_NETDEV_ADDRESSES)
 		return CONTENDER_ADDRESS;
+	if (KEY_BIT(key) & KEYS_PAUSE)
+		return CONTENDER_PAUSE;
 	/* a VF's settings: the kernel announces a change with RTM_NEWLINK on the PF */
 	if (key == KEY_NETDEV_UP || key == KEY_NETDEV_MTU || key == KEY_SRIOV_VF)
 		return CONTENDER_LINK;
@@ -386,5 +390,87 @@ int manager_watch_nft(Manager *m) {
 	if (r < 0)
 		return log_error_errno(r, "Failed to watch the nftables socket");
 	(void) sd_event_source_set_description(m->nft_source, "nftables");
+	return 0;
+}
+
+/* ethtool's "monitor" group: the kernel multicasts a PAUSE_NTF after every pause change that
+ * reached a driver (`ethtool -A`, or rdmad's own, whose reconcile then finds nothing to write),
+ * and none for a SET that changed nothing. Other ethtool notifications are not ours. */
+static int on_ethtool_message(struct nl_msg *msg, void *userdata) {
+	Manager *m = userdata;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	char name[IFNAMSIZ];
+	PauseParams p;
+
+	if (ethtool_pause_parse(nlh, nlh->nlmsg_len, name, &p) >= 0) {
+		contender_note(m, name, CONTENDER_PAUSE, nlh->nlmsg_pid);
+		manager_mark_netdev(m, name);
+	}
+	return NL_OK;
+}
+
+static int on_ethtool_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+	Manager *m = userdata;
+	int r;
+
+	for (unsigned i = 0; i < RTNL_READS_MAX; i++) {
+		r = nl_recvmsgs_default(m->ethtool_watch);
+		if (r >= 0)
+			continue;
+		if (r == -NLE_AGAIN)
+			break;
+		/* ENOBUFS (notifications dropped) or another error: look at everything again */
+		log_debug("ethtool monitor socket: %s, looking again.", nl_geterror(r));
+		manager_mark_dirty_all(m);
+		break;
+	}
+	return 0;
+}
+
+int manager_watch_ethtool(Manager *m) {
+	struct nl_sock *resolver = NULL, *sk;
+	uint16_t family;
+	uint32_t group;
+	int r;
+
+	r = netlink_open(NETLINK_GENERIC, &resolver);
+	if (r >= 0)
+		r = ethtool_family_resolve(resolver, &family, &group);
+	if (resolver)
+		nl_socket_free(resolver);
+	if (r == -ENOMEM)
+		return log_error_errno(-ENOMEM, "Failed to watch ethtool notifications");
+	if (r < 0) {
+		/* Not fatal: without ethtool netlink there is no pause to keep either. */
+		log_warning_errno(r,
+				  "Failed to find ethtool netlink's monitor group (%s), a changed "
+				  "netdev.pause is put back on the next reconcile only.",
+				  strerror(-r));
+		return 0;
+	}
+	sk = nl_socket_alloc();
+	if (!sk)
+		return log_error_errno(-ENOMEM, "Failed to watch ethtool notifications");
+	m->ethtool_watch = sk;
+	nl_socket_disable_seq_check(sk);
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_ethtool_message, m);
+	r = nl_connect(sk, NETLINK_GENERIC);
+	if (r >= 0)
+		r = nl_socket_add_memberships(sk, (int) group, 0);
+	if (r >= 0)
+		r = nl_socket_set_nonblocking(sk);
+	if (r < 0) {
+		log_warning("Failed to watch ethtool notifications (%s), a changed netdev.pause is "
+			    "put back on the next reconcile only.",
+			    nl_geterror(r));
+		nl_socket_free(sk);
+		m->ethtool_watch = NULL;
+		return 0;
+	}
+	r = sd_event_add_io(m->event, &m->ethtool_source, nl_socket_get_fd(sk), EPOLLIN,
+			    on_ethtool_io, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to watch the ethtool monitor socket");
+	(void) sd_event_source_set_description(m->ethtool_source, "ethtool-monitor");
 	return 0;
 }

@@ -69,6 +69,9 @@ Manager *manager_free(Manager *m) {
 	sd_event_source_unref(m->hostname_source);
 	if (m->nft_watch)
 		nl_socket_free(m->nft_watch);
+	sd_event_source_unref(m->ethtool_source);
+	if (m->ethtool_watch)
+		nl_socket_free(m->ethtool_watch);
 	sd_device_monitor_unref(m->udev);
 	sd_event_source_unref(m->bus_reconnect);
 	sd_bus_flush_close_unref(m->bus);
@@ -418,6 +421,9 @@ int manager_start(Manager *m) {
 	if (r < 0)
 		return r;
 	r = manager_watch_nft(m);
+	if (r < 0)
+		return r;
+	r = manager_watch_ethtool(m);
 	if (r < 0)
 		return r;
 	r = manager_watch_hostname(m);

@@ -26,6 +26,7 @@ typedef enum ContenderKind {
 	CONTENDER_LINK,	   /* RTM_NEWLINK: netdev.up, netdev.mtu */
 	CONTENDER_ADDRESS, /* RTM_NEWADDR/DELADDR: netdev.addresses */
 	CONTENDER_DCB,	   /* RTNLGRP_DCB: qos.* */
+	CONTENDER_PAUSE,   /* ethtool PAUSE_NTF: netdev.pause.* */
 	_CONTENDER_KIND_MAX,
 } ContenderKind;
 
@@ -168,6 +169,8 @@ typedef struct Manager {
 	sd_event_source *rtnl_source;
 	struct nl_sock *nft_watch; /* NFNLGRP_NFTABLES (security.roce-allow-from) */
 	sd_event_source *nft_source;
+	struct nl_sock *ethtool_watch; /* ethtool's monitor group (netdev.pause.*) */
+	sd_event_source *ethtool_source;
 	sd_event_source *hostname_source; /* rdma.node-description's %h */
 
 	unsigned n_reconciles;

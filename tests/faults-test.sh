@@ -44,6 +44,9 @@ for nd in ens1f0np0 ens1f1np1; do
                 mkdir -p "$d"
                 for p in 0 1 2 3 4 5 6 7; do echo 0 > "$d/$p"; done
         done
+        # the CNP marking as a script left it, not as the profiles below declare it
+        echo 26 > "$(realpath "$root/sys/class/net/$nd")/ecn/roce_np/cnp_dscp"
+        echo 3 > "$(realpath "$root/sys/class/net/$nd")/ecn/roce_np/cnp_802p_prio"
 done
 ecn0=$root/sys/class/net/ens1f0np0/ecn/roce_np/enable/3
 ecn1=$root/sys/class/net/ens1f1np1/ecn/roce_np/enable/3
@@ -147,6 +150,23 @@ check "... mlx5_1/1 failed, mlx5_0/1 converged with ECN on priority 3" \
 : > "$work/faults"
 check "EIO cleared: mlx5_1/1 converges with ECN on priority 3" \
         "wait_until 20 eval '[[ \$(cat $ecn1) == 1 ]]' && wait_until 20 both $tos"
+# The CNP marking: the driver refuses mlx5_1's DSCP (EINVAL, as mlx5 does for a value it
+# cannot take).
+cnp=$root/sys/class/net/ens1f1np1/ecn/roce_np/cnp_dscp
+echo "${cnp#$root/} EINVAL" > "$work/faults"
+for d in 0 1; do
+        sed -i 's/^ecn: .*/ecn: {roce-np: [3], cnp-dscp: 48, cnp-prio: 6}/' "$work/conf/50-mlx5_$d.yaml"
+done
+reload_bus > /dev/null
+check "EINVAL writing mlx5_1's CNP DSCP: logged on mlx5_1/1 with the file and the error" \
+        "wait_until 5 grep -q 'mlx5_1/1: failed to set ecn.cnp-dscp .*ecn/roce_np/cnp_dscp: Invalid argument' '$work/rdmad.log'"
+check "... mlx5_1/1 failed with its DSCP as it was, mlx5_0/1 converged with CNPs at DSCP 48, priority 6" \
+        "wait_until 5 eval '[[ \$(lstate 1) == \"s \\\"failed\\\"\" ]]' && [[ \$(lstate 0) == 's \"converged\"' && \$(cat $cnp) == 26 ]] &&
+         [[ \$(cat $root/sys/class/net/ens1f0np0/ecn/roce_np/cnp_dscp) == 48 && \$(cat $root/sys/class/net/ens1f0np0/ecn/roce_np/cnp_802p_prio) == 6 ]]"
+: > "$work/faults"
+check "EINVAL cleared: mlx5_1/1 converges with CNPs at DSCP 48, priority 6" \
+        "wait_until 20 eval '[[ \$(cat $cnp) == 48 ]]' && wait_until 20 both $tos &&
+         [[ \$(cat $root/sys/class/net/ens1f1np1/ecn/roce_np/cnp_802p_prio) == 6 ]]"
 check "rdmad kept running through the write faults" "kill -0 $pid"
 
 # ---- 100 reloads in about a second -------------------------------------------------------------

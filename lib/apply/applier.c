@@ -8,6 +8,7 @@
 
 #include "apply-internal.h"
 #include "dcbnl-talk.h"
+#include "ethtool-pause-talk.h"
 #include "netlink-io.h"
 #include "rdmanl-talk.h"
 
@@ -19,6 +20,8 @@ struct Applier {
 	struct kmod_ctx *kmod;
 	struct nl_sock *rdmanl;
 	struct nl_sock *dcbnl;
+	struct nl_sock *ethtool; /* generic netlink, with the family's id */
+	uint16_t ethtool_family;
 	char *fault_file;	   /* tests only: applier_set_fault_file() */
 	applier_newlink_t newlink; /* NULL: this process sends it */
 	void *newlink_userdata;
@@ -107,6 +110,7 @@ Applier *applier_free(Applier *a) {
 	applier_kmod_forget(a);
 	a->rdmanl = socket_free(a->rdmanl);
 	a->dcbnl = socket_free(a->dcbnl);
+	a->ethtool = socket_free(a->ethtool);
 	safe_close(a->rootfd);
 	free(a->root);
 	free(a->state_dir);
@@ -141,6 +145,25 @@ static int socket_get(struct nl_sock **sk, int (*open_fn)(struct nl_sock **),
 
 int applier_dcbnl(Applier *a, struct nl_sock **ret) {
 	return socket_get(&a->dcbnl, dcbnl_socket_open, ret);
+}
+
+int applier_ethtool(Applier *a, struct nl_sock **ret, uint16_t *ret_family) {
+	if (!a->ethtool) {
+		struct nl_sock *sk = NULL;
+		int r;
+
+		r = netlink_open(NETLINK_GENERIC, &sk);
+		if (r >= 0)
+			r = ethtool_family_resolve(sk, &a->ethtool_family, NULL);
+		if (r < 0) {
+			socket_free(sk);
+			return r;
+		}
+		a->ethtool = sk;
+	}
+	*ret = a->ethtool;
+	*ret_family = a->ethtool_family;
+	return 0;
 }
 
 int applier_rdmanl(Applier *a, struct nl_sock **ret) {

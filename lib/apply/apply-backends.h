@@ -23,6 +23,8 @@ int apply_firewall(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_configfs(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_dcb(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_ecn(Applier *a, const Action *x, ActionOutcome *ret);
+int apply_ecn_cnp(Applier *a, const Action *x, ActionOutcome *ret);
+int apply_pause(Applier *a, const Action *x, ActionOutcome *ret);
 /* apply-device.c: rdma.node-description */
 int apply_node_description(Applier *a, const Action *x, ActionOutcome *ret);
 /* apply-function.c: sriov.* and pci.*, on the action's function */

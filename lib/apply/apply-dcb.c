@@ -6,7 +6,9 @@
  * bounces the link when PFC is rewritten.
  *
  * The ETS keys are applied together, whichever of their actions comes first (a driver checks
- * prio-tc, tc-bw and tsa as one); the others then find nothing to do. The kernel answers a SET
+ * prio-tc, tc-bw and tsa as one); the others then find nothing to do. So are qos.pfc with
+ * qos.pfc-delay (one struct ieee_pfc) and the two qos.buffer keys (one struct dcbnl_buffer).
+ * qos.dcbx is an SDCBX of its own; the kernel multicasts nothing for it. The kernel answers a SET
  * with the driver's error in the reply (DCB_ATTR_IEEE), and ACKs it with 0 regardless. */
 #include <stdio.h>
 
@@ -30,6 +32,24 @@ static int send_set(struct nl_sock *sk, const Action *x, const DcbDiff *diff, Ac
 	if (r < 0)
 		return outcome_set(ret, APPLY_FAILED, r, "%s: IEEE_SET of %s: %s", x->netdev,
 				   diff->what, strerror(-r));
+	return 1;
+}
+
+static int send_dcbx(struct nl_sock *sk, const Action *x, const DcbDiff *diff, ActionOutcome *ret) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	int r;
+
+	r = dcbnl_dcbx_set_new(x->netdev, diff->dcbx, &m);
+	if (r >= 0)
+		r = dcbnl_ieee_write(sk, m);
+	if (r == -ENOMEM)
+		return r;
+	if (r == -EINVAL)
+		return outcome_set(ret, APPLY_FAILED, r, "%s: the driver refused DCBX mode %s",
+				   x->netdev, x->desired);
+	if (r < 0)
+		return outcome_set(ret, APPLY_FAILED, r, "%s: SDCBX %s: %s", x->netdev, x->desired,
+				   strerror(-r));
 	return 1;
 }
 
@@ -81,6 +101,11 @@ int apply_dcb(Applier *a, const Action *x, ActionOutcome *ret) {
 	if (r == 0)
 		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
 
+	if (diff.set_dcbx) {
+		r = send_dcbx(sk, x, &diff, ret);
+		if (r <= 0)
+			return r;
+	}
 	/* New app entries first, then the stale ones (iproute2's `dcb app replace` order): a DSCP
 	 * that changes priority is never without one. */
 	if (dcb_diff_has_set(&diff)) {

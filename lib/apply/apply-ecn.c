@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* ecn.roce-np / ecn.roce-rp: mlx5's per-priority switches,
- * /sys/class/net/<if>/ecn/roce_{np,rp}/enable/<prio> ("1" or "0"). Absent on VFs and on kernels
- * without it: that is "unsupported", not a failure. */
+/* ecn.*: mlx5's ECN sysfs (MLNX_OFED's layout): the per-priority switches
+ * /sys/class/net/<if>/ecn/roce_{np,rp}/enable/<prio> ("1" or "0"), and the DSCP and priority of
+ * the CNPs the notification point sends, ecn/roce_np/cnp_dscp and cnp_802p_prio. Absent on VFs,
+ * on other drivers and on kernels without it: that is "unsupported", not a failure. */
 #include <fcntl.h>
 #include <stdio.h>
 
@@ -58,4 +59,39 @@ int apply_ecn(Applier *a, const Action *x, ActionOutcome *ret) {
 		changed = true;
 	}
 	return outcome_set(ret, changed ? APPLY_CHANGED : APPLY_UNCHANGED, 0, NULL);
+}
+
+/* ecn.cnp-dscp / ecn.cnp-prio: one number in /sys/class/net/<if>/ecn/roce_np/cnp_dscp or
+ * cnp_802p_prio. Compared before writing, read back after. */
+int apply_ecn_cnp(Applier *a, const Action *x, ActionOutcome *ret) {
+	const char *file = x->key == KEY_ECN_CNP_DSCP ? "cnp_dscp" : "cnp_802p_prio";
+	_cleanup_close_ int fd = -EBADF;
+	char path[128], have[16], want[16];
+	ssize_t n;
+	int r, len;
+
+	snprintf(path, sizeof(path), "sys/class/net/%s/ecn/roce_np/%s", x->netdev, file);
+	len = snprintf(want, sizeof(want), "%u", x->value.number);
+	n = read_small_at(applier_rootfd(a), path, have, sizeof(have));
+	if (n == -ENOENT)
+		return outcome_set(ret, APPLY_UNSUPPORTED, 0, "/%s does not exist", path);
+	if (n < 0)
+		return outcome_set(ret, APPLY_FAILED, (int) n, "read /%s: %s", path,
+				   strerror((int) -n));
+	if (streq(have, want))
+		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
+	r = applier_write_fault(a, path);
+	if (r == 0)
+		fd = openat(applier_rootfd(a), path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (r < 0 || fd < 0 || write(fd, want, (size_t) len) != len) {
+		if (r == 0)
+			r = negative_errno();
+		return outcome_set(ret, APPLY_FAILED, r, "write '%s' to /%s: %s", want, path,
+				   strerror(-r));
+	}
+	n = read_small_at(applier_rootfd(a), path, have, sizeof(have));
+	if (n < 0 || !streq(have, want))
+		return outcome_set(ret, APPLY_FAILED, -EIO, "/%s does not read back '%s'", path,
+				   want);
+	return outcome_set(ret, APPLY_CHANGED, 0, NULL);
 }

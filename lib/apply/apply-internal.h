@@ -13,6 +13,9 @@
 
 /* rtnetlink for dcbnl (apply-dcb.c). */
 int applier_dcbnl(Applier *a, struct nl_sock **ret);
+/* generic netlink for ethtool (apply-pause.c), with the family's id; -ENOENT when the kernel has
+ * no ethtool netlink. */
+int applier_ethtool(Applier *a, struct nl_sock **ret, uint16_t *ret_family);
 /* RDMA netlink (apply-rdmanl.c); -EPROTONOSUPPORT when ib_core is not loaded. */
 int applier_rdmanl(Applier *a, struct nl_sock **ret);
 /* Send a NEWLINK (apply-rdmanl.c): through the hook of applier_set_newlink(), else on sk. */

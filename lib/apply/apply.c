@@ -35,10 +35,21 @@ int action_apply(Applier *a, const Action *x, ActionOutcome *ret) {
 	case KEY_QOS_ETS_TC_BW:
 	case KEY_QOS_ETS_TSA:
 	case KEY_QOS_MAXRATE:
+	case KEY_QOS_PFC_DELAY:
+	case KEY_QOS_BUFFER_PRIO:
+	case KEY_QOS_BUFFER_SIZE:
+	case KEY_QOS_DCBX:
 		return apply_dcb(a, x, ret);
+	case KEY_NETDEV_PAUSE_AUTONEG:
+	case KEY_NETDEV_PAUSE_RX:
+	case KEY_NETDEV_PAUSE_TX:
+		return apply_pause(a, x, ret);
 	case KEY_ECN_ROCE_NP:
 	case KEY_ECN_ROCE_RP:
 		return apply_ecn(a, x, ret);
+	case KEY_ECN_CNP_DSCP:
+	case KEY_ECN_CNP_PRIO:
+		return apply_ecn_cnp(a, x, ret);
 	case KEY_COUNTERS_OPTIONAL:
 		return apply_counters_optional(a, x, ret);
 	case KEY_RDMA_NODE_DESCRIPTION:

@@ -86,6 +86,23 @@ static int netdev_read_int(int netfd, const char *name, const char *attr, int64_
 	return netdev_error_add(n, path, r, buf);
 }
 
+/* The CNP fields of the notification point: both files or neither (a driver without them). */
+static int cnp_read(int netfd, const char *name, HostNetdev *n) {
+	int64_t dscp, prio;
+	int r;
+
+	r = netdev_read_int(netfd, name, "ecn/roce_np/cnp_dscp", 0, N_DSCP - 1, n, &dscp);
+	if (r <= 0)
+		return r;
+	r = netdev_read_int(netfd, name, "ecn/roce_np/cnp_802p_prio", 0, N_PRIO - 1, n, &prio);
+	if (r <= 0)
+		return r;
+	n->cnp_supported = true;
+	n->cnp_dscp = (unsigned) dscp;
+	n->cnp_prio = (unsigned) prio;
+	return 0;
+}
+
 static int netdev_observe(int netfd, const char *name, HostNetdev *ret) {
 	HostNetdev n = { 0 };
 	char path[128], buf[SYSFS_VALUE_MAX];
@@ -128,6 +145,8 @@ static int netdev_observe(int netfd, const char *name, HostNetdev *ret) {
 		r = ecn_read(netfd, name, "roce_np", &n, &n.ecn_roce_np);
 	if (r >= 0 && n.ecn_supported)
 		r = ecn_read(netfd, name, "roce_rp", &n, &n.ecn_roce_rp);
+	if (r >= 0 && fstatat(netfd, path, &st, 0) >= 0)
+		r = cnp_read(netfd, name, &n);
 	if (r < 0) {
 		host_netdev_done(&n);
 		return r;

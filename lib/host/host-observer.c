@@ -7,8 +7,10 @@
 #include <sys/stat.h>
 
 #include "dcbnl-talk.h"
+#include "ethtool-pause-talk.h"
 #include "fileio.h"
 #include "host-internal.h"
+#include "netlink-io.h"
 #include "strv.h"
 
 typedef enum ObserveStage {
@@ -39,8 +41,11 @@ struct HostObserver {
 	size_t port; /* STAGE_DCB: the next port of device next */
 	size_t n_alloc;
 	AddressesObserver *addresses; /* STAGE_ADDRESSES of a full observation */
-	struct nl_sock *dcb; /* STAGE_DCB's socket, or the error opening it gave */
+	struct nl_sock *dcb;	      /* STAGE_DCB's socket, or the error opening it gave */
 	int dcb_error;
+	struct nl_sock *ethtool; /* STAGE_DCB's pause: generic netlink, the family, or the error */
+	uint16_t ethtool_family;
+	int ethtool_error;
 	bool stage_begun;
 };
 
@@ -60,6 +65,8 @@ HostObserver *host_observer_free(HostObserver *o) {
 	safe_close(o->netfd);
 	if (o->dcb)
 		nl_socket_free(o->dcb);
+	if (o->ethtool)
+		nl_socket_free(o->ethtool);
 	addresses_observer_free(o->addresses);
 	free(o);
 	return NULL;
@@ -272,11 +279,19 @@ int host_observer_step(HostObserver *o) {
 		r = host_firewall_observe(h);
 		break;
 	case STAGE_DCB:
-		/* the netdev of each port, once */
+		/* the netdev of each port, once: its DCB state and its global pause */
 		if (!o->stage_begun) {
 			o->dcb_error = dcbnl_socket_open(&o->dcb);
 			if (o->dcb_error == -ENOMEM)
 				return o->dcb_error;
+			o->ethtool_error = (o->flags & HOST_OBSERVE_PAUSE)
+						   ? netlink_open(NETLINK_GENERIC, &o->ethtool)
+						   : -ECANCELED;
+			if (o->ethtool_error >= 0)
+				o->ethtool_error = ethtool_family_resolve(o->ethtool,
+									  &o->ethtool_family, NULL);
+			if (o->ethtool_error == -ENOMEM)
+				return o->ethtool_error;
 			o->stage_begun = true;
 			o->next = o->port = 0;
 		}
@@ -284,9 +299,15 @@ int host_observer_step(HostObserver *o) {
 			o->next++;
 			o->port = 0;
 		}
-		if (o->next < h->n_devices)
-			return host_dcb_observe_port(h, o->dcb, o->dcb_error,
-						     &h->devices[o->next].ports[o->port++]);
+		if (o->next < h->n_devices) {
+			const HostPort *port = &h->devices[o->next].ports[o->port++];
+
+			r = host_dcb_observe_port(h, o->dcb, o->dcb_error, port);
+			if (r < 0 || !(o->flags & HOST_OBSERVE_PAUSE))
+				return r;
+			return host_pause_observe_port(h, o->ethtool, o->ethtool_family,
+						       o->ethtool_error, port);
+		}
 		o->stage_begun = false;
 		o->next = 0;
 		break;

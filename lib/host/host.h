@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "dcbnl.h"
+#include "ethtool-pause.h"
 #include "firewall.h"
 #include "profile.h"
 #include "rail-record.h"
@@ -52,9 +53,9 @@ typedef struct HostDevice {
 	char *node_type;
 	char *fw_ver;
 	char *node_desc; /* node_desc, as the kernel shows it (at most NODE_DESC_MAX bytes) */
-	char *driver; /* parent device's driver; "rdma_rxe"/"siw" for software devices */
-	char *pci;    /* PCI address of the parent device, NULL if not PCI */
-	char *parent; /* netdev a software device sits on */
+	char *driver;	 /* parent device's driver; "rdma_rxe"/"siw" for software devices */
+	char *pci;	 /* PCI address of the parent device, NULL if not PCI */
+	char *parent;	 /* netdev a software device sits on */
 	HostPort *ports;
 	size_t n_ports;
 	bool configfs_present; /* rdma_cm/<dev> exists */
@@ -78,12 +79,22 @@ typedef struct HostNetdev {
 	/* ECN (mlx5 OFED-style sysfs): bit per priority; valid when ecn_supported */
 	bool ecn_supported;
 	uint8_t ecn_roce_np, ecn_roce_rp;
+	/* The DSCP and 802.1p priority of the CNPs the port sends as notification point (mlx5:
+	 * ecn/roce_np/cnp_dscp, cnp_802p_prio): valid when cnp_supported */
+	bool cnp_supported;
+	unsigned cnp_dscp, cnp_prio;
 	/* DCB (dcbnl IEEE_GET, with HOST_OBSERVE_DCB, for the netdevs of RDMA ports): dcb is valid
 	 * when dcb_observed and dcb_error is 0; else dcb_error is why not (-EOPNOTSUPP: the driver
 	 * has no dcbnl, as veth and VFs; -ENODEV: not in this network namespace). */
 	bool dcb_observed;
 	int dcb_error;
 	DcbState dcb;
+	/* Global (802.3x) pause (ethtool netlink PAUSE_GET, observed with the DCB state): pause is
+	 * valid when pause_observed and pause_error is 0 (-EOPNOTSUPP: the driver has no pause
+	 * parameters, as veth; -ENOENT: no ethtool netlink in the kernel). */
+	bool pause_observed;
+	int pause_error;
+	PauseParams pause;
 	/* net.ipv4.conf.<netdev>.{arp_ignore,arp_announce,rp_filter} under the root (with
 	 * HOST_OBSERVE_RAILS): valid when rail_sysctls_observed, -1 each one not readable. */
 	bool rail_sysctls_observed;
@@ -186,7 +197,7 @@ typedef struct HostState {
 	/* The kernel has no configfs at all (CONFIG_CONFIGFS_FS not set, as kernel-modules.c reads
 	 * it; with HOST_OBSERVE_MODULES): roce.mode and roce.tos cannot be set on it. */
 	bool configfs_absent;
-	NetnsMode netns_mode;  /* valid when has_netns_mode */
+	NetnsMode netns_mode; /* valid when has_netns_mode */
 	/* Only some devices were observed (an event touched them): host-level keys (modules,
 	 * links, system) cannot be planned from this, since what is absent here may exist. */
 	bool partial;
@@ -216,7 +227,9 @@ typedef enum HostObserveFlags {
 	HOST_OBSERVE_SRIOV = 1 << 12,
 	/* the functions' PCIe config space and the ports above them (pci.*) */
 	HOST_OBSERVE_PCIE = 1 << 13,
-	HOST_OBSERVE_ALL = (1 << 14) - 1,
+	/* the global pause of the ports' netdevs (ethtool netlink; with HOST_OBSERVE_DCB) */
+	HOST_OBSERVE_PAUSE = 1 << 14,
+	HOST_OBSERVE_ALL = (1 << 15) - 1,
 } HostObserveFlags;
 
 /* Read the RDMA devices, their netdevs and the loaded modules under root ("/" for the real
@@ -257,6 +270,9 @@ int host_addresses_observe(HostState *h);
  * network namespace (host-dcb.c): sk a dcbnl socket (dcbnl_socket_open()), or the error that
  * opening one gave. A netdev that cannot be read records why in dcb_error. */
 int host_dcb_observe_port(HostState *h, struct nl_sock *sk, int open_error, const HostPort *p);
+/* The global pause of p's netdev (ethtool PAUSE_GET on sk, the ethtool family's id), once. */
+int host_pause_observe_port(HostState *h, struct nl_sock *sk, uint16_t family, int open_error,
+			    const HostPort *p);
 /* The RDMA netns mode, from RDMA netlink. Only for the real root: the mode is global. */
 int host_netns_mode_observe(HostState *h);
 /* The hw counters of every port, over RDMA netlink (host-counters.c). Only for the real root.

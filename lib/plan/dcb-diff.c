@@ -9,6 +9,11 @@ static bool ets_same(const struct ieee_ets *a, const struct ieee_ets *b) {
 	       memcmp(a->tc_tsa, b->tc_tsa, sizeof(a->tc_tsa)) == 0;
 }
 
+static bool buffer_same(const struct dcbnl_buffer *a, const struct dcbnl_buffer *b) {
+	return memcmp(a->prio2buffer, b->prio2buffer, sizeof(a->prio2buffer)) == 0 &&
+	       memcmp(a->buffer_size, b->buffer_size, sizeof(a->buffer_size)) == 0;
+}
+
 static void dscp_table(const DcbState *live, Key key, const DcbDesired *d, DcbDiff *diff) {
 	diff->what = "DSCP app entries";
 	diff->check_dscp = true;
@@ -44,12 +49,38 @@ int dcb_diff_compute(const DcbState *live, Key key, const DcbDesired *d, DcbDiff
 
 	switch (key) {
 	case KEY_QOS_PFC:
+	case KEY_QOS_PFC_DELAY: /* one struct ieee_pfc: both declared fields in one SET */
 		if (!live->has_pfc)
 			return -EOPNOTSUPP;
 		diff.what = "PFC";
 		diff.pfc = live->pfc;
-		diff.pfc.pfc_en = d->pfc;
-		diff.set_pfc = live->pfc.pfc_en != d->pfc;
+		if (key == KEY_QOS_PFC || (d->set & KEY_BIT(KEY_QOS_PFC)))
+			diff.pfc.pfc_en = d->pfc;
+		if (key == KEY_QOS_PFC_DELAY || (d->set & KEY_BIT(KEY_QOS_PFC_DELAY)))
+			diff.pfc.delay = d->pfc_delay;
+		diff.set_pfc =
+			live->pfc.pfc_en != diff.pfc.pfc_en || live->pfc.delay != diff.pfc.delay;
+		break;
+	case KEY_QOS_BUFFER_PRIO:
+	case KEY_QOS_BUFFER_SIZE:
+		if (!live->has_buffer)
+			return -EOPNOTSUPP;
+		diff.what = "buffer";
+		diff.buffer = live->buffer;
+		if (key == KEY_QOS_BUFFER_PRIO || (d->set & KEY_BIT(KEY_QOS_BUFFER_PRIO)))
+			memcpy(diff.buffer.prio2buffer, d->buffer_prio,
+			       sizeof(diff.buffer.prio2buffer));
+		if (key == KEY_QOS_BUFFER_SIZE || (d->set & KEY_BIT(KEY_QOS_BUFFER_SIZE)))
+			memcpy(diff.buffer.buffer_size, d->buffer_size,
+			       sizeof(diff.buffer.buffer_size));
+		diff.set_buffer = !buffer_same(&live->buffer, &diff.buffer);
+		break;
+	case KEY_QOS_DCBX:
+		if (!live->has_dcbx)
+			return -EOPNOTSUPP;
+		diff.what = "DCBX mode";
+		diff.dcbx = d->dcbx;
+		diff.set_dcbx = (live->dcbx & DCBX_DECLARABLE) != d->dcbx;
 		break;
 	case KEY_QOS_ETS_PRIO_TC:
 	case KEY_QOS_ETS_TC_BW:
@@ -84,11 +115,13 @@ int dcb_diff_compute(const DcbState *live, Key key, const DcbDesired *d, DcbDiff
 		return -EINVAL;
 	}
 	*ret = diff;
-	return diff.set_ets || diff.set_pfc || diff.set_maxrate || diff.n_add > 0 || diff.n_del > 0;
+	return diff.set_ets || diff.set_pfc || diff.set_maxrate || diff.set_buffer ||
+	       diff.set_dcbx || diff.n_add > 0 || diff.n_del > 0;
 }
 
 bool dcb_diff_has_set(const DcbDiff *diff) {
-	return diff->set_ets || diff->set_pfc || diff->set_maxrate || diff->n_add > 0;
+	return diff->set_ets || diff->set_pfc || diff->set_maxrate || diff->set_buffer ||
+	       diff->n_add > 0;
 }
 
 DcbChange dcb_diff_change(const DcbDiff *diff) {
@@ -96,13 +129,19 @@ DcbChange dcb_diff_change(const DcbDiff *diff) {
 		.ets = diff->set_ets ? &diff->ets : NULL,
 		.pfc = diff->set_pfc ? &diff->pfc : NULL,
 		.maxrate = diff->set_maxrate ? &diff->maxrate : NULL,
+		.buffer = diff->set_buffer ? &diff->buffer : NULL,
 		.apps = diff->n_add > 0 ? diff->add : NULL,
 		.n_apps = diff->n_add,
 	};
 }
 
 bool dcb_diff_applied(const DcbDiff *diff, const DcbState *after) {
-	if (diff->set_pfc && (!after->has_pfc || after->pfc.pfc_en != diff->pfc.pfc_en))
+	if (diff->set_pfc && (!after->has_pfc || after->pfc.pfc_en != diff->pfc.pfc_en ||
+			      after->pfc.delay != diff->pfc.delay))
+		return false;
+	if (diff->set_buffer && (!after->has_buffer || !buffer_same(&after->buffer, &diff->buffer)))
+		return false;
+	if (diff->set_dcbx && (!after->has_dcbx || (after->dcbx & DCBX_DECLARABLE) != diff->dcbx))
 		return false;
 	if (diff->set_ets && (!after->has_ets || !ets_same(&after->ets, &diff->ets)))
 		return false;

@@ -97,6 +97,12 @@ static void action_value_fill(ActionValue *v, const ActionSpec *s, bool *oom) {
 	case KEY_NETDEV_ADDRESSES:
 		(void) address_from_string(s->desired, &v->address); /* formatted by the planner */
 		break;
+	case KEY_ECN_CNP_DSCP:
+		v->number = set->ecn_cnp_dscp;
+		break;
+	case KEY_ECN_CNP_PRIO:
+		v->number = set->ecn_cnp_prio;
+		break;
 	case KEY_ECN_ROCE_NP:
 		v->priorities = set->ecn_roce_np;
 		break;
@@ -156,16 +162,35 @@ static void action_value_fill(ActionValue *v, const ActionSpec *s, bool *oom) {
 	case KEY_QOS_ETS_TC_BW:
 	case KEY_QOS_ETS_TSA:
 	case KEY_QOS_MAXRATE:
+	case KEY_QOS_PFC_DELAY:
+	case KEY_QOS_BUFFER_PRIO:
+	case KEY_QOS_BUFFER_SIZE:
+	case KEY_QOS_DCBX:
 		v->dcb = (DcbDesired){
 			.set = set->set & KEYS_QOS,
 			.trust = set->qos_trust,
 			.pfc = set->qos_pfc,
+			.pfc_delay = (uint16_t) set->qos_pfc_delay,
+			.dcbx = set->qos_dcbx,
 		};
+		memcpy(v->dcb.buffer_prio, set->qos_buffer_prio, sizeof(v->dcb.buffer_prio));
+		memcpy(v->dcb.buffer_size, set->qos_buffer_size, sizeof(v->dcb.buffer_size));
 		memcpy(v->dcb.ets_prio_tc, set->ets_prio_tc, sizeof(v->dcb.ets_prio_tc));
 		memcpy(v->dcb.ets_tc_bw, set->ets_tc_bw, sizeof(v->dcb.ets_tc_bw));
 		memcpy(v->dcb.ets_tsa, set->ets_tsa, sizeof(v->dcb.ets_tsa));
 		memcpy(v->dcb.maxrate, set->qos_maxrate, sizeof(v->dcb.maxrate));
 		memcpy(v->dcb.dscp_map, set->qos_dscp_map, sizeof(v->dcb.dscp_map));
+		break;
+	case KEY_NETDEV_PAUSE_AUTONEG:
+	case KEY_NETDEV_PAUSE_RX:
+	case KEY_NETDEV_PAUSE_TX: /* the three as one PAUSE_SET: the declared ones, -1 the rest */
+		v->pause = (PauseChange){
+			.autoneg = (set->set & KEY_BIT(KEY_NETDEV_PAUSE_AUTONEG))
+					   ? set->pause_autoneg
+					   : -1,
+			.rx = (set->set & KEY_BIT(KEY_NETDEV_PAUSE_RX)) ? set->pause_rx : -1,
+			.tx = (set->set & KEY_BIT(KEY_NETDEV_PAUSE_TX)) ? set->pause_tx : -1,
+		};
 		break;
 	default:
 		break;
@@ -274,6 +299,26 @@ static bool netdev_value_differs(const PortSettings *a, const PortSettings *b, K
 		return memcmp(a->ets_tsa, b->ets_tsa, sizeof(a->ets_tsa)) != 0;
 	case KEY_QOS_MAXRATE:
 		return memcmp(a->qos_maxrate, b->qos_maxrate, sizeof(a->qos_maxrate)) != 0;
+	case KEY_QOS_PFC_DELAY:
+		return a->qos_pfc_delay != b->qos_pfc_delay;
+	case KEY_QOS_BUFFER_PRIO:
+		return memcmp(a->qos_buffer_prio, b->qos_buffer_prio, sizeof(a->qos_buffer_prio)) !=
+		       0;
+	case KEY_QOS_BUFFER_SIZE:
+		return memcmp(a->qos_buffer_size, b->qos_buffer_size, sizeof(a->qos_buffer_size)) !=
+		       0;
+	case KEY_QOS_DCBX:
+		return a->qos_dcbx != b->qos_dcbx;
+	case KEY_NETDEV_PAUSE_AUTONEG:
+		return a->pause_autoneg != b->pause_autoneg;
+	case KEY_NETDEV_PAUSE_RX:
+		return a->pause_rx != b->pause_rx;
+	case KEY_NETDEV_PAUSE_TX:
+		return a->pause_tx != b->pause_tx;
+	case KEY_ECN_CNP_DSCP:
+		return a->ecn_cnp_dscp != b->ecn_cnp_dscp;
+	case KEY_ECN_CNP_PRIO:
+		return a->ecn_cnp_prio != b->ecn_cnp_prio;
 	default:
 		return false;
 	}

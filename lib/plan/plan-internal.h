@@ -77,6 +77,9 @@ int plan_firewall_removed(Plan *p, const Config *c, const HostState *h);
 
 /* plan-qos.c */
 int rule_qos_pfc(Plan *p, const PlanPort *l, Key key);
+int rule_qos_buffer(Plan *p, const PlanPort *l, Key key);
+int rule_qos_dcbx(Plan *p, const PlanPort *l, Key key);
+int rule_netdev_pause(Plan *p, const PlanPort *l, Key key);
 int rule_qos_ets(Plan *p, const PlanPort *l, Key key);
 int rule_qos_maxrate(Plan *p, const PlanPort *l, Key key);
 int rule_qos_dscp_map(Plan *p, const PlanPort *l, Key key);

@@ -3,6 +3,7 @@
  * (host-dcb.c reads it; apply-dcb.c writes what differs). */
 #include <stdio.h>
 
+#include "dcb-diff.h"
 #include "dcbnl.h"
 #include "plan-internal.h"
 #include "settings-format.h"
@@ -27,7 +28,12 @@ static const char *dcb_unsupported(const PlanPort *l, char *buf, size_t size) {
 	 * is what lldpad sets up). */
 	if (l->settings->qos_owner == QOS_OWNER_RDMAD)
 		return NULL;
-	if (n->dcb.has_dcbx && (n->dcb.dcbx & DCB_CAP_DCBX_LLD_MANAGED))
+	/* A declared DCBX mode is what the port will have: its own action comes first. */
+	if (l->settings->set & KEY_BIT(KEY_QOS_DCBX)) {
+		if (l->settings->qos_dcbx & DCB_CAP_DCBX_LLD_MANAGED)
+			return "qos.dcbx is lld-managed: the NIC's LLDP agent owns DCB; qos.owner: "
+			       "rdmad overrides";
+	} else if (n->dcb.has_dcbx && (n->dcb.dcbx & DCB_CAP_DCBX_LLD_MANAGED))
 		return "DCBX is managed by the NIC's LLDP agent (dcbx lld-managed); "
 		       "qos.owner: rdmad overrides";
 	if (n->dcb.has_ets && n->dcb.ets.willing)
@@ -57,19 +63,95 @@ static int plan_qos_add(Plan *p, const PlanPort *l, Key key, const char *current
 	return plan_port_add(p, l, PHASE_QOS, key, current, desired, NULL);
 }
 
+/* qos.pfc and qos.pfc-delay: the fields of one struct ieee_pfc, each its own row. The delay is
+ * the headroom (in bits) the port reserves for what is in flight once it sends a pause: what
+ * mlnx_qos --cable_len works out from the cable's length. */
 int rule_qos_pfc(Plan *p, const PlanPort *l, Key key) {
+	const struct ieee_pfc *pfc = &l->netdev->dcb.pfc;
 	char cur[32], want[32], why[160];
 	const char *unsupported;
 
-	setting_format_pfc(l->settings->qos_pfc, want);
+	if (key == KEY_QOS_PFC_DELAY)
+		snprintf(want, sizeof(want), "delay %u", l->settings->qos_pfc_delay);
+	else
+		setting_format_pfc(l->settings->qos_pfc, want);
 	unsupported = dcb_unsupported(l, why, sizeof(why));
 	if (!unsupported && !l->netdev->dcb.has_pfc)
 		unsupported = "the driver has no IEEE PFC (dcbnl ieee_getpfc)";
 	if (unsupported)
 		return plan_port_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
-	setting_format_pfc(l->netdev->dcb.pfc.pfc_en, cur);
+	if (key == KEY_QOS_PFC_DELAY) {
+		snprintf(cur, sizeof(cur), "delay %u", pfc->delay);
+		return plan_qos_add(p, l, key, cur, want, pfc->delay != l->settings->qos_pfc_delay);
+	}
+	setting_format_pfc(pfc->pfc_en, cur);
+	return plan_qos_add(p, l, key, cur, want, pfc->pfc_en != l->settings->qos_pfc);
+}
+
+/* qos.buffer.prio-buffer and qos.buffer.size: one struct dcbnl_buffer (`dcb buffer`), as
+ * `mlnx_qos --prio2buffer --buffer_size` sets it on mlx5. */
+int rule_qos_buffer(Plan *p, const PlanPort *l, Key key) {
+	const struct dcbnl_buffer *b = &l->netdev->dcb.buffer;
+	const PortSettings *s = l->settings;
+	char cur[128], want[128], why[160];
+	const char *unsupported;
+
+	if (key == KEY_QOS_BUFFER_PRIO)
+		setting_format_u8_map("prio-buffer", s->qos_buffer_prio, want);
+	else
+		setting_format_buffer_size(s->qos_buffer_size, want);
+	unsupported = dcb_unsupported(l, why, sizeof(why));
+	if (!unsupported && !l->netdev->dcb.has_buffer)
+		unsupported = "the driver has no port buffer configuration (dcbnl_getbuffer)";
+	if (unsupported)
+		return plan_port_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+	if (key == KEY_QOS_BUFFER_PRIO) {
+		setting_format_u8_map("prio-buffer", b->prio2buffer, cur);
+		return plan_qos_add(p, l, key, cur, want,
+				    memcmp(b->prio2buffer, s->qos_buffer_prio, N_PRIO) != 0);
+	}
+	setting_format_buffer_size(b->buffer_size, cur);
 	return plan_qos_add(p, l, key, cur, want,
-			    l->netdev->dcb.pfc.pfc_en != l->settings->qos_pfc);
+			    memcmp(b->buffer_size, s->qos_buffer_size, sizeof(b->buffer_size)) !=
+				    0);
+}
+
+/* qos.dcbx: who runs DCBX on the port and which version. Planned before the other qos keys:
+ * with host DCBX, rdmad's own writes are not overridden by the NIC's agent. The kernel sends no
+ * notification when it changes: drift is found when any other DCB change of the netdev is
+ * announced (every IEEE_GET carries the mode) and at each full reconcile. */
+int rule_qos_dcbx(Plan *p, const PlanPort *l, Key key) {
+	const PortSettings *s = l->settings;
+	_cleanup_free_ char *invalid = NULL;
+	char cur[48], want[48];
+	int r;
+
+	setting_format_dcbx(s->qos_dcbx, want);
+	r = port_settings_validate(s, &invalid);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		_cleanup_free_ char *reason = NULL;
+
+		if (asprintf(&reason, "the merged settings are invalid: %s", invalid) < 0)
+			return -ENOMEM;
+		return plan_port_add(p, l, PHASE_QOS, key, NULL, want, reason);
+	}
+	if (netdev_missing(l))
+		return plan_port_add(p, l, PHASE_QOS, key, NULL, want, netdev_missing(l));
+	if (!l->netdev->dcb_observed)
+		return plan_port_add(p, l, PHASE_QOS, key, NULL, want, "DCB was not read (dcbnl)");
+	if (l->netdev->dcb_error < 0 || !l->netdev->dcb.has_dcbx) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "no DCBX mode (dcbnl getdcbx) on %s%s%s",
+			 l->netdev->name, l->netdev->dcb_error < 0 ? ": " : "",
+			 l->netdev->dcb_error < 0 ? strerror(-l->netdev->dcb_error) : "");
+		return plan_port_add(p, l, PHASE_QOS, key, NULL, want, why);
+	}
+	setting_format_dcbx(l->netdev->dcb.dcbx, cur);
+	return plan_qos_add(p, l, key, cur, want,
+			    (l->netdev->dcb.dcbx & DCBX_DECLARABLE) != s->qos_dcbx);
 }
 
 int rule_qos_ets(Plan *p, const PlanPort *l, Key key) {

@@ -125,6 +125,35 @@ static int rule_ecn(Plan *p, const PlanPort *l, Key key) {
 	return plan_port_add(p, l, PHASE_ECN, key, cur, des, NULL);
 }
 
+/* ecn.cnp-dscp, ecn.cnp-prio: what the CNPs the port sends as notification point carry. */
+static int rule_ecn_cnp(Plan *p, const PlanPort *l, Key key) {
+	unsigned want =
+		key == KEY_ECN_CNP_DSCP ? l->settings->ecn_cnp_dscp : l->settings->ecn_cnp_prio;
+	char cur[16], des[16], conflict[160], why[192];
+	unsigned have;
+
+	snprintf(des, sizeof(des), "%u", want);
+	if (netdev_missing(l))
+		return plan_port_add(p, l, PHASE_ECN, key, NULL, des, netdev_missing(l));
+	if (!l->netdev->cnp_supported) {
+		snprintf(why, sizeof(why),
+			 "no ecn/roce_np/cnp_dscp or cnp_802p_prio in the netdev's sysfs: %s%s has "
+			 "no "
+			 "interface for the CNP's %s (mlx5 has, not on VFs)",
+			 l->netdev->driver ? "the driver " : "this netdev",
+			 l->netdev->driver ? l->netdev->driver : "",
+			 key == KEY_ECN_CNP_DSCP ? "DSCP" : "priority");
+		return plan_port_add(p, l, PHASE_ECN, key, NULL, des, why);
+	}
+	if (netdev_conflict(l, key, conflict, sizeof(conflict)))
+		return plan_port_add(p, l, PHASE_ECN, key, NULL, des, conflict);
+	have = key == KEY_ECN_CNP_DSCP ? l->netdev->cnp_dscp : l->netdev->cnp_prio;
+	if (have == want || plan_has_netdev_action(p, l, key, des))
+		return 0;
+	snprintf(cur, sizeof(cur), "%u", have);
+	return plan_port_add(p, l, PHASE_ECN, key, cur, des, NULL);
+}
+
 static const HwCounter *hw_counter_find(const HostPort *port, const char *name) {
 	for (size_t i = 0; i < port->n_hw_counters; i++)
 		if (streq(port->hw_counters[i].name, name))
@@ -233,9 +262,16 @@ static const struct {
 	{ KEY_NETDEV_MTU,       rule_netdev_mtu },
 	{ KEY_NETDEV_ADDRESSES, rule_netdev_addresses },
 	{ KEY_NETDEV_RAIL_ROUTING, rule_rail_routing },
+	{ KEY_NETDEV_PAUSE_AUTONEG, rule_netdev_pause },
+	{ KEY_NETDEV_PAUSE_RX,  rule_netdev_pause },
+	{ KEY_NETDEV_PAUSE_TX,  rule_netdev_pause },
 	{ KEY_ROCE_MODE,        rule_roce_mode },
 	{ KEY_ROCE_TOS,         rule_roce_tos },
+	{ KEY_QOS_DCBX,         rule_qos_dcbx },
 	{ KEY_QOS_PFC,          rule_qos_pfc },
+	{ KEY_QOS_PFC_DELAY,    rule_qos_pfc },
+	{ KEY_QOS_BUFFER_PRIO,  rule_qos_buffer },
+	{ KEY_QOS_BUFFER_SIZE,  rule_qos_buffer },
 	{ KEY_QOS_ETS_PRIO_TC,  rule_qos_ets },
 	{ KEY_QOS_ETS_TC_BW,    rule_qos_ets },
 	{ KEY_QOS_ETS_TSA,      rule_qos_ets },
@@ -244,6 +280,8 @@ static const struct {
 	{ KEY_QOS_TRUST,        rule_qos_trust },
 	{ KEY_ECN_ROCE_NP,      rule_ecn },
 	{ KEY_ECN_ROCE_RP,      rule_ecn },
+	{ KEY_ECN_CNP_DSCP,     rule_ecn_cnp },
+	{ KEY_ECN_CNP_PRIO,     rule_ecn_cnp },
 	{ KEY_COUNTERS_OPTIONAL, rule_counters_optional },
 	{ KEY_SECURITY_ROCE_ALLOW_FROM, rule_roce_allow_from },
 	{ KEY_RDMA_NODE_DESCRIPTION, rule_node_description },

@@ -39,6 +39,10 @@ typedef struct DcbDesired {
 	EtsTsa ets_tsa[N_TC];
 	uint64_t maxrate[N_TC];	 /* kbit/s, 0: no limit */
 	int8_t dscp_map[N_DSCP]; /* priority per DSCP, -1: no entry */
+	uint16_t pfc_delay;	 /* ieee_pfc.delay */
+	uint8_t buffer_prio[N_PRIO];
+	uint32_t buffer_size[N_BUFFERS];
+	uint8_t dcbx; /* DCB_CAP_DCBX_* */
 } DcbDesired;
 
 /* The desired value in typed form, for the apply backends; which field is meaningful depends
@@ -66,17 +70,18 @@ typedef struct ActionValue {
 	uint8_t priorities;	  /* ecn.*: bit per priority */
 	Address address;	  /* netdev.addresses: one per action */
 	SoftDeviceType link_type; /* links */
-	char *name; /* modules: the module; links: the device to create; rdma.node-description:
-		     * the text to write */
-	char *lower;		  /* links: the netdev it sits on */
-	bool remove;		  /* links: delete the device (one rdmad created) */
-	DcbDesired dcb;		  /* qos.* */
+	char *name;	/* modules: the module; links: the device to create; rdma.node-description:
+			 * the text to write */
+	char *lower;	/* links: the netdev it sits on */
+	bool remove;	/* links: delete the device (one rdmad created) */
+	DcbDesired dcb; /* qos.* */
+	PauseChange pause; /* netdev.pause.*: the declared fields, -1 the others */
 	/* sriov.*, pci.*: number is sriov.vfs, pci.max-read-request (bytes) or the ACS Control
 	 * value to write; flag sriov.autoprobe; name the bridge (pci.upstream-acs) */
 	EswitchMode eswitch;
-	SriovVf vf;		  /* sriov.vf: one VF, its set the fields to write */
-	RailItem rail;		  /* netdev.rail-routing: one rule, route or sysctl */
-	char **counters;	  /* counters.optional: the whole set to enable, by name */
+	SriovVf vf;	 /* sriov.vf: one VF, its set the fields to write */
+	RailItem rail;	 /* netdev.rail-routing: one rule, route or sysctl */
+	char **counters; /* counters.optional: the whole set to enable, by name */
 	/* security.roce-allow-from: the chain as declared (the prefixes), or a removal */
 	FirewallOp firewall_op;
 	Address *allow;

@@ -40,6 +40,34 @@ void setting_format_u8_map(const char *name, const uint8_t v[8], char buf[64]) {
 		p += sprintf(p, " %u:%u", i, v[i]);
 }
 
+/* "buffer-size 0:130944 1:0 ...": bytes per buffer. */
+void setting_format_buffer_size(const uint32_t v[N_BUFFERS], char buf[128]) {
+	char *p = buf + sprintf(buf, "buffer-size");
+
+	for (unsigned i = 0; i < N_BUFFERS; i++)
+		p += sprintf(p, " %u:%" PRIu32, i, v[i]);
+}
+
+/* "host ieee", as `dcb dcbx show` words the DCB_CAP_DCBX_* bits; "none" for no bit. */
+void setting_format_dcbx(uint8_t bits, char buf[48]) {
+	static const struct {
+		uint8_t bit;
+		const char *word;
+	} words[] = {
+		{ DCB_CAP_DCBX_HOST, "host" },	   { DCB_CAP_DCBX_LLD_MANAGED, "lld-managed" },
+		{ DCB_CAP_DCBX_VER_CEE, "cee" },   { DCB_CAP_DCBX_VER_IEEE, "ieee" },
+		{ DCB_CAP_DCBX_STATIC, "static" },
+	};
+	char *p = buf;
+
+	*p = 0;
+	for (size_t i = 0; i < ELEMENTSOF(words); i++)
+		if (bits & words[i].bit)
+			p += sprintf(p, "%s%s", p > buf ? " " : "", words[i].word);
+	if (p == buf)
+		strcpy(buf, "none");
+}
+
 void setting_format_tsa(const uint8_t kernel_tsa[N_TC], char buf[128]) {
 	char *p = buf + sprintf(buf, "tc-tsa");
 
@@ -221,6 +249,36 @@ static int format_value(FILE *f, const PortSettings *s, Key key) {
 	case KEY_QOS_MAXRATE:
 		setting_format_maxrate(s->qos_maxrate, buf);
 		fputs(buf, f);
+		break;
+	case KEY_QOS_PFC_DELAY:
+		fprintf(f, "delay %u", s->qos_pfc_delay);
+		break;
+	case KEY_QOS_BUFFER_PRIO:
+		setting_format_u8_map("prio-buffer", s->qos_buffer_prio, buf);
+		fputs(buf, f);
+		break;
+	case KEY_QOS_BUFFER_SIZE:
+		setting_format_buffer_size(s->qos_buffer_size, buf);
+		fputs(buf, f);
+		break;
+	case KEY_QOS_DCBX:
+		setting_format_dcbx(s->qos_dcbx, buf);
+		fputs(buf, f);
+		break;
+	case KEY_NETDEV_PAUSE_AUTONEG:
+		fputs(s->pause_autoneg ? "on" : "off", f);
+		break;
+	case KEY_NETDEV_PAUSE_RX:
+		fputs(s->pause_rx ? "on" : "off", f);
+		break;
+	case KEY_NETDEV_PAUSE_TX:
+		fputs(s->pause_tx ? "on" : "off", f);
+		break;
+	case KEY_ECN_CNP_DSCP:
+		fprintf(f, "%u", s->ecn_cnp_dscp);
+		break;
+	case KEY_ECN_CNP_PRIO:
+		fprintf(f, "%u", s->ecn_cnp_prio);
 		break;
 	case KEY_ECN_ROCE_NP:
 		setting_format_priorities(s->ecn_roce_np, buf);

@@ -13,6 +13,10 @@ void setting_format_priorities(uint8_t mask, char buf[32]);
 void setting_format_pfc(uint8_t mask, char buf[32]);
 /* "prio-tc 0:0 1:0 ...", "tc-bw 0:50 ..." */
 void setting_format_u8_map(const char *name, const uint8_t v[8], char buf[64]);
+/* "buffer-size 0:130944 1:0 ...": bytes per buffer (qos.buffer.size) */
+void setting_format_buffer_size(const uint32_t v[N_BUFFERS], char buf[128]);
+/* "host ieee" (qos.dcbx), as `dcb dcbx show` words the DCB_CAP_DCBX_* bits; "none" for 0 */
+void setting_format_dcbx(uint8_t bits, char buf[48]);
 /* "tc-tsa 0:ets 1:strict ..." from the kernel's IEEE_8021QAZ_TSA_* values */
 void setting_format_tsa(const uint8_t kernel_tsa[N_TC], char buf[128]);
 /* "tc-maxrate 3:25Gbit", "tc-maxrate unlimited" (kbit/s) */

@@ -2,8 +2,9 @@
 /* The QoS checks, for the ports whose profiles declare qos.* (the others have no rows: rdmad
  * leaves their DCB alone, and nothing says what it should be): the netdev has DCB (dcbnl), PFC
  * is on for every priority declared lossless, the trust state is the declared one, and no other
- * agent owns DCB (the NIC's LLDP/DCBX agent, a host LLDP agent such as lldpad). They read the
- * DCB state host-dcb.c observed, and /proc under the root. */
+ * agent owns DCB (the NIC's LLDP/DCBX agent, a host LLDP agent such as lldpad), and global
+ * pause is off where PFC is on. They read the DCB state host-dcb.c observed, the pause
+ * host-pause.c observed, and /proc under the root. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -171,6 +172,37 @@ static int check_trust(Preflight *p, const char *subject, const PortSettings *s,
 			     strna(want));
 }
 
+/* Global (802.3x) pause and PFC on one port: a NIC with global pause on pauses the whole link
+ * and ignores PFC (mlx5 refuses PFC while it is on; others take one or the other). Judged when
+ * PFC is on, as read. */
+static int check_pause(Preflight *p, const char *subject, const HostNetdev *n) {
+	_cleanup_free_ char *fix = NULL;
+	char pfc[32];
+
+	if (!n->dcb.has_pfc || n->dcb.pfc.pfc_en == 0)
+		return 0;
+	setting_format_priorities(n->dcb.pfc.pfc_en, pfc);
+	if (!n->pause_observed || n->pause_error < 0)
+		return preflight_add(p, "netdev.pause", subject, PREFLIGHT_OK, NULL,
+				     "PFC is on for priorities %s; %s has no global pause to "
+				     "conflict with it (%s)",
+				     pfc, n->name,
+				     !n->pause_observed ? "not read" : strerror(-n->pause_error));
+	if (!n->pause.rx && !n->pause.tx)
+		return preflight_add(p, "netdev.pause", subject, PREFLIGHT_OK, NULL,
+				     "global pause is off on %s: PFC (priorities %s) governs",
+				     n->name, pfc);
+	if (asprintf(&fix,
+		     "netdev: {pause: {autoneg: false, rx: false, tx: false}} in the profile, or "
+		     "ethtool -A %s autoneg off rx off tx off",
+		     n->name) < 0)
+		return -ENOMEM;
+	return preflight_add(p, "netdev.pause", subject, PREFLIGHT_WARN, fix,
+			     "global pause is on on %s (rx %s, tx %s) while PFC is on for "
+			     "priorities %s: the NIC then pauses the whole link and ignores PFC",
+			     n->name, n->pause.rx ? "on" : "off", n->pause.tx ? "on" : "off", pfc);
+}
+
 static int declared_keys(const PortSettings *s, char **ret) {
 	_cleanup_strv_free_ char **keys = NULL;
 	char *j;
@@ -271,7 +303,7 @@ static int check_port(Preflight *p, const PreflightInput *in, const HostDevice *
 		if (r < 0)
 			return r;
 	}
-	return 0;
+	return check_pause(p, subject, n);
 }
 
 int preflight_qos(Preflight *p, const PreflightInput *in) {

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <linux/dcbnl.h>
 #include <stdio.h>
 
 #include "glob-util.h"
@@ -87,6 +88,24 @@ static int link_settings_overlay(PortSettings *dst, const PortSettings *src, con
 		memcpy(dst->ets_tsa, src->ets_tsa, sizeof(dst->ets_tsa));
 	if (set & KEY_BIT(KEY_QOS_MAXRATE))
 		memcpy(dst->qos_maxrate, src->qos_maxrate, sizeof(dst->qos_maxrate));
+	if (set & KEY_BIT(KEY_QOS_PFC_DELAY))
+		dst->qos_pfc_delay = src->qos_pfc_delay;
+	if (set & KEY_BIT(KEY_QOS_BUFFER_PRIO))
+		memcpy(dst->qos_buffer_prio, src->qos_buffer_prio, sizeof(dst->qos_buffer_prio));
+	if (set & KEY_BIT(KEY_QOS_BUFFER_SIZE))
+		memcpy(dst->qos_buffer_size, src->qos_buffer_size, sizeof(dst->qos_buffer_size));
+	if (set & KEY_BIT(KEY_QOS_DCBX))
+		dst->qos_dcbx = src->qos_dcbx;
+	if (set & KEY_BIT(KEY_NETDEV_PAUSE_AUTONEG))
+		dst->pause_autoneg = src->pause_autoneg;
+	if (set & KEY_BIT(KEY_NETDEV_PAUSE_RX))
+		dst->pause_rx = src->pause_rx;
+	if (set & KEY_BIT(KEY_NETDEV_PAUSE_TX))
+		dst->pause_tx = src->pause_tx;
+	if (set & KEY_BIT(KEY_ECN_CNP_DSCP))
+		dst->ecn_cnp_dscp = src->ecn_cnp_dscp;
+	if (set & KEY_BIT(KEY_ECN_CNP_PRIO))
+		dst->ecn_cnp_prio = src->ecn_cnp_prio;
 	if (set & KEY_BIT(KEY_ECN_ROCE_NP))
 		dst->ecn_roce_np = src->ecn_roce_np;
 	if (set & KEY_BIT(KEY_ECN_ROCE_RP))
@@ -173,10 +192,34 @@ static void origins_format(const PortSettings *s, char *buf, size_t size) {
 		buf[0] = 0;
 }
 
+/* qos.owner: rdmad means rdmad writes the port's DCB as its host agent; a DCBX mode that hands
+ * the port to the NIC's own agent contradicts it (the firmware would overwrite every write). */
+static int dcbx_validate(const PortSettings *s, char **ret_error) {
+	const char *dcbx = s->origin[KEY_QOS_DCBX], *owner = s->origin[KEY_QOS_OWNER];
+	char from[160] = "";
+
+	if (!(s->set & KEY_BIT(KEY_QOS_DCBX)) || !(s->set & KEY_BIT(KEY_QOS_OWNER)) ||
+	    s->qos_owner != QOS_OWNER_RDMAD || !(s->qos_dcbx & DCB_CAP_DCBX_LLD_MANAGED))
+		return 0;
+	if (dcbx && owner && !streq(dcbx, owner))
+		snprintf(from, sizeof(from), " (qos.dcbx from %s, qos.owner from %s)", dcbx, owner);
+	if (asprintf(ret_error,
+		     "'qos.dcbx' lld-managed hands DCB to the NIC's own agent, but 'qos.owner: "
+		     "rdmad' has rdmad write it as the host's: declare qos.dcbx [host, ...] or "
+		     "qos.owner auto%s",
+		     from) < 0)
+		return -ENOMEM;
+	return -EINVAL;
+}
+
 int port_settings_validate(const PortSettings *s, char **ret_error) {
 	unsigned sum = 0, n_ets = 0;
 	char tcs[32] = "", from[160];
+	int r;
 
+	r = dcbx_validate(s, ret_error);
+	if (r < 0)
+		return r;
 	if (!(s->set & KEY_BIT(KEY_QOS_ETS_TC_BW)))
 		return 0;
 	if (!(s->set & KEY_BIT(KEY_QOS_ETS_TSA))) {

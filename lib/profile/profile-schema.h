@@ -14,6 +14,7 @@ typedef struct SchemaContext {
 	Diagnostics *diags;
 	Profile *profile;
 	const yaml_node_t *ets_tc_bw; /* where qos.ets.tc-bw was set, for schema_check_profile() */
+	const yaml_node_t *qos_dcbx;  /* where qos.dcbx was set, the same */
 	const yaml_node_t *sriov_vf;  /* where sriov.vf was set */
 } SchemaContext;
 

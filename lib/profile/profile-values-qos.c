@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The value parsers of the qos: keys (priorities, the DSCP map, ETS arrays, maxrate) and the
- * check across them once a profile is parsed (ETS bandwidth against TSA). */
+/* The value parsers of the qos: keys (priorities, the DSCP map, ETS and buffer arrays, maxrate,
+ * the DCBX mode) and the checks across them once a profile is parsed (ETS bandwidth against TSA,
+ * the DCBX mode against qos.owner). */
+
+#include <linux/dcbnl.h>
 
 #include "profile-values.h"
 
@@ -78,7 +81,11 @@ static int parse_eight(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *no
 	if (n != 8)
 		return schema_error(
 			ctx, node, "'%s' expects 8 entries (one per %s), got %zu", row->path,
-			row->key == KEY_QOS_ETS_PRIO_TC ? "priority" : "traffic class", n);
+			row->key == KEY_QOS_ETS_PRIO_TC || row->key == KEY_QOS_BUFFER_PRIO
+				? "priority"
+			: row->key == KEY_QOS_BUFFER_SIZE ? "buffer"
+							  : "traffic class",
+			n);
 	for (size_t i = 0; i < 8; i++) {
 		yaml_node_t *item =
 			yaml_document_get_node(ctx->document, node->data.sequence.items.start[i]);
@@ -103,6 +110,71 @@ int parse_u8_array(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, 
 		ctx->ets_tc_bw = node;
 	for (size_t i = 0; i < 8; i++)
 		((uint8_t *) dest)[i] = (uint8_t) v[i];
+	return 0;
+}
+
+/* qos.buffer.size: bytes per receive buffer, as `dcb buffer set ... buffer-size` takes them. */
+int parse_u32_array(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest) {
+	long long v[8] = { 0 };
+	int r;
+
+	r = parse_eight(ctx, row, node, v);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < 8; i++)
+		((uint32_t *) dest)[i] = (uint32_t) v[i];
+	return 0;
+}
+
+/* qos.dcbx: [host, ieee]: who runs the DCBX agent (the host, through dcbnl and lldpad, or the
+ * NIC's firmware) and the version it speaks, as `dcb dcbx set` takes them. One of each. */
+int parse_dcbx(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest) {
+	static const struct {
+		const char *word;
+		uint8_t bit;
+	} words[] = {
+		{ "host", DCB_CAP_DCBX_HOST },
+		{ "lld-managed", DCB_CAP_DCBX_LLD_MANAGED },
+		{ "ieee", DCB_CAP_DCBX_VER_IEEE },
+		{ "cee", DCB_CAP_DCBX_VER_CEE },
+	};
+	const uint8_t modes = DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_LLD_MANAGED;
+	uint8_t bits = 0;
+
+	if (node->type != YAML_SEQUENCE_NODE)
+		return schema_error(ctx, node,
+				    "'%s' expects a list of a mode (host or lld-managed) and a "
+				    "version (ieee or cee), got %s",
+				    row->path, yaml_node_kind(node));
+	for (yaml_node_item_t *i = node->data.sequence.items.start;
+	     i < node->data.sequence.items.top; i++) {
+		yaml_node_t *item = yaml_document_get_node(ctx->document, *i);
+		const char *s = NULL;
+		size_t k;
+		int r;
+
+		r = expect_string(ctx, row, item, &s);
+		if (r < 0)
+			return r;
+		for (k = 0; k < ELEMENTSOF(words); k++)
+			if (streq(s, words[k].word))
+				break;
+		if (k == ELEMENTSOF(words))
+			return schema_error(
+				ctx, item, "'%s': unknown word '%s' (host, lld-managed, ieee, cee)",
+				row->path, s);
+		if (bits & ((words[k].bit & modes) ? modes : (uint8_t) ~modes))
+			return schema_error(ctx, item, "'%s': '%s' is a second %s", row->path, s,
+					    (words[k].bit & modes) ? "mode" : "version");
+		bits |= words[k].bit;
+	}
+	if (!(bits & modes) || !(bits & (uint8_t) ~modes))
+		return schema_error(ctx, node,
+				    "'%s' needs a mode (host or lld-managed) and a version (ieee "
+				    "or cee)",
+				    row->path);
+	*(uint8_t *) dest = bits;
+	ctx->qos_dcbx = node;
 	return 0;
 }
 
@@ -223,15 +295,38 @@ int parse_maxrate(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, v
 	return 0;
 }
 
+/* Global pause and PFC declared together: the NIC would ignore PFC (or refuse it). A warning,
+ * not an error: the profile says what it says, and preflight reads what the port does. */
+static int check_pause_pfc(SchemaContext *ctx) {
+	const PortSettings *s = &ctx->profile->settings;
+	bool pause = ((s->set & KEY_BIT(KEY_NETDEV_PAUSE_RX)) && s->pause_rx) ||
+		     ((s->set & KEY_BIT(KEY_NETDEV_PAUSE_TX)) && s->pause_tx);
+
+	if (!pause || !(s->set & KEY_BIT(KEY_QOS_PFC)) || s->qos_pfc == 0)
+		return 0;
+	return diagnostics_warn(ctx->diags, ctx->file, 0, 0,
+				"netdev.pause turns global pause on together with qos.pfc: a NIC "
+				"with global pause on pauses the whole link and ignores PFC; "
+				"declare netdev.pause {rx: false, tx: false} for lossless RoCE") < 0
+		       ? -ENOMEM
+		       : 0;
+}
+
 int schema_check_profile(SchemaContext *ctx) {
 	_cleanup_free_ char *error = NULL;
 	int r;
 
+	r = check_pause_pfc(ctx);
+	if (r < 0)
+		return r;
 	r = schema_check_sriov(ctx);
-	if (r < 0 || !ctx->ets_tc_bw)
+	if (r < 0 || (!ctx->ets_tc_bw && !ctx->qos_dcbx))
 		return r;
 	r = port_settings_validate(&ctx->profile->settings, &error);
 	if (r == -EINVAL)
-		return schema_error(ctx, ctx->ets_tc_bw, "%s", error);
+		return schema_error(ctx,
+				    ctx->qos_dcbx && strstr(error, "qos.dcbx") ? ctx->qos_dcbx
+									       : ctx->ets_tc_bw,
+				    "%s", error);
 	return r;
 }

@@ -67,13 +67,14 @@ int parse_gid_requirements(SchemaContext *ctx, const SchemaKey *row, yaml_node_t
 int parse_globs(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 int parse_links(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest _unused_);
 int parse_modules(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
-int parse_node_description(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
-			   void *dest);
+int parse_node_description(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 int parse_ports(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 int parse_rail_routing(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 int parse_roce_allow_from(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 
 /* profile-values-qos.c */
+int parse_dcbx(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
+int parse_u32_array(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 int parse_dscp_map(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 int parse_maxrate(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 int parse_priorities(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);

@@ -28,6 +28,9 @@ typedef enum Key {
 	KEY_NETDEV_MTU,
 	KEY_NETDEV_ADDRESSES,
 	KEY_NETDEV_RAIL_ROUTING,
+	KEY_NETDEV_PAUSE_AUTONEG,
+	KEY_NETDEV_PAUSE_RX,
+	KEY_NETDEV_PAUSE_TX,
 	KEY_GIDS_REQUIRE,
 	KEY_GIDS_PUBLISH,
 	KEY_QOS_OWNER,
@@ -38,8 +41,14 @@ typedef enum Key {
 	KEY_QOS_ETS_TC_BW,
 	KEY_QOS_ETS_TSA,
 	KEY_QOS_MAXRATE,
+	KEY_QOS_PFC_DELAY,
+	KEY_QOS_BUFFER_PRIO,
+	KEY_QOS_BUFFER_SIZE,
+	KEY_QOS_DCBX,
 	KEY_ECN_ROCE_NP,
 	KEY_ECN_ROCE_RP,
+	KEY_ECN_CNP_DSCP,
+	KEY_ECN_CNP_PRIO,
 	KEY_COUNTERS_OPTIONAL,
 	KEY_SECURITY_ROCE_ALLOW_FROM,
 	KEY_RDMA_NODE_DESCRIPTION,
@@ -64,7 +73,11 @@ DECLARE_STRING_TABLE_LOOKUP(key, Key)
 #define KEYS_QOS                                                                                 \
 	(KEY_BIT(KEY_QOS_OWNER) | KEY_BIT(KEY_QOS_TRUST) | KEY_BIT(KEY_QOS_PFC) |                \
 	 KEY_BIT(KEY_QOS_DSCP_MAP) | KEY_BIT(KEY_QOS_ETS_PRIO_TC) | KEY_BIT(KEY_QOS_ETS_TC_BW) | \
-	 KEY_BIT(KEY_QOS_ETS_TSA) | KEY_BIT(KEY_QOS_MAXRATE))
+	 KEY_BIT(KEY_QOS_ETS_TSA) | KEY_BIT(KEY_QOS_MAXRATE) | KEY_BIT(KEY_QOS_PFC_DELAY) |      \
+	 KEY_BIT(KEY_QOS_BUFFER_PRIO) | KEY_BIT(KEY_QOS_BUFFER_SIZE) | KEY_BIT(KEY_QOS_DCBX))
+#define KEYS_PAUSE                                                          \
+	(KEY_BIT(KEY_NETDEV_PAUSE_AUTONEG) | KEY_BIT(KEY_NETDEV_PAUSE_RX) | \
+	 KEY_BIT(KEY_NETDEV_PAUSE_TX))
 #define KEYS_PORT (((UINT64_C(1) << _KEY_MAX) - 1) & ~KEYS_MATCH & ~KEYS_HOST)
 /* The keys that act on the function behind a matched netdev (its PCI function, or netdevsim's
  * bus device), whether or not it has an RDMA device (plan-function.c). */
@@ -74,9 +87,10 @@ DECLARE_STRING_TABLE_LOOKUP(key, Key)
 #define KEYS_PCI      (KEY_BIT(KEY_PCI_MAX_READ_REQUEST) | KEY_BIT(KEY_PCI_UPSTREAM_ACS))
 #define KEYS_FUNCTION (KEYS_SRIOV | KEYS_PCI)
 
-#define N_PRIO 8
-#define N_TC   8
-#define N_DSCP 64
+#define N_PRIO	  8
+#define N_TC	  8
+#define N_DSCP	  64
+#define N_BUFFERS 8 /* DCBX_MAX_BUFFERS: the port buffers dcbnl knows */
 /* A hw counter name with its NUL (as rdmanl.h's RDMANL_COUNTER_NAME_MAX) */
 #define HW_COUNTER_NAME_MAX 64
 
@@ -145,11 +159,11 @@ typedef struct PortSettings {
 	unsigned netdev_mtu;
 	Address *addresses;
 	size_t n_addresses;
-	bool rail_routing;   /* per-rail source routing (rail.h); false: none wanted */
-	uint32_t rail_table; /* its table; 0: RAIL_TABLE_BASE + the netdev's ifindex */
-	uint32_t gids_require; /* bit per GidRequirement */
+	bool rail_routing;	/* per-rail source routing (rail.h); false: none wanted */
+	uint32_t rail_table;	/* its table; 0: RAIL_TABLE_BASE + the netdev's ifindex */
+	uint32_t gids_require;	/* bit per GidRequirement */
 	GidChoice gids_publish; /* the GID jobs are told to use (env file, PreferredGidIndex) */
-	QosOwner qos_owner;    /* who may write DCB when an LLDP agent manages the port */
+	QosOwner qos_owner;	/* who may write DCB when an LLDP agent manages the port */
 	QosTrust qos_trust;
 	uint8_t qos_pfc;	     /* bit per priority */
 	int8_t qos_dscp_map[N_DSCP]; /* priority per DSCP value, -1 for "not mapped" */
@@ -158,8 +172,15 @@ typedef struct PortSettings {
 	EtsTsa ets_tsa[N_TC];
 	uint64_t
 		qos_maxrate[N_TC]; /* kbit/s per traffic class (ieee_maxrate's unit), 0: no limit */
-	uint8_t ecn_roce_np;	   /* bit per priority */
+	unsigned qos_pfc_delay;	   /* the PFC delay field (bits of headroom; ieee_pfc.delay) */
+	uint8_t qos_buffer_prio[N_PRIO];	/* the receive buffer of each priority */
+	uint32_t qos_buffer_size[N_BUFFERS];	/* bytes per receive buffer */
+	uint8_t qos_dcbx;			/* DCB_CAP_DCBX_* bits: one mode, one version */
+	bool pause_autoneg, pause_rx, pause_tx; /* netdev.pause.*: global (802.3x) pause */
+	uint8_t ecn_roce_np;			/* bit per priority */
 	uint8_t ecn_roce_rp;
+	unsigned ecn_cnp_dscp; /* the DSCP and 802.1p priority of the CNPs the port sends */
+	unsigned ecn_cnp_prio;
 	/* counters.optional: the whole set of optional hw counters to enable, as declared (none
 	 * left enabled but these); NULL-terminated, empty: disable them all */
 	char **counters_optional;

@@ -120,6 +120,57 @@ TEST(ecn) {
 	applier_free(a);
 }
 
+#define CNP(f) "sys/class/net/eth0/ecn/roce_np/" f
+
+/* ecn.cnp-dscp and ecn.cnp-prio: compared, written, read back; a driver's refusal (through the
+ * fault file: EINVAL) fails with the file and the error. */
+TEST(ecn_cnp) {
+	char faults[sizeof(root) + 16];
+	Applier *a = NULL;
+	ActionOutcome o = { 0 };
+	Action x;
+	char *s;
+
+	put_file(root, CNP("cnp_dscp"), "26\n");
+	put_file(root, CNP("cnp_802p_prio"), "3\n");
+	CHECK(applier_new(root, state, &a) == 0);
+	x = action(KEY_ECN_CNP_DSCP, "mlx5_0", "eth0");
+	x.value.number = 48;
+	CHECK(action_apply(a, &x, &o) == 0);
+	CHECK_STREQ(apply_result_to_string(o.result), "changed");
+	s = get(CNP("cnp_dscp"));
+	CHECK_STREQ(s, "48");
+	free(s);
+	action_outcome_done(&o);
+	CHECK(action_apply(a, &x, &o) == 0);
+	CHECK_STREQ(apply_result_to_string(o.result), "unchanged");
+	action_outcome_done(&o);
+
+	put_file(root, "faults", "/" CNP("cnp_802p_prio") " EINVAL\n");
+	snprintf(faults, sizeof(faults), "%s/faults", root);
+	CHECK(applier_set_fault_file(a, faults) == 0);
+	x = action(KEY_ECN_CNP_PRIO, "mlx5_0", "eth0");
+	x.value.number = 6;
+	CHECK(action_apply(a, &x, &o) == 0);
+	CHECK_STREQ(apply_result_to_string(o.result), "failed");
+	CHECK_INTEQ(o.error, -EINVAL);
+	CHECK(o.message && strstr(o.message, "cnp_802p_prio: Invalid argument"));
+	s = get(CNP("cnp_802p_prio"));
+	CHECK_STREQ(s, "3"); /* nothing written */
+	free(s);
+	action_outcome_done(&o);
+	applier_free(a);
+
+	/* no such file on this driver */
+	CHECK(applier_new(root, state, &a) == 0);
+	x = action(KEY_ECN_CNP_DSCP, "mlx5_0", "eth9");
+	x.value.number = 48;
+	CHECK(action_apply(a, &x, &o) == 0);
+	CHECK_STREQ(apply_result_to_string(o.result), "unsupported");
+	action_outcome_done(&o);
+	applier_free(a);
+}
+
 /* What the planner marked unsupported is not attempted. */
 TEST(unsupported_passthrough) {
 	Applier *a = NULL;
@@ -166,5 +217,5 @@ TEST(cleanup) {
 	CHECK(system(cmd) == 0);
 }
 
-TESTS_MAIN(TEST_ENTRY(configfs), TEST_ENTRY(ecn), TEST_ENTRY(unsupported_passthrough),
-	   TEST_ENTRY(dcb_unsupported), TEST_ENTRY(cleanup))
+TESTS_MAIN(TEST_ENTRY(configfs), TEST_ENTRY(ecn), TEST_ENTRY(ecn_cnp),
+	   TEST_ENTRY(unsupported_passthrough), TEST_ENTRY(dcb_unsupported), TEST_ENTRY(cleanup))

@@ -68,6 +68,90 @@ TEST(pfc) {
 	CHECK_INTEQ(dcb_diff_compute(&live, KEY_ROCE_TOS, &d, &diff), -EINVAL);
 }
 
+/* qos.pfc-delay alone, then with qos.pfc: one struct ieee_pfc, both declared fields in it. */
+TEST(pfc_delay) {
+	DcbState live = live_new();
+	DcbDesired d = desired_new(KEY_BIT(KEY_QOS_PFC_DELAY));
+	DcbDiff diff;
+
+	d.pfc_delay = 7;
+	CHECK_INTEQ(dcb_diff_compute(&live, KEY_QOS_PFC_DELAY, &d, &diff), 1);
+	CHECK(diff.set_pfc);
+	CHECK_INTEQ(diff.pfc.delay, 7);
+	CHECK_INTEQ(diff.pfc.pfc_en, 0); /* not declared: as read */
+	live.pfc.delay = 7;
+	CHECK(dcb_diff_applied(&diff, &live));
+	CHECK_INTEQ(dcb_diff_compute(&live, KEY_QOS_PFC_DELAY, &d, &diff), 0);
+
+	/* both declared: whichever action comes first writes both */
+	d = desired_new(KEY_BIT(KEY_QOS_PFC) | KEY_BIT(KEY_QOS_PFC_DELAY));
+	d.pfc = 1u << 3;
+	d.pfc_delay = 30;
+	CHECK_INTEQ(dcb_diff_compute(&live, KEY_QOS_PFC_DELAY, &d, &diff), 1);
+	CHECK_INTEQ(diff.pfc.pfc_en, 0x08);
+	CHECK_INTEQ(diff.pfc.delay, 30);
+	live.pfc.pfc_en = 0x08;
+	CHECK(!dcb_diff_applied(&diff, &live)); /* the delay did not take */
+	live.pfc.delay = 30;
+	CHECK(dcb_diff_applied(&diff, &live));
+	CHECK_INTEQ(dcb_diff_compute(&live, KEY_QOS_PFC, &d, &diff), 0);
+}
+
+/* qos.buffer: prio2buffer and buffer_size, total_size as read. */
+TEST(buffer) {
+	DcbState live = live_new();
+	DcbDesired d = desired_new(KEY_BIT(KEY_QOS_BUFFER_PRIO));
+	DcbDiff diff;
+	DcbChange c;
+
+	CHECK_INTEQ(dcb_diff_compute(&live, KEY_QOS_BUFFER_PRIO, &d, &diff), -EOPNOTSUPP);
+	live.has_buffer = true;
+	live.buffer.total_size = 262016;
+	live.buffer.buffer_size[0] = 262016;
+	d.buffer_prio[3] = 1;
+	CHECK_INTEQ(dcb_diff_compute(&live, KEY_QOS_BUFFER_PRIO, &d, &diff), 1);
+	CHECK(diff.set_buffer && !diff.set_pfc && !diff.set_ets);
+	CHECK_INTEQ(diff.buffer.prio2buffer[3], 1);
+	CHECK_INTEQ(diff.buffer.buffer_size[0], 262016); /* not declared: as read */
+	CHECK_INTEQ(diff.buffer.total_size, 262016);
+	c = dcb_diff_change(&diff);
+	CHECK(c.buffer == &diff.buffer && !c.pfc && !c.ets && !c.maxrate);
+	CHECK_STREQ(diff.what, "buffer");
+
+	d.set |= KEY_BIT(KEY_QOS_BUFFER_SIZE);
+	d.buffer_size[0] = 131072;
+	d.buffer_size[1] = 130944;
+	CHECK_INTEQ(dcb_diff_compute(&live, KEY_QOS_BUFFER_SIZE, &d, &diff), 1);
+	CHECK_INTEQ(diff.buffer.prio2buffer[3], 1);
+	CHECK_INTEQ(diff.buffer.buffer_size[1], 130944);
+	live.buffer.prio2buffer[3] = 1;
+	live.buffer.buffer_size[0] = 131072;
+	live.buffer.buffer_size[1] = 131000; /* rounded by a driver: not as declared */
+	CHECK(!dcb_diff_applied(&diff, &live));
+	live.buffer.buffer_size[1] = 130944;
+	CHECK(dcb_diff_applied(&diff, &live));
+	CHECK_INTEQ(dcb_diff_compute(&live, KEY_QOS_BUFFER_PRIO, &d, &diff), 0);
+}
+
+/* qos.dcbx: an SDCBX of its own, compared on the mode and version bits. */
+TEST(dcbx) {
+	DcbState live = live_new();
+	DcbDesired d = desired_new(KEY_BIT(KEY_QOS_DCBX));
+	DcbDiff diff;
+
+	d.dcbx = DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE;
+	CHECK_INTEQ(dcb_diff_compute(&live, KEY_QOS_DCBX, &d, &diff), -EOPNOTSUPP);
+	live.has_dcbx = true;
+	live.dcbx = DCB_CAP_DCBX_LLD_MANAGED | DCB_CAP_DCBX_VER_CEE | DCB_CAP_DCBX_VER_IEEE;
+	CHECK_INTEQ(dcb_diff_compute(&live, KEY_QOS_DCBX, &d, &diff), 1);
+	CHECK(diff.set_dcbx && !dcb_diff_has_set(&diff)); /* nothing for the IEEE_SET */
+	CHECK_INTEQ(diff.dcbx, DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE);
+	CHECK(!dcb_diff_applied(&diff, &live));
+	live.dcbx = DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE | DCB_CAP_DCBX_STATIC;
+	CHECK(dcb_diff_applied(&diff, &live)); /* the static bit is not declared */
+	CHECK_INTEQ(dcb_diff_compute(&live, KEY_QOS_DCBX, &d, &diff), 0);
+}
+
 TEST(ets) {
 	DcbState live = live_new();
 	DcbDesired d = desired_new(KEY_BIT(KEY_QOS_ETS_TC_BW));
@@ -194,5 +278,5 @@ TEST(trust) {
 	CHECK(dcb_diff_applied(&diff, &live));
 }
 
-TESTS_MAIN(TEST_ENTRY(pfc), TEST_ENTRY(ets), TEST_ENTRY(maxrate), TEST_ENTRY(dscp_map),
-	   TEST_ENTRY(trust))
+TESTS_MAIN(TEST_ENTRY(pfc), TEST_ENTRY(pfc_delay), TEST_ENTRY(buffer), TEST_ENTRY(dcbx),
+	   TEST_ENTRY(ets), TEST_ENTRY(maxrate), TEST_ENTRY(dscp_map), TEST_ENTRY(trust))

@@ -619,7 +619,10 @@ TEST(qos_typed_values) {
 
 		CHECK_INTEQ(p->actions[i].phase, PHASE_QOS);
 		CHECK_STREQ(p->actions[i].netdev, "ens1f0np0");
-		CHECK_INTEQ(d->set, KEYS_QOS & ~KEY_BIT(KEY_QOS_OWNER));
+		CHECK_INTEQ(d->set,
+			    KEYS_QOS & ~(KEY_BIT(KEY_QOS_OWNER) | KEY_BIT(KEY_QOS_PFC_DELAY) |
+					 KEY_BIT(KEY_QOS_BUFFER_PRIO) |
+					 KEY_BIT(KEY_QOS_BUFFER_SIZE) | KEY_BIT(KEY_QOS_DCBX)));
 		CHECK_INTEQ(d->pfc, 0x18);
 		CHECK_INTEQ(d->ets_prio_tc[3], 3);
 		CHECK_INTEQ(d->ets_tc_bw[3], 50);
@@ -629,6 +632,119 @@ TEST(qos_typed_values) {
 		CHECK_INTEQ(d->dscp_map[27], -1);
 		CHECK_INTEQ(d->trust, QOS_TRUST_DSCP);
 	}
+	plan_free(p);
+	config_free(c);
+	host_state_free(h);
+}
+
+/* ---- the rest of lossless RoCE ----------------------------------------------------------------
+ */
+
+static const char lossless_rest[] = "match: {device: \"mlx5_*\"}\n"
+				    "netdev: {pause: {autoneg: false, rx: false, tx: false}}\n"
+				    "qos:\n"
+				    "  dcbx: [host, ieee]\n"
+				    "  pfc: [3]\n"
+				    "  pfc-delay: 7\n"
+				    "  buffer: {prio-buffer: [0,0,0,1,0,0,0,0]}\n"
+				    "ecn: {cnp-dscp: 48, cnp-prio: 6}\n";
+
+/* From a port with global pause on, firmware DCBX, no PFC and other CNP marking to the whole
+ * setup: the DCBX mode first (it lets the rest be written), one row per field. */
+TEST(lossless_rest_differences) {
+	static const char *const texts[] = { lossless_rest, NULL };
+	HostState *h = host_new();
+	HostNetdev *n = netdev_dcb_default(h, "ens1f0np0");
+	char *s;
+
+	n->dcb.dcbx = DCB_CAP_DCBX_LLD_MANAGED | DCB_CAP_DCBX_VER_CEE | DCB_CAP_DCBX_VER_IEEE;
+	n->dcb.has_buffer = true;
+	n->pause_observed = true;
+	n->pause = (PauseParams){ .autoneg = true, .rx = true, .tx = true };
+	n->cnp_supported = true;
+	n->cnp_dscp = 26;
+	n->cnp_prio = 3;
+	s = plan_text(texts, h);
+	CHECK_STREQ(s, "mlx5_0/1 netdev.pause.autoneg on->off 00-test.yaml\n"
+		       "mlx5_0/1 netdev.pause.rx on->off 00-test.yaml\n"
+		       "mlx5_0/1 netdev.pause.tx on->off 00-test.yaml\n"
+		       "mlx5_0/1 qos.dcbx lld-managed cee ieee->host ieee 00-test.yaml\n"
+		       "mlx5_0/1 qos.pfc pfc-enabled none->pfc-enabled 3 00-test.yaml\n"
+		       "mlx5_0/1 qos.pfc-delay delay 4660->delay 7 00-test.yaml\n"
+		       "mlx5_0/1 qos.buffer.prio-buffer prio-buffer 0:0 1:0 2:0 3:0 4:0 5:0 6:0 "
+		       "7:0->prio-buffer 0:0 1:0 2:0 3:1 4:0 5:0 6:0 7:0 00-test.yaml\n"
+		       "mlx5_0/1 ecn.cnp-dscp 26->48 00-test.yaml\n"
+		       "mlx5_0/1 ecn.cnp-prio 3->6 00-test.yaml\n");
+	free(s);
+
+	/* converged: nothing */
+	h = host_new();
+	n = netdev_dcb_default(h, "ens1f0np0");
+	n->dcb.has_buffer = true;
+	n->dcb.buffer.prio2buffer[3] = 1;
+	n->dcb.pfc.pfc_en = 0x08;
+	n->dcb.pfc.delay = 7;
+	n->pause_observed = true;
+	n->cnp_supported = true;
+	n->cnp_dscp = 48;
+	n->cnp_prio = 6;
+	s = plan_text(texts, h);
+	CHECK_STREQ(s, "");
+	free(s);
+}
+
+/* Where a driver has none of it: each row says why, nothing pending. */
+TEST(lossless_rest_unsupported) {
+	static const char *const texts[] = { lossless_rest, NULL };
+	/* each valid, their merge not */
+	static const char *const owned[] = {
+		"match: {device: \"mlx5_*\"}\nqos: {owner: rdmad}\n",
+		"match: {device: \"mlx5_*\"}\nqos: {dcbx: [lld-managed, ieee]}\n",
+		NULL,
+	};
+	HostState *h = host_new();
+	HostNetdev *n = netdev_dcb_default(h, "ens1f0np0");
+	Config *c = config_from(texts);
+	Plan *p = NULL;
+
+	n->dcb.has_dcbx = false;
+	n->pause_observed = true;
+	n->pause_error = -EOPNOTSUPP;
+	CHECK(plan_compute(c, h, &p) == 0);
+	CHECK_INTEQ(plan_pending(p), 2); /* qos.pfc and its delay: dcbnl has them */
+	for (size_t i = 0; i < p->n_actions; i++) {
+		const Action *a = &p->actions[i];
+
+		if (a->key == KEY_QOS_PFC || a->key == KEY_QOS_PFC_DELAY)
+			continue;
+		CHECK(a->unsupported != NULL);
+		if (a->key == KEY_NETDEV_PAUSE_RX)
+			CHECK_STREQ(a->unsupported, "ens1f0np0 has no pause parameters (the driver "
+						    "has no get_pauseparam)");
+		if (a->key == KEY_QOS_DCBX)
+			CHECK_STREQ(a->unsupported, "no DCBX mode (dcbnl getdcbx) on ens1f0np0");
+		if (a->key == KEY_QOS_BUFFER_PRIO)
+			CHECK_STREQ(a->unsupported, "the driver has no port buffer configuration "
+						    "(dcbnl_getbuffer)");
+		if (a->key == KEY_ECN_CNP_DSCP)
+			CHECK_STREQ(
+				a->unsupported,
+				"no ecn/roce_np/cnp_dscp or cnp_802p_prio in the netdev's sysfs: "
+				"this netdev has no interface for the CNP's DSCP (mlx5 "
+				"has, not on VFs)");
+	}
+	plan_free(p);
+	config_free(c);
+
+	/* a declared lld-managed DCBX leaves the rest to the NIC's agent, and contradicts an
+	 * owner rdmad (the merged settings are refused) */
+	c = config_from(owned);
+	CHECK(c && plan_compute(c, h, &p) == 0);
+	CHECK_INTEQ(p ? p->n_actions : 0, 1);
+	if (!p || p->n_actions != 1)
+		return;
+	CHECK(p->actions[0].unsupported &&
+	      strstr(p->actions[0].unsupported, "the merged settings are invalid"));
 	plan_free(p);
 	config_free(c);
 	host_state_free(h);
@@ -801,7 +917,6 @@ TEST(counters_unsupported) {
 	free(s);
 }
 
-
 /* rdma.node-description: the format expanded as rdma-ndd does, cut at 64 bytes. */
 TEST(node_description_expand) {
 	char buf[NODE_DESC_MAX + 1], want[NODE_DESC_MAX + 1];
@@ -854,11 +969,13 @@ TEST(node_description) {
 	/* the host name unknown: not written with a literal %h */
 	h = host_new();
 	out = plan_text(texts, h);
-	CHECK(strstr(out, "mlx5_0/1 rdma.node-description -->%h mlx5_0 00-test.yaml (unsupported)"));
+	CHECK(strstr(out,
+		     "mlx5_0/1 rdma.node-description -->%h mlx5_0 00-test.yaml (unsupported)"));
 	free(out);
 }
 
-TESTS_MAIN(TEST_ENTRY(typed_values), TEST_ENTRY(converged_is_empty),
+TESTS_MAIN(TEST_ENTRY(typed_values), TEST_ENTRY(lossless_rest_differences),
+	   TEST_ENTRY(lossless_rest_unsupported), TEST_ENTRY(converged_is_empty),
 	   TEST_ENTRY(differences_in_order), TEST_ENTRY(configfs_unknown), TEST_ENTRY(unsupported),
 	   TEST_ENTRY(infiniband_port), TEST_ENTRY(soft_links), TEST_ENTRY(modules_need_a_match),
 	   TEST_ENTRY(shared_netdev), TEST_ENTRY(shared_netdev_conflict), TEST_ENTRY(netns_mode),

@@ -208,6 +208,33 @@ static const struct {
 	  "t.yaml:2:22: error: 'qos.maxrate' expects a rate like 25Gbit, 100Mbit or 0 (no limit), "
 	  "got '1.Gbit'\n"
 	  "t.yaml:2:39: error: 'qos.maxrate' expects a string, got a list" },
+	/* the rest of lossless RoCE */
+	{ "qos:\n  dcbx: host\n",
+	  "t.yaml:2:9: error: 'qos.dcbx' expects a list of a mode (host or lld-managed) and a "
+	  "version (ieee or cee), got a scalar" },
+	{ "qos:\n  dcbx: [host, lld-managed]\n",
+	  "t.yaml:2:16: error: 'qos.dcbx': 'lld-managed' is a second mode" },
+	{ "qos:\n  dcbx: [ieee]\n",
+	  "t.yaml:2:9: error: 'qos.dcbx' needs a mode (host or lld-managed) and a version (ieee or "
+	  "cee)" },
+	{ "qos:\n  dcbx: [host, ieee, firmware]\n", "t.yaml:2:22: error: 'qos.dcbx': unknown word "
+						    "'firmware' (host, lld-managed, ieee, cee)" },
+	{ "qos:\n  owner: rdmad\n  dcbx: [lld-managed, ieee]\n",
+	  "t.yaml:3:9: error: 'qos.dcbx' lld-managed hands DCB to the NIC's own agent, but "
+	  "'qos.owner: rdmad' has rdmad write it as the host's: declare qos.dcbx [host, ...] or "
+	  "qos.owner auto" },
+	{ "qos:\n  pfc-delay: 65536\n",
+	  "t.yaml:2:14: error: 'qos.pfc-delay' must be in 0..65535, got 65536" },
+	{ "qos:\n  buffer: {prio-buffer: [0,0,0,8,0,0,0,0]}\n",
+	  "t.yaml:2:32: error: 'qos.buffer.prio-buffer' must be in 0..7, got 8" },
+	{ "qos:\n  buffer: {size: [1,2,3]}\n",
+	  "t.yaml:2:18: error: 'qos.buffer.size' expects 8 entries (one per buffer), got 3" },
+	{ "qos:\n  buffer: {size: [0,0,0,0,0,0,0,4294967296]}\n",
+	  "t.yaml:2:33: error: 'qos.buffer.size' must be in 0..4294967295, got 4294967296" },
+	{ "netdev:\n  pause: {rx: off}\n",
+	  "t.yaml:2:15: error: 'netdev.pause.rx' expects true or false, got 'off'" },
+	{ "ecn:\n  cnp-dscp: 64\n", "t.yaml:2:13: error: 'ecn.cnp-dscp' must be in 0..63, got 64" },
+	{ "ecn:\n  cnp-prio: 8\n", "t.yaml:2:13: error: 'ecn.cnp-prio' must be in 0..7, got 8" },
 	/* ecn */
 	{ "ecn:\n  roce-np: 3x\n",
 	  "t.yaml:2:12: error: 'ecn.roce-np' expects an integer, got '3x'" },
@@ -327,6 +354,27 @@ TEST(every_error_reported) {
 	free(e);
 }
 
+/* Global pause with PFC is a warning: the profile loads. */
+TEST(pause_with_pfc_warns) {
+	static const char text[] = "qos:\n  pfc: [3]\nnetdev:\n  pause: {rx: true}\n";
+	_cleanup_(diagnostics_done) Diagnostics d = { 0 };
+	Profile **l = NULL;
+	size_t n = 0;
+	char *m;
+
+	CHECK(profile_load_string("t.yaml", text, strlen(text), &d, &l, &n) == 0);
+	CHECK_INTEQ(n, 1);
+	CHECK_INTEQ(d.n, 1);
+	CHECK_INTEQ(diagnostics_n_errors(&d), 0);
+	m = d.n == 1 ? diagnostic_format(&d.items[0]) : NULL;
+	CHECK(m && strstr(m, "t.yaml: warning: netdev.pause turns global pause on together with "
+			     "qos.pfc"));
+	free(m);
+	for (size_t i = 0; i < n; i++)
+		profile_free(l[i]);
+	free(l);
+}
+
 /* The example from the documentation, every key set. */
 static const char full[] =
 	"match:\n  device: \"mlx5_*\"\n  driver: mlx5_core\n"
@@ -334,14 +382,17 @@ static const char full[] =
 	"modules: [ib_uverbs, rdma_ucm]\nroce:\n"
 	"  mode: v2\n  tos: 106\nnetdev:\n  up: true\n"
 	"  mtu: 4200\n  addresses: [192.0.2.10/24, \"2001:db8::10/64\"]\n"
-	"  rail-routing: 1011\ngids:\n"
+	"  rail-routing: 1011\n  pause: {autoneg: false, rx: false, tx: false}\ngids:\n"
 	"  require: [roce-v2-ipv4, roce-v1-any]\n"
 	"  publish: {roce: v2, family: ipv4, subnet: 10.12.0.0/15}\nqos:\n"
 	"  owner: rdmad\n  trust: dscp\n  pfc: [3, 5]\n  dscp-map: {26: 3, 48: 6}\n"
 	"  maxrate: [0, 0, 0, 25Gbit, 0, 0, 2.5gbit, 100Mbit]\n"
 	"  ets: {prio-tc: [0,0,0,3,0,0,6,0], tc-bw: [10,0,0,60,0,0,30,0],\n"
-	"        tsa: [ets,strict,strict,ets,strict,strict,ets,strict]}\necn:\n"
-	"  roce-np: [3]\n  roce-rp: []\n"
+	"        tsa: [ets,strict,strict,ets,strict,strict,ets,strict]}\n"
+	"  pfc-delay: 32768\n"
+	"  buffer: {prio-buffer: [0,0,0,1,0,0,0,0], size: [130944,131072,0,0,0,0,0,0]}\n"
+	"  dcbx: [host, ieee]\necn:\n"
+	"  roce-np: [3]\n  roce-rp: []\n  cnp-dscp: 48\n  cnp-prio: 6\n"
 	"counters:\n  optional: [cc_rx_ce_pkts, np_cnp_sent]\n"
 	"security:\n  roce-allow-from: [192.0.2.0/24, \"2001:db8::/32\", 198.51.100.7]\n"
 	"rdma:\n  node-description: \"%h %d\"\n"
@@ -399,7 +450,7 @@ TEST(full_profile) {
 		CHECK_INTEQ(b->link_state, VF_LINK_STATE_ENABLE);
 		CHECK_INTEQ(b->max_rate, 10000);
 		CHECK_INTEQ(b->min_rate, 1000);
-		CHECK_INTEQ(b->line, 41);
+		CHECK_INTEQ(b->line, 47);
 	}
 	CHECK_INTEQ(p->settings.n_roce_allow_from, 3);
 	if (p->settings.n_roce_allow_from == 3) {
@@ -442,6 +493,14 @@ TEST(full_profile) {
 	CHECK_INTEQ(p->settings.qos_maxrate[7], 100000);
 	CHECK_INTEQ(p->settings.ecn_roce_np, 0x08);
 	CHECK_INTEQ(p->settings.ecn_roce_rp, 0);
+	CHECK_INTEQ(p->settings.ecn_cnp_dscp, 48);
+	CHECK_INTEQ(p->settings.ecn_cnp_prio, 6);
+	CHECK_INTEQ(p->settings.qos_pfc_delay, 32768);
+	CHECK_INTEQ(p->settings.qos_buffer_prio[3], 1);
+	CHECK_INTEQ(p->settings.qos_buffer_prio[0], 0);
+	CHECK_INTEQ(p->settings.qos_buffer_size[1], 131072);
+	CHECK_INTEQ(p->settings.qos_dcbx, 0x09); /* DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE */
+	CHECK(!p->settings.pause_autoneg && !p->settings.pause_rx && !p->settings.pause_tx);
 	CHECK_STREQ(p->settings.counters_optional[0], "cc_rx_ce_pkts");
 	CHECK_STREQ(p->settings.counters_optional[1], "np_cnp_sent");
 	CHECK(!p->settings.counters_optional[2]);
@@ -610,5 +669,6 @@ TEST(links_check_equals_apply) {
 }
 
 TESTS_MAIN(TEST_ENTRY(invalid), TEST_ENTRY(every_error_reported), TEST_ENTRY(full_profile),
-	   TEST_ENTRY(unset_means_leave_alone), TEST_ENTRY(qos_valid), TEST_ENTRY(documents),
-	   TEST_ENTRY(schema_keys), TEST_ENTRY(links_check_equals_apply))
+	   TEST_ENTRY(pause_with_pfc_warns), TEST_ENTRY(unset_means_leave_alone),
+	   TEST_ENTRY(qos_valid), TEST_ENTRY(documents), TEST_ENTRY(schema_keys),
+	   TEST_ENTRY(links_check_equals_apply))

@@ -7,7 +7,8 @@
 # exactly the declared values, a second pass sends no DCB SET at all, a change by hand is put
 # back, an injected driver failure is reported and retried, a port an LLDP agent owns is left
 # alone unless qos.owner: rdmad, trust pcp/dscp without apptrust rewrites the DSCP app table,
-# and an rxe link on dcbsim0 carries ib_write_bw.
+# the DCBX mode, PFC delay, port buffers and global pause are set, read back through dcbnl and
+# ethtool netlink and counted per object, and an rxe link on dcbsim0 carries ib_write_bw.
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
 . "$VM_LIB"
@@ -337,6 +338,159 @@ check "... rxe1/1 is degraded, not failed" grep -q 'rxe1/1: degraded' "$VM_LOGDI
 check "... rdmactl plan: qos.pfc not applied, with dcbnl's errno" \
 	sh -c "rdmactl plan | grep -q 'rxe1/1 .*qos.pfc .*no DCB (dcbnl) on veth0: Operation not supported'"
 rm "$CONF/60-veth.yaml"
+
+# ---- the rest of lossless RoCE: DCBX mode, PFC delay, port buffers, global pause --------------
+# Each object read back through the kernel itself (dcbmon --get: one dcbnl IEEE_GET; ethtool -a:
+# ethtool netlink's PAUSE_GET), and dcbsim's op counters say how often each object was written.
+calls() { # calls OP...: dcbsim's calls_OP, space-separated
+	local out="" op
+	for op in "$@"; do out="$out${out:+ }$(cat $PARAMS/calls_$op)"; done
+	echo "$out"
+}
+since() { # since "BEFORE" "AFTER": the per-op differences
+	local -a b=($1) a=($2)
+	local out="" i
+	for i in "${!a[@]}"; do out="$out${out:+ }$((a[i] - b[i]))"; done
+	echo "$out"
+}
+get_state() { dcbmon --get "$DEV"; }
+pause_show() { ethtool -a "$DEV" | awk -F: '/^(Autonegotiate|RX|TX):/ { gsub(/[ \t]/, "", $2); printf "%s%s=%s", n++ ? " " : "", $1, $2 } END { print "" }'; }
+lossless_profile() { # lossless_profile DELAY SIZE1: the whole recipe on rxe0's dcbsim0
+	mkdir -p "$CONF"
+	cat > "$CONF/50-dcb.yaml" <<- YAML
+		links:
+		  - {name: rxe0, type: rxe, netdev: dcbsim0}
+		---
+		match: {device: rxe0}
+		modules: [rdma_ucm]
+		netdev:
+		  up: true
+		  addresses: [192.0.2.1/24]
+		  pause: {autoneg: false, rx: false, tx: false}
+		gids:
+		  require: [roce-v2-ipv4]
+		qos:
+		  dcbx: [host, ieee]
+		  trust: dscp
+		  dscp-map: {26: 3, 48: 6}
+		  pfc: [3]
+		  pfc-delay: $1
+		  buffer:
+		    prio-buffer: [0, 0, 0, 1, 0, 0, 0, 0]
+		    size: [262144, $2, 0, 0, 0, 0, 0, 0]
+	YAML
+}
+OPS="setdcbx setpfc setbuffer setpause setets setmaxrate setapp delapp"
+
+is "ethtool -a: dcbsim0 starts with global pause on (rx, tx)" "$(pause_show)" \
+	"Autonegotiate=off RX=on TX=on"
+check "dcb dcbx set lld-managed cee (the NIC's agent, CEE)" dcb dcbx set dev "$DEV" lld-managed cee
+check "dcb pfc set prio-pfc all:off" dcb pfc set dev "$DEV" prio-pfc all:off
+lossless_profile 7 131072
+rdmactl plan > "$VM_LOGDIR/plan-lossless.txt" 2>&1
+diag "$(cat "$VM_LOGDIR/plan-lossless.txt")"
+check "rdmactl plan: qos.dcbx lld-managed cee -> host ieee, then PFC, delay and buffer as changes" \
+	sh -c "grep -Eq '^rxe0/1 +qos\.dcbx +lld-managed cee +host ieee ' $VM_LOGDIR/plan-lossless.txt &&
+		grep -Eq '^rxe0/1 +qos\.pfc-delay +delay 0 +delay 7 ' $VM_LOGDIR/plan-lossless.txt &&
+		grep -Eq '^rxe0/1 +qos\.buffer\.size +buffer-size 0:0 .* +buffer-size 0:262144 1:131072 ' $VM_LOGDIR/plan-lossless.txt &&
+		grep -Eq '^rxe0/1 +netdev\.pause\.rx +on +off ' $VM_LOGDIR/plan-lossless.txt"
+before=$(calls $OPS)
+once lossless
+after=$(calls $OPS)
+is "the whole recipe from a port the NIC's agent had: rdmad --once exits 0" "$rc" 0
+check "... rxe0/1 converged" grep -q 'rxe0/1: converged' "$VM_LOGDIR/lossless.log"
+state=$(get_state)
+diag "IEEE_GET: $state"
+check "IEEE_GET: DCBX host ieee (0x09)" sh -c "echo '$state' | grep -q ' dcbx=0x09'"
+check "IEEE_GET: PFC on 3 with delay 7" sh -c "echo '$state' | grep -q ' pfc{cap=8 en=0x08 delay=7}'"
+check "IEEE_GET: priority 3 in buffer 1, buffers 256 KiB and 128 KiB" \
+	sh -c "echo '$state' | grep -q ' buffer{total=0 prio2buffer=0,0,0,1,0,0,0,0 size=262144,131072,0,0,0,0,0,0}'"
+is "ethtool -a: global pause off" "$(pause_show)" "Autonegotiate=off RX=off TX=off"
+writes=$(since "$before" "$after")
+diag "writes per object (dcbx pfc buffer pause ets maxrate app-add app-del): $writes"
+is "one write per object: DCBX, PFC with its delay, buffer, pause (writes of setdcbx setpfc setbuffer setpause setets setmaxrate setapp delapp: $writes)" \
+	"$(echo "$writes" | cut -d' ' -f1-4)" "1 1 1 1"
+
+before=$(calls $OPS)
+once lossless-again
+is "converged: a second rdmad --once writes nothing (every dcbsim op count unchanged)" \
+	"$(since "$before" "$(calls $OPS)") $rc" "0 0 0 0 0 0 0 0 0"
+is "... and no DCB SET on RTNLGRP_DCB" "$(monitor_count)" 0
+
+lossless_profile 10 131072
+before=$(calls $OPS)
+once delay-10
+is "qos.pfc-delay 7 -> 10: only the PFC object is written, once" \
+	"$(since "$before" "$(calls $OPS)") $rc" "0 1 0 0 0 0 0 0 0"
+check "... IEEE_GET: delay 10, PFC still on 3" sh -c "dcbmon --get $DEV | grep -q ' pfc{cap=8 en=0x08 delay=10}'"
+
+lossless_profile 10 65536
+before=$(calls $OPS)
+once buffer-64k
+is "qos.buffer.size of buffer 1 -> 64 KiB: only the buffer object is written, once" \
+	"$(since "$before" "$(calls $OPS)") $rc" "0 0 1 0 0 0 0 0 0"
+check "... IEEE_GET: the new size, the priority map kept" \
+	sh -c "dcbmon --get $DEV | grep -q ' buffer{total=0 prio2buffer=0,0,0,1,0,0,0,0 size=262144,65536,'"
+
+check "ethtool -A dcbsim0 rx on tx on (by hand)" ethtool -A "$DEV" rx on tx on
+write $PARAMS/fail_setpause 22
+once pause-refused
+check "with fail_setpause=22, rdmad logs the refused pause write with the errno" \
+	grep -q 'rxe0/1: failed to set netdev.pause.rx .*ethtool -A rx off tx off: Invalid argument' \
+	"$VM_LOGDIR/pause-refused.log"
+is "... rdmad --once exits 2 (not converged), pause left as it was" "$rc $(pause_show)" \
+	"2 Autonegotiate=off RX=on TX=on"
+write $PARAMS/fail_setpause 0
+once pause-back
+is "without the fault, rdmad --once puts global pause back off" "$(pause_show) $rc" \
+	"Autonegotiate=off RX=off TX=off 0"
+
+# A netdev without pause parameters: veth (no get_pauseparam)
+veth_pair veth2 veth3 || bail "cannot create veth pair"
+cat > "$CONF/60-veth.yaml" << 'YAML'
+links:
+  - {name: rxe2, type: rxe, netdev: veth2}
+---
+match: {device: rxe2}
+netdev:
+  pause: {rx: false, tx: false}
+YAML
+once veth-pause
+check "netdev.pause on a veth: unsupported, with the reason" \
+	sh -c "rdmactl plan | grep -q 'rxe2/1 .*netdev.pause.rx .*veth2 has no pause parameters (the driver has no get_pauseparam)'"
+check "... rxe2/1 degraded, not failed" grep -q 'rxe2/1: degraded' "$VM_LOGDIR/veth-pause.log"
+rm "$CONF/60-veth.yaml"
+
+# The daemon: a pause change by hand is announced on ethtool's monitor group and put back; a
+# DCBX change is announced nowhere, and is found with the next DCB event on the netdev.
+dbus-daemon --config-file=/run/rdmad-vm/bus.conf --fork --print-pid --nosyslog \
+	> /run/rdmad-vm/bus.pid 2> "$VM_LOGDIR/dbus-2.log" || bail "dbus-daemon did not start"
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$BUS
+rdmad -v > "$VM_LOGDIR/rdmad-lossless.log" 2>&1 &
+RDMAD=$!
+check "rdmad starts, rxe0/1 converged" wait_until 10 grep -q 'rxe0/1: converged' "$VM_LOGDIR/rdmad-lossless.log"
+before=$(calls setpause)
+ethtool -A "$DEV" tx on
+t0=$(uptime_ms)
+if wait_until 5 sh -c "[ \"\$(ethtool -a $DEV | awk '/^TX:/ { print \$2 }')\" = off ]"; then
+	pass "ethtool -A dcbsim0 tx on by hand is put back ($(($(uptime_ms) - t0)) ms)"
+else
+	fail "ethtool -A dcbsim0 tx on by hand is put back" "$(ethtool -a "$DEV")"
+fi
+is "... by one pause write of rdmad's (and the one by hand)" "$(since "$before" "$(calls setpause)")" 2
+dcb dcbx set dev "$DEV" host cee
+sleep 1 # nothing to wait for: the kernel announces no DCBX change (the point of this check)
+is "dcb dcbx set host cee: no notification, so rdmad has not seen it" \
+	"$(dcbmon --get $DEV | sed -n 's/.* dcbx=\(0x[0-9a-f]*\).*/\1/p')" 0x05
+dcb pfc set dev "$DEV" prio-pfc 3:off
+check "the next DCB change of the netdev (PFC 3 off by hand): rdmad puts back PFC and DCBX host ieee" \
+	wait_until 5 sh -c "dcbmon --get $DEV | grep -q ' pfc{cap=8 en=0x08 .* dcbx=0x09'"
+diag "$(grep -E 'rxe0/1: ' "$VM_LOGDIR/rdmad-lossless.log" | tail -5)"
+kill "$RDMAD"
+wait "$RDMAD"
+is "rdmad stops on SIGTERM with status 0" "$?" 0
+kill "$(cat /run/rdmad-vm/bus.pid)"
+unset DBUS_SYSTEM_BUS_ADDRESS
 
 # ---- data path: rxe0 over dcbsim0 (which drops what it sends: rxe loops local traffic back) ---
 gid=$(gid_index rxe0 1 "$(gid_of_ipv4 192.0.2.1)")
