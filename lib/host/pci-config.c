@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fileio.h"
 #include "pci-config.h"
@@ -268,43 +269,70 @@ int pci_config_write16(const char *root, const char *address, size_t offset, uin
 	return 0;
 }
 
-int pci_upstream_bridges(const char *root, const char *address, char ***ret) {
-	_cleanup_free_ char *rel = NULL, *link = NULL, *path = NULL;
+int sysfs_link_components(const char *root, const char *rel, char ***ret) {
+	_cleanup_free_ char *link = NULL, *path = NULL;
 	_cleanup_strv_free_ char **l = NULL;
-	char *slash;
+	char *c, *save = NULL;
+	int r;
+
+	link = root_path(root, rel);
+	if (!link)
+		return -ENOMEM;
+	/* sysfs's links are relative in the kernel's layout: realpath() resolves them alike under
+	 * / and under a fixture root */
+	path = realpath(link, NULL);
+	if (!path)
+		return -errno;
+	l = calloc(1, sizeof(char *));
+	if (!l)
+		return -ENOMEM;
+	for (c = strtok_r(path, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		r = strv_extend(&l, c);
+		if (r < 0)
+			return r;
+	}
+	*ret = TAKE_PTR(l);
+	return 0;
+}
+
+int pci_bridges_from_components(char *const *components, char ***ret) {
+	_cleanup_strv_free_ char **l = NULL;
+	size_t n = strv_length(components);
+	int r;
+
+	l = calloc(1, sizeof(char *));
+	if (!l)
+		return -ENOMEM;
+	/* Drop the function itself, then take its PCI parents up to the first that is not one. */
+	for (size_t i = n > 0 ? n - 1 : 0; i > 0 && pci_address_valid(components[i - 1]); i--) {
+		r = strv_extend(&l, components[i - 1]);
+		if (r < 0)
+			return r;
+	}
+	*ret = TAKE_PTR(l);
+	return 0;
+}
+
+const char *pci_root_complex_from_components(char *const *components) {
+	for (size_t i = 0; components && components[i]; i++)
+		if (pci_address_valid(components[i]))
+			return i > 0 ? components[i - 1] : NULL;
+	return NULL;
+}
+
+int pci_upstream_bridges(const char *root, const char *address, char ***ret) {
+	_cleanup_free_ char *rel = NULL;
+	_cleanup_strv_free_ char **components = NULL;
 	int r;
 
 	if (!pci_address_valid(address))
 		return -EINVAL;
 	if (asprintf(&rel, "/sys/bus/pci/devices/%s", address) < 0)
 		return -ENOMEM;
-	link = root_path(root, rel);
-	if (!link)
-		return -ENOMEM;
-	/* The devices/ entry is a symlink into sys/devices/pci0000:00/.../<address>, relative in
-	 * the kernel's layout: realpath() resolves it alike under / and under a fixture root. */
-	path = realpath(link, NULL);
-	if (!path)
-		return -errno;
-
-	/* Drop the function itself, then take its PCI parents. */
-	slash = strrchr(path, '/');
-	while (slash && slash != path) {
-		*slash = 0;
-		slash = strrchr(path, '/');
-		if (!slash || !pci_address_valid(slash + 1))
-			break;
-		r = strv_extend(&l, slash + 1);
-		if (r < 0)
-			return r;
-	}
-	if (!l) {
-		l = calloc(1, sizeof(char *));
-		if (!l)
-			return -ENOMEM;
-	}
-	*ret = TAKE_PTR(l);
-	return 0;
+	r = sysfs_link_components(root, rel, &components);
+	if (r < 0)
+		return r;
+	return pci_bridges_from_components(components, ret);
 }
 
 int pci_function_config_read(const char *root, const char *address, PciFunctionConfig *ret) {

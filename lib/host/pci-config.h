@@ -127,6 +127,14 @@ int pci_config_write16(const char *root, const char *address, size_t offset, uin
  * are relative symlinks into its sys/devices. None: an allocated empty list. They are root
  * ports, switch ports and PCI bridges alike; the caller tells them apart by port type. */
 int pci_upstream_bridges(const char *root, const char *address, char ***ret);
+/* The components of the real path of <root><rel> (a sysfs link: /sys/bus/pci/devices/ADDR,
+ * /sys/class/net/NETDEV/device), top first. -errno of realpath(). */
+int sysfs_link_components(const char *root, const char *rel, char ***ret);
+/* From such components, a function's: its bridges as pci_upstream_bridges() gives them, and
+ * its root complex's directory, the component above the first PCI address ("pci0000:10"; NULL
+ * when there is none). */
+int pci_bridges_from_components(char *const *components, char ***ret);
+const char *pci_root_complex_from_components(char *const *components) _pure_;
 
 /* pci_config_read() of the whole space (4096 bytes) and pci_function_config_parse(). */
 int pci_function_config_read(const char *root, const char *address, PciFunctionConfig *ret);

@@ -77,33 +77,11 @@ static int read_speed_at(int fd, const char *name, char **ret) {
 	return 0;
 }
 
-/* The sysfs directory of address's root complex: the component of its real path above the
- * highest PCI address ("pci0000:10"). */
-static int host_bridge_of(const char *root, const char *address, char **ret) {
-	_cleanup_free_ char *rel = NULL, *link = NULL, *path = NULL;
-	char *top = NULL, *c, *save = NULL;
-
-	if (asprintf(&rel, "/sys/bus/pci/devices/%s", address) < 0)
-		return -ENOMEM;
-	link = root_path(root, rel);
-	if (!link)
-		return -ENOMEM;
-	path = realpath(link, NULL);
-	if (!path)
-		return -errno;
-	for (c = strtok_r(path, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-		if (pci_address_valid(c))
-			break;
-		top = c;
-	}
-	if (!c || !top)
-		return -ENOENT;
-	return (*ret = strdup(top)) ? 0 : -ENOMEM;
-}
-
 int pci_place_read(const char *root, const char *address, PciPlace *ret) {
 	_cleanup_(pci_place_done) PciPlace p = { .numa_node = -1 };
 	_cleanup_free_ char *rel = NULL, *dir = NULL;
+	_cleanup_strv_free_ char **components = NULL;
+	const char *top;
 	_cleanup_close_ int fd = -EBADF;
 	char buf[32], *end;
 	long node;
@@ -123,10 +101,17 @@ int pci_place_read(const char *root, const char *address, PciPlace *ret) {
 	p.address = strdup(address);
 	if (!p.address)
 		return -ENOMEM;
-	r = host_bridge_of(root, address, &p.host_bridge);
+	/* one walk of its real path: the root complex above it, the bridges between */
+	r = sysfs_link_components(root, rel, &components);
 	if (r < 0)
 		return r;
-	r = pci_upstream_bridges(root, address, &p.bridges);
+	top = pci_root_complex_from_components(components);
+	if (!top)
+		return -ENOENT;
+	p.host_bridge = strdup(top);
+	if (!p.host_bridge)
+		return -ENOMEM;
+	r = pci_bridges_from_components(components, &p.bridges);
 	if (r < 0)
 		return r;
 	if (read_small_at(fd, "numa_node", buf, sizeof(buf)) > 0) {

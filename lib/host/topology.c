@@ -33,23 +33,22 @@ void topology_done(Topology *t) {
  * <root>/sys/class/net/<nd>/device (a virtio NIC's netdev hangs off virtio0, below the PCI
  * function). NULL, and 0, when there is none (a veth). */
 static int netdev_function(const char *root, const char *nd, char **ret) {
-	_cleanup_free_ char *rel = NULL, *link = NULL, *path = NULL;
-	char *fn = NULL, *c, *save = NULL;
+	_cleanup_strv_free_ char **components = NULL;
+	_cleanup_free_ char *rel = NULL;
+	const char *fn = NULL;
+	int r;
 
 	*ret = NULL;
 	if (strchr(nd, '/') || streq(nd, "..") || streq(nd, "."))
 		return 0;
 	if (asprintf(&rel, "/sys/class/net/%s/device", nd) < 0)
 		return -ENOMEM;
-	link = root_path(root, rel);
-	if (!link)
-		return -ENOMEM;
-	path = realpath(link, NULL);
-	if (!path)
-		return errno == ENOMEM ? -ENOMEM : 0;
-	for (c = strtok_r(path, "/", &save); c; c = strtok_r(NULL, "/", &save))
-		if (pci_address_valid(c))
-			fn = c;
+	r = sysfs_link_components(root, rel, &components);
+	if (r < 0)
+		return r == -ENOMEM ? r : 0;
+	STRV_FOREACH (c, components)
+		if (pci_address_valid(*c))
+			fn = *c;
 	if (fn && !(*ret = strdup(fn)))
 		return -ENOMEM;
 	return 0;

@@ -3,6 +3,7 @@
  * functions of one device, one switch, nested switches, two root ports of one host bridge, two
  * host bridges of one NUMA node, two NUMA nodes; the bridges between them that ACS could
  * redirect at; link widths and speeds; and the NVIDIA driver's version line. */
+#include "pci-config.h"
 #include "pci-topology.h"
 #include "preflight.h"
 #include "strv.h"
@@ -72,6 +73,33 @@ TEST(path_bridges) {
 	strv_free(l);
 }
 
+/* A function's real path split: its bridges nearest first, up to the first component that is
+ * not a PCI address, and its root complex; behind Intel VMD, the VMD domain is its own root
+ * complex (pci10000:e0), below the VMD endpoint of domain 0000. */
+TEST(path_components) {
+	char *plain[] = {
+		"work",		"root",		"sys",		"devices",	"pci0000:10",
+		"0000:10:01.0", "0000:11:00.0", "0000:12:00.0", "0000:13:00.0", NULL
+	};
+	char *vmd[] = { "sys",	       "devices",	"pci0000:00",	 "0000:00:0e.0",
+			"pci10000:e0", "10000:e0:1d.0", "10000:e1:00.0", NULL };
+	char *none[] = { "sys", "devices", "virtual", "net", "veth0", NULL };
+	char **l = NULL;
+
+	CHECK(pci_bridges_from_components(plain, &l) == 0);
+	CHECK(strv_equal(l, (char *[]){ "0000:12:00.0", "0000:11:00.0", "0000:10:01.0", NULL }));
+	strv_free(l);
+	CHECK_STREQ(pci_root_complex_from_components(plain), "pci0000:10");
+	CHECK(pci_bridges_from_components(vmd, &l) == 0);
+	CHECK(strv_equal(l, (char *[]){ "10000:e0:1d.0", NULL }));
+	strv_free(l);
+	CHECK_STREQ(pci_root_complex_from_components(vmd), "pci0000:00");
+	CHECK(pci_bridges_from_components(none, &l) == 0);
+	CHECK(l && !l[0]);
+	strv_free(l);
+	CHECK(!pci_root_complex_from_components(none));
+}
+
 TEST(link_state) {
 	PciLinkState full = { .speed = (char *) "32.0 GT/s PCIe",
 			      .max_speed = (char *) "32.0 GT/s PCIe",
@@ -121,5 +149,5 @@ TEST(nvidia_version) {
 	CHECK_INTEQ(nvidia_version_parse("", &open, &v), -EBADMSG);
 }
 
-TESTS_MAIN(TEST_ENTRY(path_types), TEST_ENTRY(path_bridges), TEST_ENTRY(link_state),
-	   TEST_ENTRY(nvidia_version))
+TESTS_MAIN(TEST_ENTRY(path_types), TEST_ENTRY(path_components), TEST_ENTRY(path_bridges),
+	   TEST_ENTRY(link_state), TEST_ENTRY(nvidia_version))
