@@ -42,6 +42,7 @@ int gpu_metrics_add(Metrics *m, const char *root, const HostState *h) {
 	/* the dma-buf probe only where the verbs library sees this host's devices */
 	if (streq(root, "/") && verbs_facts_read(&verbs) >= 0 && verbs.error == 0)
 		in.verbs = &verbs;
+	in.topology = &t; /* read once, for the rows and the series */
 	r = preflight_gpu(&p, &in);
 	if (r < 0)
 		return r;

@@ -314,28 +314,32 @@ static int check_iommu(Preflight *p, const PreflightInput *in, const Topology *t
 }
 
 int preflight_gpu(Preflight *p, const PreflightInput *in) {
-	_cleanup_(topology_done) Topology t = { 0 };
+	_cleanup_(topology_done) Topology read = { 0 };
+	const Topology *t = in->topology;
 	GpuDriver drv = { 0 };
 	int r;
 
-	r = topology_read(in->root, in->host, &t);
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0)
-		return preflight_add(p, "gpu.topology", "host", PREFLIGHT_WARN, NULL,
-				     "the PCI devices cannot be listed: %s", strerror(-r));
-	if (t.n_gpus == 0)
+	if (!t) {
+		r = topology_read(in->root, in->host, &read);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			return preflight_add(p, "gpu.topology", "host", PREFLIGHT_WARN, NULL,
+					     "the PCI devices cannot be listed: %s", strerror(-r));
+		t = &read;
+	}
+	if (t->n_gpus == 0)
 		return preflight_add(p, "gpu.driver", "host", PREFLIGHT_OK, NULL,
 				     "no NVIDIA GPU on this host");
 	r = check_driver(p, in, &drv);
 	if (r >= 0)
 		r = check_gdr(p, in, &drv);
-	for (size_t g = 0; r >= 0 && g < t.n_gpus; g++) {
-		r = check_nic_path(p, &t, &t.gpus[g]);
+	for (size_t g = 0; r >= 0 && g < t->n_gpus; g++) {
+		r = check_nic_path(p, t, &t->gpus[g]);
 		if (r >= 0)
-			r = check_acs(p, in, &t, &t.gpus[g]);
+			r = check_acs(p, in, t, &t->gpus[g]);
 		if (r >= 0)
-			r = check_iommu(p, in, &t, &t.gpus[g]);
+			r = check_iommu(p, in, t, &t->gpus[g]);
 	}
 	free(drv.version);
 	return r;

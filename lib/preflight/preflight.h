@@ -23,6 +23,7 @@
 #include "macro.h"
 #include "profile.h"
 #include "string-table.h"
+#include "topology.h"
 
 typedef struct json_object json_object;
 
@@ -98,6 +99,9 @@ typedef struct PreflightInput {
 	/* What libibverbs sees; NULL when not known (another --root): the checks that need it
 	 * say so in their row. */
 	const VerbsFacts *verbs;
+	/* The GPU/NIC topology when the caller has read it already (topology_read() of root and
+	 * host); NULL: the gpu checks read it. */
+	const Topology *topology;
 	/* The memlock limit systemd gives services (DefaultLimitMEMLOCKSoft and
 	 * DefaultLimitMEMLOCK, from the manager over D-Bus: what it runs with, not only what its
 	 * files say); UINT64_MAX for infinity. Login sessions start from it too (their login
