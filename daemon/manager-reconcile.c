@@ -561,7 +561,8 @@ static HostObserveFlags observe_flags(const Config *c, char *const *only) {
  * reconcile of thousands of links so never leaves a bus call waiting for more than a slice. */
 
 typedef enum RunStage {
-	RUN_OBSERVE, /* one object per step, then the plan */
+	RUN_OBSERVE, /* one object per step */
+	RUN_PLAN,    /* the host-level keys, then one port per step */
 	RUN_APPLY,   /* one action per step */
 	RUN_STATUS,
 	RUN_PUBLISH, /* one link's environment file per step, then one announcement */
@@ -570,8 +571,8 @@ typedef enum RunStage {
 
 static const char *run_stage_to_string(RunStage s) {
 	static const char *const table[] = {
-		[RUN_OBSERVE] = "observe", [RUN_APPLY] = "apply", [RUN_STATUS] = "status",
-		[RUN_PUBLISH] = "publish", [RUN_DONE] = "finish",
+		[RUN_OBSERVE] = "observe", [RUN_PLAN] = "plan",	  [RUN_APPLY] = "apply",
+		[RUN_STATUS] = "status",   [RUN_PUBLISH] = "publish", [RUN_DONE] = "finish",
 	};
 
 	return s < ELEMENTSOF(table) ? table[s] : "?";
@@ -592,6 +593,7 @@ struct ReconcileRun {
 	unsigned pass;
 	HostObserver *observer;
 	HostState *h;
+	PlanBuilder *planner;
 	Plan *p;
 	PublishRun *publish;
 	Outcomes outcomes;
@@ -628,6 +630,7 @@ ReconcileRun *reconcile_run_free(ReconcileRun *run) {
 	if (!run)
 		return NULL;
 	host_observer_free(run->observer);
+	plan_builder_free(run->planner);
 	publish_run_free(run->publish);
 	host_state_free(run->h);
 	plan_free(run->p);
@@ -674,7 +677,7 @@ static int observe_begin(Manager *m, ReconcileRun *run) {
 				 &run->observer);
 }
 
-/* The observation is complete: take it, and plan from it. */
+/* The observation is complete: take it, and begin the plan from it. */
 static int observe_end(Manager *m, ReconcileRun *run) {
 	int r;
 
@@ -690,7 +693,8 @@ static int observe_end(Manager *m, ReconcileRun *run) {
 		if (r < 0)
 			return r;
 	}
-	return plan_compute(run->config, run->h, &run->p);
+	run->planner = plan_builder_free(run->planner);
+	return plan_builder_new(run->config, run->h, &run->planner);
 }
 
 /* One action of the plan, the next not held: 1 when one was applied, 0 when none is left. */
@@ -747,6 +751,17 @@ static int run_step(Manager *m, ReconcileRun *run) {
 		if (r <= 0)
 			return r;
 		r = observe_end(m, run);
+		if (r < 0)
+			return r;
+		run->stage = RUN_PLAN;
+		return 0;
+	case RUN_PLAN:
+		/* thousands of links: planned over several slices, not in one step */
+		r = plan_builder_step(run->planner);
+		if (r <= 0)
+			return r;
+		r = plan_builder_finish(run->planner, &run->p);
+		run->planner = plan_builder_free(run->planner);
 		if (r < 0)
 			return r;
 		if (run->pass == RECONCILE_PASSES)

@@ -375,47 +375,99 @@ static int plan_sort(Plan *p) {
 	return 0;
 }
 
-int plan_compute(const Config *c, const HostState *h, Plan **ret) {
-	_cleanup_(plan_freep) Plan *p = NULL;
-	_cleanup_free_ const char **netdevs = NULL;
+struct PlanBuilder {
+	const Config *c;
+	const HostState *h;
+	Plan *p;
+	const char **netdevs; /* of every port, sorted: which ones two ports share */
 	size_t n_netdevs;
+	size_t device, port; /* the next port to plan */
+	bool done;
+};
+
+PlanBuilder *plan_builder_free(PlanBuilder *b) {
+	if (!b)
+		return NULL;
+	plan_free(b->p);
+	free(b->netdevs);
+	free(b);
+	return NULL;
+}
+
+int plan_builder_new(const Config *c, const HostState *h, PlanBuilder **ret) {
+	_cleanup_(plan_builder_freep) PlanBuilder *b = NULL;
 	int r;
 
-	p = calloc(1, sizeof(Plan));
-	if (!p)
+	b = calloc(1, sizeof(PlanBuilder));
+	if (!b)
+		return -ENOMEM;
+	*b = (PlanBuilder){ .c = c, .h = h };
+	b->p = calloc(1, sizeof(Plan));
+	if (!b->p)
 		return -ENOMEM;
 	if (!h->partial) {
-		r = plan_host(p, c, h);
+		r = plan_host(b->p, c, h);
 		if (r < 0)
 			return r;
 		/* rdmad's rail routing that no profile declares as it is any more */
-		r = plan_rails_removed(p, c, h);
+		r = plan_rails_removed(b->p, c, h);
 		if (r < 0)
 			return r;
 		/* chains of rdmad's nftables table that no profile declares any more */
-		r = plan_firewall_removed(p, c, h);
+		r = plan_firewall_removed(b->p, c, h);
 		if (r < 0)
 			return r;
 		/* sriov.*, pci.*: functions are observed on full passes only */
-		r = plan_functions(p, c, h);
+		r = plan_functions(b->p, c, h);
 		if (r < 0)
 			return r;
 	}
-	r = port_netdevs_sorted(h, &netdevs, &n_netdevs);
+	r = port_netdevs_sorted(h, &b->netdevs, &b->n_netdevs);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < h->n_devices; i++)
-		for (size_t k = 0; k < h->devices[i].n_ports; k++) {
-			const HostPort *port = &h->devices[i].ports[k];
-
-			r = plan_port(p, c, h, &h->devices[i], port,
-				      netdev_shared(netdevs, n_netdevs, port->netdev));
-			if (r < 0)
-				return r;
-		}
-	r = plan_sort(p);
-	if (r < 0)
-		return r;
-	*ret = TAKE_PTR(p);
+	*ret = TAKE_PTR(b);
 	return 0;
+}
+
+int plan_builder_step(PlanBuilder *b) {
+	const HostState *h = b->h;
+	const HostPort *port;
+	int r;
+
+	while (b->device < h->n_devices && b->port >= h->devices[b->device].n_ports) {
+		b->device++;
+		b->port = 0;
+	}
+	if (b->device == h->n_devices) {
+		b->done = true;
+		return 1;
+	}
+	port = &h->devices[b->device].ports[b->port++];
+	r = plan_port(b->p, b->c, h, &h->devices[b->device], port,
+		      netdev_shared(b->netdevs, b->n_netdevs, port->netdev));
+	return r < 0 ? r : 0;
+}
+
+int plan_builder_finish(PlanBuilder *b, Plan **ret) {
+	int r;
+
+	if (!b->done)
+		return -EBUSY;
+	r = plan_sort(b->p);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(b->p);
+	return 0;
+}
+
+int plan_compute(const Config *c, const HostState *h, Plan **ret) {
+	_cleanup_(plan_builder_freep) PlanBuilder *b = NULL;
+	int r;
+
+	r = plan_builder_new(c, h, &b);
+	while (r >= 0 && (r = plan_builder_step(b)) == 0)
+		;
+	if (r < 0)
+		return r;
+	return plan_builder_finish(b, ret);
 }

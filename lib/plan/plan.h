@@ -119,6 +119,18 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Plan *, plan_free)
 
 /* For a partial host state (an event's devices only), host-level keys are not planned. */
 int plan_compute(const Config *c, const HostState *h, Plan **ret);
+
+/* The same in steps, for a caller that must not block for the whole of a plan of thousands of
+ * links (the daemon's event loop): plan_builder_new() plans the host-level keys, each
+ * plan_builder_step() one port (0 while ports remain, 1 when none does), plan_builder_finish()
+ * orders the actions and hands the plan over (-EBUSY before the last step). c and h must stay
+ * as they are until then. */
+typedef struct PlanBuilder PlanBuilder;
+int plan_builder_new(const Config *c, const HostState *h, PlanBuilder **ret);
+int plan_builder_step(PlanBuilder *b);
+int plan_builder_finish(PlanBuilder *b, Plan **ret);
+PlanBuilder *plan_builder_free(PlanBuilder *b);
+DEFINE_TRIVIAL_CLEANUP_FUNC(PlanBuilder *, plan_builder_free)
 /* Actions that would change something (not the unsupported ones). */
 size_t plan_pending(const Plan *p) _pure_;
 /* The plan as a JSON array of {link, setting, current, desired, profile[, unsupported]}

@@ -750,6 +750,41 @@ TEST(lossless_rest_unsupported) {
 	host_state_free(h);
 }
 
+/* The plan in steps, as the daemon makes it: one port per step, the same plan as in one go. */
+TEST(plan_in_steps) {
+	static const char *const texts[] = { lossless_rest, "roce: {tos: 106}\n", NULL };
+	HostState *h = host_new();
+	Config *c = config_from(texts);
+	PlanBuilder *b = NULL;
+	Plan *whole = NULL, *stepped = NULL;
+	unsigned steps = 0;
+	int r;
+
+	netdev_dcb_default(h, "ens1f0np0");
+	CHECK(plan_compute(c, h, &whole) == 0);
+	CHECK(plan_builder_new(c, h, &b) == 0);
+	CHECK(plan_builder_finish(b, &stepped) == -EBUSY);
+	while ((r = plan_builder_step(b)) == 0)
+		steps++;
+	CHECK_INTEQ(r, 1);
+	CHECK_INTEQ(steps, 2); /* mlx5_0/1 and rxe0/1 */
+	CHECK_INTEQ(plan_builder_step(b), 1);
+	CHECK(plan_builder_finish(b, &stepped) == 0);
+	plan_builder_free(b);
+	CHECK(whole->n_actions > 0);
+	CHECK_INTEQ(stepped->n_actions, whole->n_actions);
+	for (size_t i = 0; i < whole->n_actions && i < stepped->n_actions; i++) {
+		CHECK_INTEQ(stepped->actions[i].key, whole->actions[i].key);
+		CHECK_STREQ(action_subject(&stepped->actions[i]),
+			    action_subject(&whole->actions[i]));
+		CHECK_STREQ(stepped->actions[i].desired, whole->actions[i].desired);
+	}
+	plan_free(whole);
+	plan_free(stepped);
+	config_free(c);
+	host_state_free(h);
+}
+
 /* ---- counters.optional ---------------------------------------------------------------------- */
 
 static void port_add_counter(HostPort *p, const char *name, uint32_t index, bool optional,
@@ -974,14 +1009,15 @@ TEST(node_description) {
 	free(out);
 }
 
-TESTS_MAIN(TEST_ENTRY(typed_values), TEST_ENTRY(lossless_rest_differences),
-	   TEST_ENTRY(lossless_rest_unsupported), TEST_ENTRY(converged_is_empty),
-	   TEST_ENTRY(differences_in_order), TEST_ENTRY(configfs_unknown), TEST_ENTRY(unsupported),
-	   TEST_ENTRY(infiniband_port), TEST_ENTRY(soft_links), TEST_ENTRY(modules_need_a_match),
-	   TEST_ENTRY(shared_netdev), TEST_ENTRY(shared_netdev_conflict), TEST_ENTRY(netns_mode),
-	   TEST_ENTRY(qos_differences), TEST_ENTRY(qos_converged_is_empty), TEST_ENTRY(qos_trust),
-	   TEST_ENTRY(qos_unsupported), TEST_ENTRY(qos_typed_values),
-	   TEST_ENTRY(modules_create_the_device), TEST_ENTRY(soft_devices_rdmad_created),
-	   TEST_ENTRY(netdev_actions_carry_ifindex), TEST_ENTRY(counters_converged),
-	   TEST_ENTRY(counters_difference), TEST_ENTRY(counters_unsupported),
-	   TEST_ENTRY(node_description_expand), TEST_ENTRY(node_description))
+TESTS_MAIN(TEST_ENTRY(typed_values), TEST_ENTRY(plan_in_steps),
+	   TEST_ENTRY(lossless_rest_differences), TEST_ENTRY(lossless_rest_unsupported),
+	   TEST_ENTRY(converged_is_empty), TEST_ENTRY(differences_in_order),
+	   TEST_ENTRY(configfs_unknown), TEST_ENTRY(unsupported), TEST_ENTRY(infiniband_port),
+	   TEST_ENTRY(soft_links), TEST_ENTRY(modules_need_a_match), TEST_ENTRY(shared_netdev),
+	   TEST_ENTRY(shared_netdev_conflict), TEST_ENTRY(netns_mode), TEST_ENTRY(qos_differences),
+	   TEST_ENTRY(qos_converged_is_empty), TEST_ENTRY(qos_trust), TEST_ENTRY(qos_unsupported),
+	   TEST_ENTRY(qos_typed_values), TEST_ENTRY(modules_create_the_device),
+	   TEST_ENTRY(soft_devices_rdmad_created), TEST_ENTRY(netdev_actions_carry_ifindex),
+	   TEST_ENTRY(counters_converged), TEST_ENTRY(counters_difference),
+	   TEST_ENTRY(counters_unsupported), TEST_ENTRY(node_description_expand),
+	   TEST_ENTRY(node_description))
