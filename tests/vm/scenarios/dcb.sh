@@ -75,7 +75,9 @@ is "one notification per SET/DEL, failed ones included (4)" "$(monitor_count)" 4
 check "dcb maxrate set tc-maxrate 3:25Gbit" dcb maxrate set dev "$DEV" tc-maxrate 3:25Gbit
 is "iproute2 6.1 stores 25Gbit as 3125000000 (bytes/s, not the UAPI's kbit/s)" \
 	"$(dcb -j maxrate show dev "$DEV" | jq -c .tc_maxrate)" "[0,0,0,3125000000,0,0,0,0]"
-check "dcb maxrate set tc-maxrate all:0" dcb maxrate set dev "$DEV" tc-maxrate all:0
+# (its output kept: once in many runs on 6.1 it exited 1, and the console did not say why)
+check "dcb maxrate set tc-maxrate all:0" \
+	logged "$VM_LOGDIR/dcb-maxrate-all0.log" dcb maxrate set dev "$DEV" tc-maxrate all:0
 
 # The driver's error is a signed byte in the reply's DCB_ATTR_IEEE; the ACK says 0.
 write $PARAMS/fail_setpfc 22
@@ -433,6 +435,11 @@ check "... IEEE_GET: the new size, the priority map kept" \
 	sh -c "dcbmon --get $DEV | grep -q ' buffer{total=0 prio2buffer=0,0,0,1,0,0,0,0 size=262144,65536,'"
 
 check "ethtool -A dcbsim0 rx on tx on (by hand)" ethtool -A "$DEV" rx on tx on
+rdmactl preflight rxe0/1 > "$VM_LOGDIR/preflight-pause.txt" 2>&1
+diag "$(grep -E 'netdev.pause|qos.pfc' "$VM_LOGDIR/preflight-pause.txt")"
+check "rdmactl preflight warns: global pause on with PFC on priority 3, naming the fix" \
+	grep -Eq "^warn +netdev\.pause +rxe0/1 +global pause is on on dcbsim0 \(rx on, tx on\) while PFC is on for priorities \[3\]" \
+	"$VM_LOGDIR/preflight-pause.txt"
 write $PARAMS/fail_setpause 22
 once pause-refused
 check "with fail_setpause=22, rdmad logs the refused pause write with the errno" \
@@ -444,6 +451,8 @@ write $PARAMS/fail_setpause 0
 once pause-back
 is "without the fault, rdmad --once puts global pause back off" "$(pause_show) $rc" \
 	"Autonegotiate=off RX=off TX=off 0"
+check "... and rdmactl preflight says so: global pause off, PFC governs" \
+	sh -c "rdmactl preflight rxe0/1 | grep -Eq '^ok +netdev\.pause +rxe0/1 +global pause is off on dcbsim0: PFC \(priorities \[3\]\) governs'"
 
 # A netdev without pause parameters: veth (no get_pauseparam)
 veth_pair veth2 veth3 || bail "cannot create veth pair"
@@ -460,6 +469,15 @@ check "netdev.pause on a veth: unsupported, with the reason" \
 	sh -c "rdmactl plan | grep -q 'rxe2/1 .*netdev.pause.rx .*veth2 has no pause parameters (the driver has no get_pauseparam)'"
 check "... rxe2/1 degraded, not failed" grep -q 'rxe2/1: degraded' "$VM_LOGDIR/veth-pause.log"
 rm "$CONF/60-veth.yaml"
+
+# The kernel announces no DCBX change: SDCBX is answered to its sender only.
+monitor_start dcbx
+check "dcb dcbx set host cee" dcb dcbx set dev "$DEV" host cee
+monitor_stop
+is "... and RTNLGRP_DCB carries no message for it" "$(monitor_count)" 0
+is "... dcbmon --get reads host cee (0x05)" \
+	"$(dcbmon --get "$DEV" | sed -n 's/.* dcbx=\(0x[0-9a-f]*\).*/\1/p')" 0x05
+check "dcb dcbx set host ieee (back)" dcb dcbx set dev "$DEV" host ieee
 
 # The daemon: a pause change by hand is announced on ethtool's monitor group and put back; a
 # DCBX change is announced nowhere, and is found with the next DCB event on the netdev.
@@ -479,11 +497,8 @@ else
 fi
 is "... by one pause write of rdmad's (and the one by hand)" "$(since "$before" "$(calls setpause)")" 2
 dcb dcbx set dev "$DEV" host cee
-sleep 1 # nothing to wait for: the kernel announces no DCBX change (the point of this check)
-is "dcb dcbx set host cee: no notification, so rdmad has not seen it" \
-	"$(dcbmon --get $DEV | sed -n 's/.* dcbx=\(0x[0-9a-f]*\).*/\1/p')" 0x05
 dcb pfc set dev "$DEV" prio-pfc 3:off
-check "the next DCB change of the netdev (PFC 3 off by hand): rdmad puts back PFC and DCBX host ieee" \
+check "DCBX host cee, then PFC 3 off by hand: with the DCB event, rdmad puts back PFC and DCBX host ieee" \
 	wait_until 5 sh -c "dcbmon --get $DEV | grep -q ' pfc{cap=8 en=0x08 .* dcbx=0x09'"
 diag "$(grep -E 'rxe0/1: ' "$VM_LOGDIR/rdmad-lossless.log" | tail -5)"
 kill "$RDMAD"
