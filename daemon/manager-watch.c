@@ -467,6 +467,9 @@ int manager_watch_ethtool(Manager *m) {
 		m->ethtool_watch = NULL;
 		return 0;
 	}
+	/* the group carries every ethtool notification (link modes at each link flap, features):
+	 * room for a burst of them before ENOBUFS makes everything dirty */
+	(void) nl_socket_set_buffer_size(sk, 256 * 1024, 0);
 	r = sd_event_add_io(m->event, &m->ethtool_source, nl_socket_get_fd(sk), EPOLLIN,
 			    on_ethtool_io, m);
 	if (r < 0)
