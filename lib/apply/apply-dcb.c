@@ -90,6 +90,14 @@ int apply_dcb(Applier *a, const Action *x, ActionOutcome *ret) {
 	if (r < 0)
 		return outcome_set(ret, APPLY_FAILED, r, "%s: IEEE_GET: %s", x->netdev,
 				   strerror(-r));
+	/* Planned on the strength of a declared host DCBX mode whose own action did not take the
+	 * port over (a driver that refuses while its firmware agent runs): the agent owns DCB. */
+	if (x->key != KEY_QOS_DCBX && x->value.dcb.owner != QOS_OWNER_RDMAD && live.has_dcbx &&
+	    (live.dcbx & DCB_CAP_DCBX_LLD_MANAGED))
+		return outcome_set(ret, APPLY_UNSUPPORTED, 0,
+				   "%s: DCBX is still managed by the NIC's LLDP agent (dcbx "
+				   "lld-managed): qos.dcbx did not take the port over",
+				   x->netdev);
 	r = dcb_diff_compute(&live, x->key, &x->value.dcb, &diff);
 	if (r == -EOPNOTSUPP)
 		return outcome_set(ret, APPLY_UNSUPPORTED, 0,

@@ -168,6 +168,7 @@ static void action_value_fill(ActionValue *v, const ActionSpec *s, bool *oom) {
 	case KEY_QOS_DCBX:
 		v->dcb = (DcbDesired){
 			.set = set->set & KEYS_QOS,
+			.owner = set->qos_owner,
 			.trust = set->qos_trust,
 			.pfc = set->qos_pfc,
 			.pfc_delay = (uint16_t) set->qos_pfc_delay,

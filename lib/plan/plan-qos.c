@@ -28,7 +28,9 @@ static const char *dcb_unsupported(const PlanPort *l, char *buf, size_t size) {
 	 * is what lldpad sets up). */
 	if (l->settings->qos_owner == QOS_OWNER_RDMAD)
 		return NULL;
-	/* A declared DCBX mode is what the port will have: its own action comes first. */
+	/* A declared DCBX mode is what the port will have: its own action comes first. (If the
+	 * driver refuses to give the port to the host, that action fails and the others find the
+	 * port still lld-managed when they are applied: apply-dcb.c says so.) */
 	if (l->settings->set & KEY_BIT(KEY_QOS_DCBX)) {
 		if (l->settings->qos_dcbx & DCB_CAP_DCBX_LLD_MANAGED)
 			return "qos.dcbx is lld-managed: the NIC's LLDP agent owns DCB; qos.owner: "
@@ -67,7 +69,7 @@ static int plan_qos_add(Plan *p, const PlanPort *l, Key key, const char *current
  * the headroom (in bits) the port reserves for what is in flight once it sends a pause: what
  * mlnx_qos --cable_len works out from the cable's length. */
 int rule_qos_pfc(Plan *p, const PlanPort *l, Key key) {
-	const struct ieee_pfc *pfc = &l->netdev->dcb.pfc;
+	const struct ieee_pfc *pfc;
 	char cur[32], want[32], why[160];
 	const char *unsupported;
 
@@ -80,6 +82,7 @@ int rule_qos_pfc(Plan *p, const PlanPort *l, Key key) {
 		unsupported = "the driver has no IEEE PFC (dcbnl ieee_getpfc)";
 	if (unsupported)
 		return plan_port_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+	pfc = &l->netdev->dcb.pfc;
 	if (key == KEY_QOS_PFC_DELAY) {
 		snprintf(cur, sizeof(cur), "delay %u", pfc->delay);
 		return plan_qos_add(p, l, key, cur, want, pfc->delay != l->settings->qos_pfc_delay);
@@ -91,8 +94,8 @@ int rule_qos_pfc(Plan *p, const PlanPort *l, Key key) {
 /* qos.buffer.prio-buffer and qos.buffer.size: one struct dcbnl_buffer (`dcb buffer`), as
  * `mlnx_qos --prio2buffer --buffer_size` sets it on mlx5. */
 int rule_qos_buffer(Plan *p, const PlanPort *l, Key key) {
-	const struct dcbnl_buffer *b = &l->netdev->dcb.buffer;
 	const PortSettings *s = l->settings;
+	const struct dcbnl_buffer *b;
 	char cur[128], want[128], why[160];
 	const char *unsupported;
 
@@ -105,6 +108,7 @@ int rule_qos_buffer(Plan *p, const PlanPort *l, Key key) {
 		unsupported = "the driver has no port buffer configuration (dcbnl_getbuffer)";
 	if (unsupported)
 		return plan_port_add(p, l, PHASE_QOS, key, NULL, want, unsupported);
+	b = &l->netdev->dcb.buffer;
 	if (key == KEY_QOS_BUFFER_PRIO) {
 		setting_format_u8_map("prio-buffer", b->prio2buffer, cur);
 		return plan_qos_add(p, l, key, cur, want,

@@ -32,6 +32,7 @@ DECLARE_STRING_TABLE_LOOKUP(action_phase, ActionPhase)
  * and tsa together), and qos.trust needs to know whether a dscp-map is declared. */
 typedef struct DcbDesired {
 	uint64_t set; /* KEY_BIT()s of the qos keys declared */
+	QosOwner owner;
 	QosTrust trust;
 	uint8_t pfc; /* bit per priority */
 	uint8_t ets_prio_tc[N_PRIO];

@@ -182,12 +182,20 @@ static int check_pause(Preflight *p, const char *subject, const HostNetdev *n) {
 	if (!n->dcb.has_pfc || n->dcb.pfc.pfc_en == 0)
 		return 0;
 	setting_format_priorities(n->dcb.pfc.pfc_en, pfc);
-	if (!n->pause_observed || n->pause_error < 0)
+	if (n->pause_observed && n->pause_error == -EOPNOTSUPP)
 		return preflight_add(p, "netdev.pause", subject, PREFLIGHT_OK, NULL,
 				     "PFC is on for priorities %s; %s has no global pause to "
-				     "conflict with it (%s)",
+				     "conflict with it",
+				     pfc, n->name);
+	if (!n->pause_observed || n->pause_error < 0) {
+		if (asprintf(&fix, "ethtool -a %s", n->name) < 0)
+			return -ENOMEM;
+		return preflight_add(p, "netdev.pause", subject, PREFLIGHT_WARN, fix,
+				     "PFC is on for priorities %s, and whether global pause is on "
+				     "too on %s is not known (%s)",
 				     pfc, n->name,
 				     !n->pause_observed ? "not read" : strerror(-n->pause_error));
+	}
 	if (!n->pause.rx && !n->pause.tx)
 		return preflight_add(p, "netdev.pause", subject, PREFLIGHT_OK, NULL,
 				     "global pause is off on %s: PFC (priorities %s) governs",

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # The example profiles shipped in conf.d/examples (installed under the doc directory): each one
-# passes `rdmactl check` with no error and no warning, and plans without error on the fixture
-# host of its kind (the mlx5 preset on mlx5-dual-vf, where its CNP marking plans as a change).
+# passes `rdmactl check` with no error and no warning, and plans without error on a fixture host
+# (mlx5-dual-vf; the irdma and bnxt ones with their driver match made mlx5_core's, there being
+# no such fixture), every lossless key planned; the mlx5 one re-marks mlx5_1's CNPs.
 # Prints TAP.
 #
 #   tests/docs/presets-test.sh RDMACTL conf.d/examples tests/fixtures
@@ -27,14 +28,28 @@ for f in "$examples"/*.yaml; do
         else
                 not_ok "$name: rdmactl check, no error or warning"
         fi
+        # each preset on the mlx5 fixture: the mlx5 one as it is, the others with their driver
+        # match made mlx5_core's, so that every key they declare is planned (as a change, or
+        # not applied with a reason) rather than matching nothing
         mkdir -p "$work/conf-$name"
-        cp "$f" "$work/conf-$name/"
-        root=$fixtures/rxe
-        [[ $name == *mlx5* ]] && root=$fixtures/mlx5-dual-vf
+        sed -E 's/^(  driver: )(ice|bnxt_en)$/\1mlx5_core/' "$f" > "$work/conf-$name/$name"
+        root=$fixtures/mlx5-dual-vf
+        [[ $name == *soft-roce* ]] && root=$fixtures/rxe
         if "$rdmactl" --root "$root" --config-dir "$work/conf-$name" plan > "$work/out" 2>&1; then
                 ok "$name: plans on ${root##*/}"
         else
                 not_ok "$name: plans on ${root##*/}"
+        fi
+        if [[ $name == *lossless* ]]; then
+                missing=
+                for key in netdev.pause.rx netdev.pause.tx qos.dcbx qos.pfc qos.trust qos.dscp-map; do
+                        grep -Eq "^mlx5_[01]/1 +$key " "$work/out" || missing="$missing $key"
+                done
+                if [[ -z $missing ]]; then
+                        ok "$name: every lossless key planned on mlx5_0/mlx5_1"
+                else
+                        not_ok "$name: every lossless key planned on mlx5_0/mlx5_1 (missing:$missing)"
+                fi
         fi
         if [[ $name == *mlx5* ]]; then
                 if grep -Eq '^mlx5_1/1 +ecn\.cnp-dscp +26 +48 ' "$work/out" &&

@@ -696,6 +696,9 @@ TEST(lossless_rest_differences) {
 /* Where a driver has none of it: each row says why, nothing pending. */
 TEST(lossless_rest_unsupported) {
 	static const char *const texts[] = { lossless_rest, NULL };
+	static const char *const agents[] = {
+		"match: {device: \"mlx5_*\"}\nqos: {dcbx: [lld-managed, ieee], pfc: [3]}\n", NULL
+	};
 	/* each valid, their merge not */
 	static const char *const owned[] = {
 		"match: {device: \"mlx5_*\"}\nqos: {owner: rdmad}\n",
@@ -736,8 +739,22 @@ TEST(lossless_rest_unsupported) {
 	plan_free(p);
 	config_free(c);
 
-	/* a declared lld-managed DCBX leaves the rest to the NIC's agent, and contradicts an
-	 * owner rdmad (the merged settings are refused) */
+	/* a declared lld-managed DCBX leaves the rest to the NIC's agent */
+	c = config_from(agents);
+	n->dcb.has_dcbx = true;
+	CHECK(c && plan_compute(c, h, &p) == 0);
+	CHECK_INTEQ(p ? plan_pending(p) : 1, 1); /* the DCBX mode itself */
+	CHECK_INTEQ(p ? p->n_actions : 0, 2);	 /* and qos.pfc, not applied */
+	for (size_t i = 0; p && i < p->n_actions; i++)
+		if (p->actions[i].key == KEY_QOS_PFC)
+			CHECK_STREQ(p->actions[i].unsupported,
+				    "qos.dcbx is lld-managed: the NIC's LLDP agent owns DCB; "
+				    "qos.owner: rdmad overrides");
+	plan_free(p);
+	p = NULL;
+	config_free(c);
+
+	/* and contradicts an owner rdmad (the merged settings are refused) */
 	c = config_from(owned);
 	CHECK(c && plan_compute(c, h, &p) == 0);
 	CHECK_INTEQ(p ? p->n_actions : 0, 1);

@@ -389,6 +389,21 @@ is "ethtool -a: dcbsim0 starts with global pause on (rx, tx)" "$(pause_show)" \
 check "dcb dcbx set lld-managed cee (the NIC's agent, CEE)" dcb dcbx set dev "$DEV" lld-managed cee
 check "dcb pfc set prio-pfc all:off" dcb pfc set dev "$DEV" prio-pfc all:off
 lossless_profile 7 131072
+# A driver that will not give the port to the host (ice or bnxt while their firmware agent
+# runs answer SDCBX with 1): qos.dcbx fails, and the other DCB objects are left to the agent.
+write $PARAMS/fail_setdcbx 22
+before=$(calls $OPS)
+once dcbx-refused
+write $PARAMS/fail_setdcbx 0
+is "setdcbx refused: rdmad --once exits 2; one DCBX attempt and the pause write, no other DCB write" \
+	"$rc $(since "$before" "$(calls $OPS)")" "2 1 0 0 1 0 0 0 0"
+check "... qos.dcbx failed, saying the driver refused the mode" \
+	grep -q 'rxe0/1: failed to set qos.dcbx to host ieee .*the driver refused DCBX mode host ieee' \
+	"$VM_LOGDIR/dcbx-refused.log"
+check "... qos.pfc not applied: the NIC's agent still manages DCB" \
+	grep -q "rxe0/1: qos.pfc not applied: dcbsim0: DCBX is still managed by the NIC's LLDP agent" \
+	"$VM_LOGDIR/dcbx-refused.log"
+check "ethtool -A dcbsim0 rx on tx on (pause as it was)" ethtool -A "$DEV" rx on tx on
 rdmactl plan > "$VM_LOGDIR/plan-lossless.txt" 2>&1
 diag "$(cat "$VM_LOGDIR/plan-lossless.txt")"
 check "rdmactl plan: qos.dcbx lld-managed cee -> host ieee, then PFC, delay and buffer as changes" \
