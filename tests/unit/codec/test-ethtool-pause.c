@@ -532,13 +532,13 @@ TEST(parse_names) {
 	PauseParams p = UNTOUCHED_PARAMS;
 	size_t len;
 
-	/* IFNAMSIZ - 1 characters */
-	len = reply_with_name(buf, "xxxxxxxxxxxxxxx", IFNAMSIZ);
+	/* IFNAMSIZ - 1 characters: the longest name a netdev can have (a VF of a PF in slot 175) */
+	len = reply_with_name(buf, "enp175s0f1np1v1", IFNAMSIZ);
 	CHECK_INTEQ(ethtool_pause_parse((const struct nlmsghdr *) buf, len, ifname, &p), 0);
-	CHECK_STREQ(ifname, "xxxxxxxxxxxxxxx");
+	CHECK_STREQ(ifname, "enp175s0f1np1v1");
 	CHECK(!p.autoneg && p.rx && p.tx);
 	/* one more; an empty name; no NUL; bytes after the NUL */
-	len = reply_with_name(buf, "xxxxxxxxxxxxxxxx", IFNAMSIZ + 1);
+	len = reply_with_name(buf, "enp175s0f1np1v10", IFNAMSIZ + 1);
 	check_refused(buf, len);
 	len = reply_with_name(buf, "", 1);
 	check_refused(buf, len);
