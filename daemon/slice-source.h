@@ -17,8 +17,8 @@
 
 #include "macro.h"
 
-#define SLICE_MIN_USEC	    (500ULL)
-#define SLICE_WAIT_MAX_USEC (4 * 1000ULL)
+#define SLICE_MIN_USEC	    (250ULL)
+#define SLICE_WAIT_MAX_USEC (500ULL)
 
 typedef struct SliceSource SliceSource;
 
