@@ -7,18 +7,18 @@
 
 /* The observation is made one object at a time (host.c's HostObserver), so that a caller can
  * serve other work between them: */
-/* the names under <root>/sys/class/infiniband (classfd; only those named, when only is set),
- * sorted; */
-int host_devices_list(int classfd, char *const *only, char ***ret);
+/* the names of <root>/sys/class/infiniband (dir-names.h) without those only does not name,
+ * when it is set; the order kept; */
+int host_devices_filter(char **names, char *const *only);
 /* one device and its ports, appended to h->devices (a device gone meanwhile is recorded with
  * the error, not failed: device_observe()); cmfd: configfs rdma_cm, or -1; */
 int host_device_add(HostState *h, int classfd, int cmfd, const char *name, HostObserveFlags flags,
 		    size_t *n_alloc);
 void host_devices_sort(HostState *h);
 void host_device_done(HostDevice *d);
-/* every netdev under <root>/sys/class/net (netfd), or (h->partial) the names of those the
- * observed ports sit on, each once, sorted, there or not; */
-int host_netdevs_list(const HostState *h, int netfd, char ***ret);
+/* (h->partial) the names of the netdevs the observed ports sit on, each once, sorted, there or
+ * not (a full observation reads <root>/sys/class/net with dir-names.h); */
+int host_netdevs_of_ports(const HostState *h, char ***ret);
 /* one netdev, appended to h->netdevs (h->partial: nothing when it is not there). */
 int host_netdev_add(HostState *h, int netfd, const char *name, size_t *n_alloc);
 void host_netdevs_sort(HostState *h);

@@ -175,74 +175,48 @@ int host_netdev_add(HostState *h, int netfd, const char *name, size_t *n_alloc) 
 	return 0;
 }
 
-int host_netdevs_list(const HostState *h, int netfd, char ***ret) {
+int host_netdevs_of_ports(const HostState *h, char ***ret) {
 	_cleanup_strv_free_ char **names = NULL;
 	size_t n = 0, kept = 0;
-	int r = 0;
 
-	if (h->partial) {
-		/* The ports' netdevs, each once (ports can share one): sorted, then the runs of
-		 * one name dropped, not a scan of the table per port. */
-		for (size_t i = 0; i < h->n_devices; i++)
-			n += h->devices[i].n_ports;
-		names = calloc(n + 1, sizeof(char *));
-		if (!names)
-			return -ENOMEM;
-		n = 0;
-		for (size_t i = 0; i < h->n_devices; i++)
-			for (size_t k = 0; k < h->devices[i].n_ports; k++) {
-				const char *nd = h->devices[i].ports[k].netdev;
+	/* Each once (ports can share one): sorted, then the runs of one name dropped, not a scan
+	 * of the table per port. */
+	for (size_t i = 0; i < h->n_devices; i++)
+		n += h->devices[i].n_ports;
+	names = calloc(n + 1, sizeof(char *));
+	if (!names)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < h->n_devices; i++)
+		for (size_t k = 0; k < h->devices[i].n_ports; k++) {
+			const char *nd = h->devices[i].ports[k].netdev;
 
-				/* whether it is there is host_netdev_add()'s to see, a step each */
-				if (!nd)
-					continue;
-				names[n] = strdup(nd);
-				if (!names[n])
-					return -ENOMEM;
-				n++;
-			}
-		strv_sort(names);
-		for (size_t i = 0; i < n; i++)
-			if (kept > 0 && streq(names[i], names[kept - 1]))
-				free(names[i]);
-			else
-				names[kept++] = names[i];
-		names[kept] = NULL; /* what follows was moved or freed */
-	} else {
-		size_t n_alloc = 1;
-		DIR *dir;
-
-		names = calloc(1, sizeof(char *));
-		if (!names)
-			return -ENOMEM;
-		dir = fdopendir_consume(dup(netfd));
-		if (!dir)
-			return -errno;
-		for (struct dirent *de; r >= 0 && (de = readdir(dir));) {
-			if (de->d_name[0] == '.')
+			/* whether it is there is host_netdev_add()'s to see, a step each */
+			if (!nd)
 				continue;
-			r = GREEDY_REALLOC(names, n_alloc, n + 2);
-			if (r < 0)
-				break;
-			names[n] = strdup(de->d_name);
-			if (!names[n]) {
-				r = -ENOMEM;
-				break;
-			}
-			names[++n] = NULL;
+			names[n] = strdup(nd);
+			if (!names[n])
+				return -ENOMEM;
+			n++;
 		}
-		closedir(dir);
-		if (r < 0)
-			return r;
-		strv_sort(names);
-	}
+	strv_sort(names);
+	for (size_t i = 0; i < n; i++)
+		if (kept > 0 && streq(names[i], names[kept - 1]))
+			free(names[i]);
+		else
+			names[kept++] = names[i];
+	names[kept] = NULL; /* what follows was moved or freed */
 	*ret = TAKE_PTR(names);
 	return 0;
 }
 
 void host_netdevs_sort(HostState *h) {
-	if (h->n_netdevs > 1)
-		qsort(h->netdevs, h->n_netdevs, sizeof(HostNetdev), netdev_compare);
+	/* added in the order of their sorted names, as a rule: a check, not a sort */
+	for (size_t i = 1; i < h->n_netdevs; i++)
+		if (netdev_compare(&h->netdevs[i - 1], &h->netdevs[i]) > 0) {
+			qsort(h->netdevs, h->n_netdevs, sizeof(HostNetdev), netdev_compare);
+			return;
+		}
 }
 
 const HostNetdev *host_netdev_find(const HostState *h, const char *name) {

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "dcbnl-talk.h"
+#include "dir-names.h"
 #include "ethtool-pause-talk.h"
 #include "fileio.h"
 #include "host-internal.h"
@@ -15,9 +16,10 @@
 
 typedef enum ObserveStage {
 	STAGE_START,
-	STAGE_DEVICES, /* one device per step */
-	STAGE_NETDEVS_LIST,
-	STAGE_NETDEVS, /* one netdev per step */
+	STAGE_DEVICES_LIST, /* a piece of /sys/class/infiniband per step */
+	STAGE_DEVICES,	    /* one device per step */
+	STAGE_NETDEVS_LIST, /* a piece of /sys/class/net per step */
+	STAGE_NETDEVS,	    /* one netdev per step */
 	STAGE_ADDRESSES,
 	STAGE_RAILS,
 	STAGE_FIREWALL,
@@ -36,7 +38,8 @@ struct HostObserver {
 	char **only; /* NULL: every device */
 	ObserveStage stage;
 	int rootfd, classfd, cmfd, netfd;
-	char **names; /* of the stage's objects, and the next one's index */
+	DirNames *dir; /* the directory a _LIST stage reads */
+	char **names;  /* of the stage's objects, and the next one's index */
 	size_t next;
 	size_t port; /* STAGE_DCB: the next port of device next */
 	size_t n_alloc;
@@ -58,6 +61,7 @@ HostObserver *host_observer_free(HostObserver *o) {
 		return NULL;
 	host_state_free(o->h);
 	strv_free(o->only);
+	dir_names_free(o->dir);
 	strv_free(o->names);
 	safe_close(o->rootfd);
 	safe_close(o->classfd);
@@ -122,10 +126,26 @@ static int observe_start(HostObserver *o) {
 	o->cmfd =
 		openat(o->rootfd, "sys/kernel/config/rdma_cm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	h->configfs_mounted = o->cmfd >= 0;
-	return host_devices_list(o->classfd, o->only, &o->names);
+	return dir_names_new(o->classfd, &o->dir);
 }
 
-static int observe_netdevs_list(HostObserver *o) {
+/* A piece of the directory o->dir reads: 1 when the names are in o->names. */
+static int observe_list_step(HostObserver *o) {
+	int r;
+
+	if (!o->dir) /* no such directory, or names of another source */
+		return 1;
+	r = dir_names_step(o->dir);
+	if (r <= 0)
+		return r;
+	strv_free(o->names);
+	o->names = NULL;
+	r = dir_names_take(o->dir, &o->names);
+	o->dir = dir_names_free(o->dir);
+	return r < 0 ? r : 1;
+}
+
+static int observe_netdevs_begin(HostObserver *o) {
 	HostState *h = o->h;
 
 	host_devices_sort(h);
@@ -138,7 +158,9 @@ static int observe_netdevs_list(HostObserver *o) {
 	o->netfd = openat(o->rootfd, "sys/class/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (o->netfd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	return host_netdevs_list(h, o->netfd, &o->names);
+	if (h->partial) /* only the ports' netdevs: no directory to read */
+		return host_netdevs_of_ports(h, &o->names);
+	return dir_names_new(o->netfd, &o->dir);
 }
 
 static void observe_netdevs_done(HostObserver *o) {
@@ -214,6 +236,20 @@ int host_observer_step(HostObserver *o) {
 		r = observe_start(o);
 		if (r < 0)
 			return r;
+		o->stage = STAGE_DEVICES_LIST;
+		return 0;
+	case STAGE_DEVICES_LIST:
+		r = observe_list_step(o);
+		if (r <= 0)
+			return r;
+		r = host_devices_filter(o->names, o->only);
+		if (r < 0)
+			return r;
+		/* room for them all now, not a copy of thousands of devices in some step later */
+		r = GREEDY_REALLOC(h->devices, o->n_alloc, strv_length(o->names));
+		if (r < 0)
+			return r;
+		o->next = 0;
 		o->stage = STAGE_DEVICES;
 		return 0;
 	case STAGE_DEVICES:
@@ -225,12 +261,19 @@ int host_observer_step(HostObserver *o) {
 			o->next++;
 			return 0;
 		}
+		r = observe_netdevs_begin(o);
+		if (r < 0)
+			return r;
 		o->stage = STAGE_NETDEVS_LIST;
 		return 0;
 	case STAGE_NETDEVS_LIST:
-		r = observe_netdevs_list(o);
+		r = observe_list_step(o);
+		if (r <= 0)
+			return r;
+		r = GREEDY_REALLOC(h->netdevs, o->n_alloc, strv_length(o->names));
 		if (r < 0)
 			return r;
+		o->next = 0;
 		o->stage = STAGE_NETDEVS;
 		return 0;
 	case STAGE_NETDEVS:

@@ -457,48 +457,26 @@ static int name_compare(const void *a, const void *b) {
 	return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
-int host_devices_list(int classfd, char *const *only, char ***ret) {
-	_cleanup_strv_free_ char **names = NULL;
-	_cleanup_free_ char **wanted = NULL; /* only, sorted: a lookup per entry, not a scan */
-	size_t n = 0, n_alloc = 0, n_wanted = strv_length(only);
-	DIR *dir;
-	int r = 0;
+int host_devices_filter(char **names, char *const *only) {
+	_cleanup_free_ char **wanted = NULL; /* only, sorted: a lookup per name, not a scan */
+	size_t n_wanted = strv_length(only), kept = 0;
 
-	if (only) {
-		wanted = calloc(n_wanted + 1, sizeof(char *));
-		if (!wanted)
-			return -ENOMEM;
-		memcpy(wanted, only, n_wanted * sizeof(char *));
-		qsort(wanted, n_wanted, sizeof(char *), name_compare);
-	}
-	names = calloc(1, sizeof(char *));
-	if (!names)
+	if (!names || !only)
+		return 0;
+	wanted = calloc(n_wanted + 1, sizeof(char *));
+	if (!wanted)
 		return -ENOMEM;
-	n_alloc = 1;
-	dir = fdopendir_consume(dup(classfd));
-	if (!dir)
-		return -errno;
-	for (struct dirent *de; (de = readdir(dir));) {
-		const char *key = de->d_name;
+	memcpy(wanted, only, n_wanted * sizeof(char *));
+	qsort(wanted, n_wanted, sizeof(char *), name_compare);
+	STRV_FOREACH (n, names) {
+		const char *key = *n;
 
-		if (de->d_name[0] == '.' ||
-		    (only && !bsearch(&key, wanted, n_wanted, sizeof(char *), name_compare)))
-			continue;
-		r = GREEDY_REALLOC(names, n_alloc, n + 2);
-		if (r < 0)
-			break;
-		names[n] = strdup(de->d_name);
-		if (!names[n]) {
-			r = -ENOMEM;
-			break;
-		}
-		names[++n] = NULL;
+		if (bsearch(&key, wanted, n_wanted, sizeof(char *), name_compare))
+			names[kept++] = *n;
+		else
+			free(*n);
 	}
-	closedir(dir);
-	if (r < 0)
-		return r;
-	strv_sort(names);
-	*ret = TAKE_PTR(names);
+	names[kept] = NULL;
 	return 0;
 }
 
@@ -520,8 +498,12 @@ int host_device_add(HostState *h, int classfd, int cmfd, const char *name, HostO
 }
 
 void host_devices_sort(HostState *h) {
-	if (h->n_devices > 1)
-		qsort(h->devices, h->n_devices, sizeof(HostDevice), device_compare);
+	/* added in the order of their sorted names, as a rule: a check, not a sort */
+	for (size_t i = 1; i < h->n_devices; i++)
+		if (device_compare(&h->devices[i - 1], &h->devices[i]) > 0) {
+			qsort(h->devices, h->n_devices, sizeof(HostDevice), device_compare);
+			return;
+		}
 }
 
 const HostDevice *host_device_find(const HostState *h, const char *name) {
