@@ -363,12 +363,18 @@ typedef struct StatusBuild {
 	bool changed;	    /* a built port is new, or differs from its old status */
 	bool reset_retries; /* a reload or Reconcile() came meanwhile (manager_reconcile_all()) */
 	char **forget;	    /* devices whose contests were forgotten meanwhile; "" all */
+	bool ended;	    /* the new table replaced the old one, */
+	PortStatus *old;    /* which is freed a part a step (thousands of GID tables) */
+	size_t n_old, next_old;
 } StatusBuild;
 
 static void status_build_done(StatusBuild *b) {
 	for (size_t i = 0; i < b->n; i++)
 		port_status_done(&b->l[i]);
 	free(b->l);
+	for (size_t i = b->next_old; i < b->n_old; i++)
+		port_status_done(&b->old[i]);
+	free(b->old);
 	strv_free(b->forget);
 	*b = (StatusBuild){ 0 };
 }
@@ -409,7 +415,7 @@ static int status_build_step(Manager *m, const Config *c, const HostState *h, co
 	return 0;
 }
 
-/* The new table replaces the old one. */
+/* The new table replaces the old one, which status_build_release_step() frees. */
 static int status_build_end(Manager *m, const HostState *h, const Plan *p, const Outcomes *outcomes,
 			    char *const *only, StatusBuild *b) {
 	_cleanup_strv_free_ char **forget = NULL;
@@ -448,11 +454,15 @@ static int status_build_end(Manager *m, const HostState *h, const Plan *p, const
 		m->ports_generation++;
 		manager_emit_ports_changed(m, l, n, carried);
 	}
-	if (m->n_ports > 1)
-		qsort(m->ports, m->n_ports, sizeof(PortStatus), port_status_compare);
-	for (size_t i = 0; i < n; i++)
-		port_status_done(&l[i]);
-	free(l);
+	/* built in the order of the devices' sorted names, as a rule: a check, not a sort */
+	for (size_t i = 1; i < m->n_ports; i++)
+		if (port_status_compare(&m->ports[i - 1], &m->ports[i]) > 0) {
+			qsort(m->ports, m->n_ports, sizeof(PortStatus), port_status_compare);
+			break;
+		}
+	b->old = l;
+	b->n_old = n;
+	b->ended = true;
 	/* what was asked of the old table while this one was built */
 	if (b->reset_retries) {
 		for (size_t i = 0; i < m->n_ports; i++)
@@ -463,6 +473,17 @@ static int status_build_end(Manager *m, const HostState *h, const Plan *p, const
 	STRV_FOREACH (d, forget)
 		manager_forget_contests(m, (*d)[0] ? *d : NULL);
 	return 0;
+}
+
+/* Some of the old table freed: 1 when all of it is. */
+static int status_build_release_step(StatusBuild *b) {
+	for (unsigned k = 0; k < 256 && b->next_old < b->n_old; k++)
+		port_status_done(&b->old[b->next_old++]);
+	if (b->next_old < b->n_old)
+		return 0;
+	b->old = mfree(b->old);
+	b->n_old = b->next_old = 0;
+	return 1;
 }
 
 /* Wake up for the earliest failed port's next try, with every failed port's device marked. */
@@ -786,17 +807,22 @@ static int run_step(Manager *m, ReconcileRun *run) {
 			run->stage = RUN_STATUS;
 		return 0;
 	case RUN_STATUS:
-		if (!run->status.l) {
-			r = status_build_begin(m, run->h, &run->status);
-			if (r < 0)
+		if (!run->status.ended) {
+			if (!run->status.l) {
+				r = status_build_begin(m, run->h, &run->status);
+				if (r < 0)
+					return r;
+			}
+			r = status_build_step(m, run->config, run->h, run->p, &run->outcomes,
+					      &run->status);
+			if (r <= 0)
 				return r;
+			r = status_build_end(m, run->h, run->p, &run->outcomes, run->only,
+					     &run->status);
+			return r < 0 ? r : 0;
 		}
-		r = status_build_step(m, run->config, run->h, run->p, &run->outcomes, &run->status);
-		if (r <= 0)
-			return r;
-		r = status_build_end(m, run->h, run->p, &run->outcomes, run->only, &run->status);
-		if (r < 0)
-			return r;
+		if (status_build_release_step(&run->status) == 0)
+			return 0;
 		r = publish_begin(m, &run->publish);
 		if (r < 0)
 			return r;
