@@ -149,6 +149,7 @@ typedef struct Manager {
 	/* Describe()'s document at work and its slices (manager-describe.c) */
 	DescribeJob *describe_job;
 	SliceSource *describe_slices;
+	size_t describe_links_size; /* of the last document: its buffer's size from the start */
 	RateLimit counters_ratelimit;
 	/* How long a profile must be unchanged before it is loaded (PROFILES_SETTLE_NSEC). Tests
 	 * only, under --root: read from this file at each load when it holds a number of ms
