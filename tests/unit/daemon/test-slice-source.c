@@ -15,19 +15,24 @@
 typedef struct Job {
 	sd_event *event;
 	SliceSource *slices;
-	unsigned left;	     /* steps to go */
-	unsigned n_slices;   /* handler calls */
+	unsigned left;	   /* steps to go */
+	unsigned n_slices; /* handler calls */
 	unsigned bad_deadline;
 	unsigned hog_calls;  /* the other work's dispatches */
 	unsigned hog_during; /* ... while the job had steps to go */
 	bool done;
 	uint64_t give_up_usec;
+	bool last_was_slice;   /* the loop's last dispatch */
+	unsigned back_to_back; /* slices right after a slice, while the hog was pending */
 } Job;
 
 static void on_slice(void *userdata, uint64_t deadline) {
 	Job *j = userdata;
 
 	j->n_slices++;
+	if (j->last_was_slice)
+		j->back_to_back++;
+	j->last_was_slice = true;
 	if (deadline <= now_monotonic_usec() - 1000000)
 		j->bad_deadline++;
 	/* one step per slice, whatever the deadline: the job is as long as it can be */
@@ -43,6 +48,7 @@ static int on_hog(sd_event_source *s, void *userdata) {
 	Job *j = userdata;
 
 	j->hog_calls++;
+	j->last_was_slice = false;
 	if (!j->done)
 		j->hog_during++;
 	if (now_monotonic_usec() > j->give_up_usec)
@@ -50,7 +56,17 @@ static int on_hog(sd_event_source *s, void *userdata) {
 	return 0;
 }
 
-static int job_run(unsigned steps, bool hog, Job *j) {
+/* Run before each iteration's choice: time passes there, as when rdmad is preempted between
+ * two dispatches on a busy machine. */
+static int on_hog_prepare(sd_event_source *s, void *userdata) {
+	uint64_t until = now_monotonic_usec() + 2 * SLICE_WAIT_MAX_USEC;
+
+	while (now_monotonic_usec() < until)
+		;
+	return 0;
+}
+
+static int job_run(unsigned steps, bool hog, bool preempted, Job *j) {
 	sd_event_source *h = NULL;
 	int r;
 
@@ -62,6 +78,8 @@ static int job_run(unsigned steps, bool hog, Job *j) {
 		CHECK(sd_event_source_set_priority(h, SD_EVENT_PRIORITY_NORMAL) >= 0);
 		/* not the oneshot a defer source is made as: pending at every iteration */
 		CHECK(sd_event_source_set_enabled(h, SD_EVENT_ON) >= 0);
+		if (preempted)
+			CHECK(sd_event_source_set_prepare(h, on_hog_prepare) >= 0);
 	}
 	CHECK(slice_source_start(j->slices) >= 0);
 	r = sd_event_loop(j->event);
@@ -74,7 +92,7 @@ static int job_run(unsigned steps, bool hog, Job *j) {
 TEST(idle_loop) {
 	Job j;
 
-	CHECK_INTEQ(job_run(100, false, &j), 0);
+	CHECK_INTEQ(job_run(100, false, false, &j), 0);
 	CHECK(j.done);
 	CHECK_INTEQ(j.n_slices, 100);
 	CHECK_INTEQ(j.bad_deadline, 0);
@@ -85,11 +103,24 @@ TEST(never_starved) {
 
 	/* the job ends although the hog is pending at every iteration, and the hog went on
 	 * being served meanwhile */
-	CHECK_INTEQ(job_run(20, true, &j), 0);
+	CHECK_INTEQ(job_run(20, true, false, &j), 0);
 	CHECK(j.done);
 	CHECK_INTEQ(j.n_slices, 20);
 	CHECK(j.hog_during > 0);
 	CHECK_INTEQ(j.bad_deadline, 0);
+}
+
+TEST(never_back_to_back) {
+	Job j;
+
+	/* Between two iterations more time passes than the guard waits, every time: the guard
+	 * is due at each iteration, and still the hog is served between two slices, never two
+	 * slices in a row (a Ping sent with a Plan() waited for all of Plan()'s slices so). */
+	CHECK_INTEQ(job_run(20, true, true, &j), 0);
+	CHECK(j.done);
+	CHECK_INTEQ(j.n_slices, 20);
+	CHECK_INTEQ(j.back_to_back, 0);
+	CHECK(j.hog_during >= 19);
 }
 
 TEST(stopped_and_started) {
@@ -112,4 +143,5 @@ TEST(stopped_and_started) {
 	sd_event_unref(j.event);
 }
 
-TESTS_MAIN(TEST_ENTRY(idle_loop), TEST_ENTRY(never_starved), TEST_ENTRY(stopped_and_started))
+TESTS_MAIN(TEST_ENTRY(idle_loop), TEST_ENTRY(never_starved), TEST_ENTRY(never_back_to_back),
+	   TEST_ENTRY(stopped_and_started))
