@@ -290,6 +290,12 @@ int publish_begin(Manager *m, PublishRun **ret) {
 		log_warning_errno(r, "Failed to make %s", m->env_dir);
 		return 0; /* nothing published this time; the reconcile goes on */
 	}
+	/* The last publication was given up half way (a reload made its run stale, or it
+	 * failed): it may have written the file of a link that `published` does not have, so the
+	 * next prune must not be left out. */
+	if (m->publish_in_flight)
+		m->env_dir_pruned = false;
+	m->publish_in_flight = true;
 	p = calloc(1, sizeof(PublishRun));
 	if (!p)
 		return -ENOMEM;
@@ -399,6 +405,7 @@ int publish_step(Manager *m, PublishRun *p) {
 }
 
 void publish_end(Manager *m, PublishRun *p) {
+	m->publish_in_flight = false;
 	published_free(m->published, m->n_published);
 	m->published = TAKE_PTR(p->now);
 	m->n_published = p->n_now;

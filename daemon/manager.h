@@ -80,7 +80,8 @@ typedef struct Manager {
 	char *env_dir;	      /* the per-link environment files (manager-publish.c) */
 	Published *published; /* what the last reconcile published, by link */
 	size_t n_published;
-	bool env_dir_pruned; /* holds only the files of `published` (a prune since the start) */
+	bool env_dir_pruned;	/* holds only the files of `published` (a prune since the start) */
+	bool publish_in_flight; /* a publication began and has not ended (manager-publish.c) */
 	char *nccl_verdict;	/* "agree", "disagree", "none" (NULL before the first publish) */
 	int32_t nccl_gid_index; /* the index all published links agree on, -1 */
 	bool test_mode;		/* no udev monitor (fixture roots have no uevents) */
