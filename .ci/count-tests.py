@@ -1,24 +1,53 @@
 #!/usr/bin/env python3
 # Count meson test results from one or more testlog.json files: prints "PASSED FAILED SKIPPED".
 # A skipped test counts on its own line: rdmad's tests do not skip, so a skip is a finding.
+#
+# With --failures, print instead each test that did not pass, with the end of its output: the
+# CI shows only the tail of .ci/run's output, so a failure must be named there, next to the
+# count, not only hundreds of lines above it.
 import json
+import os
 import sys
 
+TAIL = 20
+
+args = sys.argv[1:]
+failures = args[:1] == ["--failures"]
+if failures:
+    args = args[1:]
+
 passed = failed = skipped = 0
-for path in sys.argv[1:]:
+for path in args:
+    build = os.path.basename(os.path.dirname(os.path.dirname(path)))
     try:
         lines = open(path).read().splitlines()
     except OSError:
         failed += 1  # the run did not even produce a log
+        if failures:
+            print(f"not ok - {build}: no test log ({path})")
         continue
     for line in lines:
         if not line.strip():
             continue
-        result = json.loads(line).get("result")
+        row = json.loads(line)
+        result = row.get("result")
         if result in ("OK", "EXPECTEDFAIL"):
             passed += 1
-        elif result == "SKIP":
+            continue
+        if result == "SKIP":
             skipped += 1
         else:
             failed += 1
-print(passed, failed, skipped)
+        if failures:
+            print(f"not ok - {build}: {row.get('name')} ({result}, "
+                  f"{row.get('duration', 0):.0f} s); the end of its output:")
+            out = (row.get("stdout") or "").splitlines()
+            err = (row.get("stderr") or "").splitlines()
+            # a TAP test's failing checks first, wherever they are in its output
+            for text in [t for t in out if t.startswith("not ok")][:10]:
+                print(f"#   {text}")
+            print("#   ...")
+            for text in (out + err)[-TAIL:]:
+                print(f"#   {text}")
+if not failures:
+    print(passed, failed, skipped)
