@@ -454,12 +454,8 @@ static int status_build_end(Manager *m, const HostState *h, const Plan *p, const
 		m->ports_generation++;
 		manager_emit_ports_changed(m, l, n, carried);
 	}
-	/* built in the order of the devices' sorted names, as a rule: a check, not a sort */
-	for (size_t i = 1; i < m->n_ports; i++)
-		if (port_status_compare(&m->ports[i - 1], &m->ports[i]) > 0) {
-			qsort(m->ports, m->n_ports, sizeof(PortStatus), port_status_compare);
-			break;
-		}
+	/* built in the order of the devices' sorted names, as a rule */
+	qsort_unless_sorted(m->ports, m->n_ports, sizeof(PortStatus), port_status_compare);
 	b->old = l;
 	b->n_old = n;
 	b->ended = true;

@@ -100,6 +100,19 @@ static inline int negative_errno(void) {
 #define GREEDY_REALLOC(array, n_alloc, need) \
 	greedy_realloc((void **) &(array), &(n_alloc), (need), sizeof((array)[0]))
 
+/* qsort(), after a look that finds most arrays already in order (added in the order of
+ * sorted names): n - 1 comparisons instead of n log n, and no moves, when nothing is out of
+ * place. */
+static inline void qsort_unless_sorted(void *base, size_t n, size_t size,
+				       int (*compare)(const void *, const void *)) {
+	for (size_t i = 1; i < n; i++)
+		if (compare((const char *) base + (i - 1) * size, (const char *) base + i * size) >
+		    0) {
+			qsort(base, n, size, compare);
+			return;
+		}
+}
+
 static inline int greedy_realloc(void **p, size_t *n_alloc, size_t need, size_t size) {
 	size_t n;
 	void *q;

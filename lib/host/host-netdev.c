@@ -211,12 +211,8 @@ int host_netdevs_of_ports(const HostState *h, char ***ret) {
 }
 
 void host_netdevs_sort(HostState *h) {
-	/* added in the order of their sorted names, as a rule: a check, not a sort */
-	for (size_t i = 1; i < h->n_netdevs; i++)
-		if (netdev_compare(&h->netdevs[i - 1], &h->netdevs[i]) > 0) {
-			qsort(h->netdevs, h->n_netdevs, sizeof(HostNetdev), netdev_compare);
-			return;
-		}
+	/* added in the order of their sorted names, as a rule */
+	qsort_unless_sorted(h->netdevs, h->n_netdevs, sizeof(HostNetdev), netdev_compare);
 }
 
 const HostNetdev *host_netdev_find(const HostState *h, const char *name) {

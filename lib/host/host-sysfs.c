@@ -498,12 +498,8 @@ int host_device_add(HostState *h, int classfd, int cmfd, const char *name, HostO
 }
 
 void host_devices_sort(HostState *h) {
-	/* added in the order of their sorted names, as a rule: a check, not a sort */
-	for (size_t i = 1; i < h->n_devices; i++)
-		if (device_compare(&h->devices[i - 1], &h->devices[i]) > 0) {
-			qsort(h->devices, h->n_devices, sizeof(HostDevice), device_compare);
-			return;
-		}
+	/* added in the order of their sorted names, as a rule */
+	qsort_unless_sorted(h->devices, h->n_devices, sizeof(HostDevice), device_compare);
 }
 
 const HostDevice *host_device_find(const HostState *h, const char *name) {
