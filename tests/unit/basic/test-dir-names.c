@@ -14,6 +14,8 @@
 #include "tests.h"
 
 #define N_ENTRIES 2000
+/* mkdtemp()'s template: it replaces the six X with a unique name */
+#define DIR_TEMPLATE "/tmp/test-dir-names-XXXXXX"
 
 /* A directory of N_ENTRIES files named like 4,096-link hosts' netdevs, made in an order
  * unlike the sorted one, and two dot entries besides "." and "..". */
@@ -58,7 +60,7 @@ static void remove_dir(const char *path, int fd) {
 }
 
 TEST(pieces_sorted_no_dot_entries) {
-	char path[] = "/tmp/test-dir-names-XXXXXX";
+	char path[] = DIR_TEMPLATE;
 	_cleanup_strv_free_ char **names = NULL, **again = NULL;
 	_cleanup_(dir_names_freep) DirNames *d = NULL, *e = NULL;
 	unsigned steps = 0;
@@ -96,7 +98,7 @@ TEST(pieces_sorted_no_dot_entries) {
 }
 
 TEST(empty_and_not_a_directory) {
-	char path[] = "/tmp/test-dir-names-XXXXXX";
+	char path[] = DIR_TEMPLATE;
 	_cleanup_strv_free_ char **names = NULL;
 	_cleanup_(dir_names_freep) DirNames *d = NULL;
 	int fd, f;
