@@ -132,6 +132,8 @@ int plan_builder_step(PlanBuilder *b);
 int plan_builder_finish(PlanBuilder *b, Plan **ret);
 PlanBuilder *plan_builder_free(PlanBuilder *b);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PlanBuilder *, plan_builder_free)
+/* Orders the actions by phase, keeping the planned order within each (plan_builder_finish()). */
+int plan_order(Plan *p);
 /* Actions that would change something (not the unsupported ones). */
 size_t plan_pending(const Plan *p) _pure_;
 /* The plan as a JSON array of {link, setting, current, desired, profile[, unsupported]}

@@ -1026,7 +1026,55 @@ TEST(node_description) {
 	free(out);
 }
 
-TESTS_MAIN(TEST_ENTRY(typed_values), TEST_ENTRY(plan_in_steps),
+/* plan_order(): by phase, in place, and within a phase in the order planned (the port field
+ * numbers the actions here). */
+TEST(order_is_stable_by_phase) {
+	_cleanup_(plan_freep) Plan *p = calloc(1, sizeof(Plan));
+	const size_t n = 1000;
+	uint32_t x = 12345, sum = 0, got = 0;
+	Action *before;
+
+	p->actions = calloc(n, sizeof(Action));
+	p->n_actions = p->n_alloc = n;
+	for (size_t i = 0; i < n; i++) {
+		x = x * 1103515245u + 12345u;
+		p->actions[i].phase = (ActionPhase) ((x >> 16) % _PHASE_MAX);
+		p->actions[i].port = (uint32_t) i;
+		sum += (uint32_t) i;
+	}
+	CHECK_INTEQ(plan_order(p), 0);
+	for (size_t i = 0; i < n; i++) {
+		got += p->actions[i].port;
+		if (i == 0)
+			continue;
+		CHECK(p->actions[i - 1].phase <= p->actions[i].phase);
+		if (p->actions[i - 1].phase == p->actions[i].phase)
+			CHECK(p->actions[i - 1].port < p->actions[i].port);
+	}
+	CHECK_INTEQ(got, sum);
+
+	/* in order already: nothing moves */
+	before = p->actions;
+	CHECK_INTEQ(plan_order(p), 0);
+	CHECK(p->actions == before);
+	for (size_t i = 1; i < n; i++)
+		CHECK(p->actions[i - 1].phase <= p->actions[i].phase);
+
+	/* the first and the last exchanged: each goes back to its phase, the last of it now (stable
+	 * by position, not by number) */
+	SWAP(p->actions[0], p->actions[n - 1]);
+	CHECK_INTEQ(plan_order(p), 0);
+	got = 0;
+	for (size_t i = 0; i < n; i++) {
+		got += p->actions[i].port;
+		if (i > 0)
+			CHECK(p->actions[i - 1].phase <= p->actions[i].phase);
+	}
+	CHECK_INTEQ(got, sum);
+	CHECK(p->actions[n - 1].phase == _PHASE_MAX - 1);
+}
+
+TESTS_MAIN(TEST_ENTRY(typed_values), TEST_ENTRY(plan_in_steps), TEST_ENTRY(order_is_stable_by_phase),
 	   TEST_ENTRY(lossless_rest_differences), TEST_ENTRY(lossless_rest_unsupported),
 	   TEST_ENTRY(converged_is_empty), TEST_ENTRY(differences_in_order),
 	   TEST_ENTRY(configfs_unknown), TEST_ENTRY(unsupported), TEST_ENTRY(infiniband_port),
