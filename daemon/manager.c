@@ -446,6 +446,14 @@ const uint64_t loop_dispatch_bounds_usec[LOOP_DISPATCH_BUCKETS] = {
 	50000, 100000, 200000, 500000, 1000000, UINT64_MAX,
 };
 
+static uint64_t thread_cpu_usec(void) {
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
 static void loop_dispatch_count(Manager *m, uint64_t usec) {
 	for (size_t i = 0; i < LOOP_DISPATCH_BUCKETS; i++)
 		if (usec <= loop_dispatch_bounds_usec[i]) {
@@ -460,8 +468,13 @@ static void loop_dispatch_count(Manager *m, uint64_t usec) {
 static int loop_run(Manager *m) {
 	int code = 0, r;
 
+	/* with -v, a slow dispatch also says how much of it was rdmad's own work: on a loaded
+	 * machine the rest is time the kernel gave to others (a syscall per dispatch, so only
+	 * then) */
+	bool cpu = log_get_max_level() >= LOG_DEBUG;
+
 	while (sd_event_get_state(m->event) != SD_EVENT_FINISHED) {
-		uint64_t t;
+		uint64_t t, c = 0;
 
 		/* sd_event_run(), with the dispatch apart */
 		r = sd_event_prepare(m->event);
@@ -472,14 +485,19 @@ static int loop_run(Manager *m) {
 		if (r == 0)
 			continue;
 		t = now_monotonic_usec();
+		if (cpu)
+			c = thread_cpu_usec();
 		r = sd_event_dispatch(m->event);
 		if (r < 0)
 			return r;
 		t = now_monotonic_usec() - t;
 		loop_dispatch_count(m, t);
-		if (t > LOOP_SLOW_USEC)
-			log_debug("loop: one dispatch took %" PRIu64 ".%03" PRIu64 " ms", t / 1000,
-				  t % 1000);
+		if (t > LOOP_SLOW_USEC) {
+			c = cpu ? thread_cpu_usec() - c : 0;
+			log_debug("loop: one dispatch took %" PRIu64 ".%03" PRIu64 " ms (%" PRIu64
+				  ".%03" PRIu64 " ms on the CPU)",
+				  t / 1000, t % 1000, c / 1000, c % 1000);
+		}
 	}
 	(void) sd_event_get_exit_code(m->event, &code);
 	return code;
