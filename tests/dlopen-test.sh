@@ -87,7 +87,7 @@ check "... no libkmod, no libcrypto" "! mapped libkmod.so && ! mapped libcrypto.
 kill -HUP "$pid"
 # the reload's full pass comes 100 ms after it (debounce) and takes a few ms
 check "after a reload (a full pass): still none of them" \
-        "wait_for 50 reloaded && sleep 1 &&
+        "wait_for 600 reloaded && sleep 1 &&
          ! mapped libnftables.so && ! mapped libkmod.so && ! mapped libcrypto.so" ||
         sed 's/^/# /' "$work/plain.log"
 
@@ -125,7 +125,7 @@ check "libnftables unreadable ($lib): rdmad starts and sets the rest (MTU 4000)"
         "wait_for 100 eval 'ip link show veth0 | grep -q \"mtu 4000\"' && kill -0 $pid" ||
         sed 's/^/# /' "$work/nolib.log"
 check "... the link's firewall fails, naming the key and the library" \
-        "wait_for 50 logged nolib.log 'failed to set security.roce-allow-from .*: security.roce-allow-from needs libnftables.so.1: [^ ]*libnftables.so.1: file too short'" ||
+        "wait_for 600 logged nolib.log 'failed to set security.roce-allow-from .*: security.roce-allow-from needs libnftables.so.1: [^ ]*libnftables.so.1: file too short'" ||
         sed 's/^/# /' "$work/nolib.log"
 check "... no table made, rdmad still running" "absent && kill -0 $pid"
 stop

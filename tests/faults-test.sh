@@ -122,9 +122,9 @@ for e in EBUSY:'Device or resource busy' EINVAL:'Invalid argument' \
         set_tos $tos
         reload_bus > /dev/null
         check "$name writing mlx5_0's ToS: logged on mlx5_0/1 with the file and the error" \
-                "wait_until 5 grep -q 'mlx5_0/1: failed to set roce.tos to $tos .*default_roce_tos: $text' '$work/rdmad.log'"
+                "wait_until 30 grep -q 'mlx5_0/1: failed to set roce.tos to $tos .*default_roce_tos: $text' '$work/rdmad.log'"
         check "... mlx5_0/1 is failed, LastError says why, rdmad is degraded" \
-                "wait_until 5 eval '[[ \$(lstate 0) == \"s \\\"failed\\\"\" ]]' &&
+                "wait_until 30 eval '[[ \$(lstate 0) == \"s \\\"failed\\\"\" ]]' &&
                  bc get-property org.rdmad1 /org/rdmad1/link/mlx5_5f0_2f1 org.rdmad1.Link LastError | grep -q '$text' &&
                  [[ \$(mprop State) == 's \"degraded\"' ]]"
         "$rdmactl" status --no-pager mlx5_0/1 > "$work/status.txt" 2>&1 || true
@@ -144,9 +144,9 @@ echo "sys/class/net/ens1f1np1/ecn/roce_np/enable/3 EIO" > "$work/faults"
 for d in 0 1; do echo 'ecn: {roce-np: [3]}' >> "$work/conf/50-mlx5_$d.yaml"; done
 reload_bus > /dev/null
 check "EIO writing mlx5_1's ECN switch (sysfs): logged on mlx5_1/1 with the file" \
-        "wait_until 5 grep -q 'mlx5_1/1: failed to set ecn.roce-np .*ecn/roce_np/enable/3: Input/output error' '$work/rdmad.log'"
+        "wait_until 30 grep -q 'mlx5_1/1: failed to set ecn.roce-np .*ecn/roce_np/enable/3: Input/output error' '$work/rdmad.log'"
 check "... mlx5_1/1 failed, mlx5_0/1 converged with ECN on priority 3" \
-        "wait_until 5 eval '[[ \$(lstate 1) == \"s \\\"failed\\\"\" ]]' && [[ \$(lstate 0) == 's \"converged\"' && \$(cat $ecn0) == 1 && \$(cat $ecn1) == 0 ]]"
+        "wait_until 30 eval '[[ \$(lstate 1) == \"s \\\"failed\\\"\" ]]' && [[ \$(lstate 0) == 's \"converged\"' && \$(cat $ecn0) == 1 && \$(cat $ecn1) == 0 ]]"
 : > "$work/faults"
 check "EIO cleared: mlx5_1/1 converges with ECN on priority 3" \
         "wait_until 20 eval '[[ \$(cat $ecn1) == 1 ]]' && wait_until 20 both $tos"
@@ -159,9 +159,9 @@ for d in 0 1; do
 done
 reload_bus > /dev/null
 check "EINVAL writing mlx5_1's CNP DSCP: logged on mlx5_1/1 with the file and the error" \
-        "wait_until 5 grep -q 'mlx5_1/1: failed to set ecn.cnp-dscp .*ecn/roce_np/cnp_dscp: Invalid argument' '$work/rdmad.log'"
+        "wait_until 30 grep -q 'mlx5_1/1: failed to set ecn.cnp-dscp .*ecn/roce_np/cnp_dscp: Invalid argument' '$work/rdmad.log'"
 check "... mlx5_1/1 failed with its DSCP as it was, mlx5_0/1 converged with CNPs at DSCP 48, priority 6" \
-        "wait_until 5 eval '[[ \$(lstate 1) == \"s \\\"failed\\\"\" ]]' && [[ \$(lstate 0) == 's \"converged\"' && \$(cat $cnp) == 26 ]] &&
+        "wait_until 30 eval '[[ \$(lstate 1) == \"s \\\"failed\\\"\" ]]' && [[ \$(lstate 0) == 's \"converged\"' && \$(cat $cnp) == 26 ]] &&
          [[ \$(cat $root/sys/class/net/ens1f0np0/ecn/roce_np/cnp_dscp) == 48 && \$(cat $root/sys/class/net/ens1f0np0/ecn/roce_np/cnp_802p_prio) == 6 ]]"
 : > "$work/faults"
 check "EINVAL cleared: mlx5_1/1 converges with CNPs at DSCP 48, priority 6" \

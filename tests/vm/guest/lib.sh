@@ -149,8 +149,8 @@ rxe_pair() { # two rxe devices, rxe0 on veth0 (192.0.2.1) and rxe1 on veth1 (192
 	ip addr add 192.0.2.2/24 dev veth1
 	rdma link add rxe0 type rxe netdev veth0 || bail "cannot add rxe0"
 	rdma link add rxe1 type rxe netdev veth1 || bail "cannot add rxe1"
-	wait_until 5 has_gid rxe0 1 "$(gid_of_ipv4 192.0.2.1)" || bail "rxe0 has no IPv4 GID"
-	wait_until 5 has_gid rxe1 1 "$(gid_of_ipv4 192.0.2.2)" || bail "rxe1 has no IPv4 GID"
+	wait_until 20 has_gid rxe0 1 "$(gid_of_ipv4 192.0.2.1)" || bail "rxe0 has no IPv4 GID"
+	wait_until 20 has_gid rxe1 1 "$(gid_of_ipv4 192.0.2.2)" || bail "rxe1 has no IPv4 GID"
 }
 
 route_over_wire() { # route_over_wire IF_A IP_A IF_B IP_B: two ends of a veth pair in one netns

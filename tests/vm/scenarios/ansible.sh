@@ -35,7 +35,7 @@ check "modprobe rdma_rxe, rdma_ucm, veth" modprobe -a rdma_rxe rdma_ucm veth
 veth_pair veth0 veth1 || bail "cannot create veth pair"
 ip addr add 192.0.2.1/24 dev veth0
 check "rdma link add rxe0" rdma link add rxe0 type rxe netdev veth0
-wait_until 5 has_gid rxe0 1 "$(gid_of_ipv4 192.0.2.1)" || diag "rxe0 has no IPv4 GID yet"
+wait_until 20 has_gid rxe0 1 "$(gid_of_ipv4 192.0.2.1)" || diag "rxe0 has no IPv4 GID yet"
 TOS=/sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos
 
 # man-db's dpkg trigger re-indexes every manual page over 9p (140 s per dpkg run under TCG);

@@ -34,7 +34,7 @@ capture_start() { # RoCE v2 packets rxe1 sends, with their IPv4 header (tos)
 	tcpdump -Z root -l -n -v -i veth0 src host 192.0.2.2 and udp dst port 4791 \
 		> /tmp/capture.log 2> /tmp/capture.err &
 	capture=$!
-	wait_until 5 grep -q "listening on" /tmp/capture.err
+	wait_until 20 grep -q "listening on" /tmp/capture.err
 }
 capture_stop() { # prints the distinct ToS values seen
 	sleep 0.3

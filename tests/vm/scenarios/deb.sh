@@ -50,7 +50,7 @@ check "modprobe rdma_rxe, rdma_ucm, veth" modprobe -a rdma_rxe rdma_ucm veth
 veth_pair veth0 veth1 || bail "cannot create veth pair"
 ip addr add 192.0.2.1/24 dev veth0
 check "rdma link add rxe0" rdma link add rxe0 type rxe netdev veth0
-wait_until 5 has_gid rxe0 1 "$(gid_of_ipv4 192.0.2.1)" || diag "rxe0 has no IPv4 GID yet"
+wait_until 20 has_gid rxe0 1 "$(gid_of_ipv4 192.0.2.1)" || diag "rxe0 has no IPv4 GID yet"
 
 # man-db's dpkg trigger (the package ships manual pages) re-indexes every manual page of the
 # host, over 9p under TCG: 140 s per dpkg run, measured. Its documented switch
@@ -86,13 +86,13 @@ check "sys-kernel-config.mount mounted configfs (the unit wants it)" \
 	mountpoint -q /sys/kernel/config
 check "rdmad's state directory /run/rdmad/state exists (RuntimeDirectory=)" test -d /run/rdmad/state
 check "/etc/rdmad exists, with its README" test -f /etc/rdmad/README
-check "org.rdmad1 is activatable (the package's activation file)" wait_until 5 activatable org.rdmad1
+check "org.rdmad1 is activatable (the package's activation file)" wait_until 20 activatable org.rdmad1
 check "polkitd knows the package's actions: org.rdmad1.reload, auth_admin_keep when active" \
 	logged "$VM_LOGDIR/pkaction.txt" bash -c \
 	"pkaction --verbose --action-id org.rdmad1.reload | grep -Eq 'implicit active: +auth_admin_keep'"
 
 # ---- the daemon on the system bus ------------------------------------------------------------
-check "rdmad owns org.rdmad1 on the system bus" wait_until 10 busctl --system status org.rdmad1
+check "rdmad owns org.rdmad1 on the system bus" wait_until 20 busctl --system status org.rdmad1
 files=$(busctl --system get-property org.rdmad1 /org/rdmad1 org.rdmad1.Manager ConfigFiles 2>&1)
 diag "ConfigFiles: $files"
 check "the shipped /usr/lib/rdmad/00-defaults.yaml is among ConfigFiles" \
@@ -114,7 +114,7 @@ check "... the drop-in is among ConfigFiles" \
 	sh -c 'busctl --system get-property org.rdmad1 /org/rdmad1 org.rdmad1.Manager ConfigFiles |
 		grep -q "\"/etc/rdmad/50-rxe.yaml\""'
 check "... and rdmad set rxe0's ToS to 106 (configfs rdma_cm)" \
-	wait_until 5 sh -c "[ \"\$(cat $TOS)\" = 106 ]"
+	wait_until 20 sh -c "[ \"\$(cat $TOS)\" = 106 ]"
 diag "default_roce_tos: $(attr "$TOS" 2>&1)"
 gid=$(rdmactl gid rxe0/1 2> "$VM_LOGDIR/gid.log")
 is "rdmactl gid rxe0/1 answers, equal to the GID index read from sysfs" \
@@ -180,6 +180,6 @@ check "no state dir /run/rdmad/state" absent /run/rdmad/state
 check "no published environment files /run/rdmad/env" absent /run/rdmad/env
 check "no /run/rdmad/nccl.conf" absent /run/rdmad/nccl.conf
 check "no /run/rdmad (nothing else was in it)" absent /run/rdmad
-check "org.rdmad1 is no longer activatable" wait_until 5 not_activatable org.rdmad1
+check "org.rdmad1 is no longer activatable" wait_until 20 not_activatable org.rdmad1
 
 done_testing

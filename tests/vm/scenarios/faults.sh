@@ -51,7 +51,7 @@ check "ib_core cannot load: rdmad says there is no RDMA netlink (ib_core is not 
 	wait_until 20 grep -q 'host: failed to set links to rxe0: .*no RDMA netlink (NETLINK_RDMA): ib_core is not loaded' "$LOG.noib"
 check "... and that rdma_rxe could not be loaded" \
 	grep -q 'host: failed to set modules to rdma_rxe' "$LOG.noib"
-check "... and retries with backoff" wait_until 10 grep -q 'host: failed (attempt 2)' "$LOG.noib"
+check "... and retries with backoff" wait_until 20 grep -q 'host: failed (attempt 2)' "$LOG.noib"
 rm /etc/modprobe.d/rdmad-faults.conf
 check "ib_core can load again: after the next retry rxe0 exists" \
 	wait_until 40 test -e /sys/class/infiniband/rxe0
@@ -83,9 +83,9 @@ check "modules: [rdmad_no_such_module]: the failure is logged, naming the module
 check "... the other links converge all the same: rxe0 and rxe1 created, ToS 106" \
 	wait_until 20 sh -c "[ \"\$(cat $CM/rxe0/ports/1/default_roce_tos 2> /dev/null)\" = 106 ] &&
 		[ \"\$(cat $CM/rxe1/ports/1/default_roce_tos 2> /dev/null)\" = 106 ]"
-check "... rxe1/1 reported converged" wait_until 10 grep -q 'rxe1/1: converged' "$LOG"
+check "... rxe1/1 reported converged" wait_until 20 grep -q 'rxe1/1: converged' "$LOG"
 check "... and the host is retried with backoff (not at every event)" \
-	wait_until 10 grep -Eq 'host: failed \(attempt 2\)' "$LOG"
+	wait_until 20 grep -Eq 'host: failed \(attempt 2\)' "$LOG"
 is "dummy is not loaded yet" "$(grep -c '^dummy ' /proc/modules)" 0
 sed -i 's/rdmad_no_such_module/dummy/' "$CONF/50-rxe.yaml"
 kill -HUP "$RDMAD"

@@ -73,14 +73,14 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 	check "STATUS= counts the converged link, and says a file was left out" \
 		grep -q "1 converged.*invalid profile files left out" <<< "$status"
 	check "the journal has rdmad's fields (journalctl RDMA_DEVICE=rxe0)" \
-		wait_until 5 sh -c "journalctl -q RDMA_DEVICE=rxe0 -o cat | grep -q converged"
+		wait_until 20 sh -c "journalctl -q RDMA_DEVICE=rxe0 -o cat | grep -q converged"
 	check "rdmad's state is in /run/rdmad/state, apart from the runtime profiles" \
 		test -d /run/rdmad/state
 
 	# ---- org.rdmad1 on the real system bus, as root and as an unprivileged user ------------
 	# dbus-daemon found the policy by itself (inotify on its directories): nobody reloaded it.
 	check "rdmad owns org.rdmad1 on the system bus" \
-		wait_until 10 busctl --system status org.rdmad1
+		wait_until 20 busctl --system status org.rdmad1
 	is "started with an invalid file left out: State degraded" \
 		"$(busctl --system get-property org.rdmad1 /org/rdmad1 org.rdmad1.Manager State)" \
 		's "degraded"'
@@ -179,7 +179,7 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 	sleep 0.5
 	ip addr del 192.0.2.1/24 dev veth0
 	check "the IPv4 address removed: $ENV and $NCCL removed" \
-		wait_until 10 sh -c "[ ! -e $ENV ] && [ ! -e $NCCL ]"
+		wait_until 20 sh -c "[ ! -e $ENV ] && [ ! -e $NCCL ]"
 	# rdma-online.target: with no GID to publish the link is not online; wait-online says why
 	# when it times out, and a unit ordered after the target waits for the link (below).
 	rc=0
@@ -220,18 +220,18 @@ UNIT
 	check "rdmactl wait-online --gid ipv4 still waits (the link has only an IPv6 GID)" \
 		kill -0 "$waiter4"
 	check "a global IPv6 address added: $ENV published with its RoCE v2 GID" \
-		wait_until 10 sh -c "[ \"\$(. $ENV 2> /dev/null && echo \$RDMA_GID)\" = 2001:0db8:0000:0000:0000:0000:0000:0001 ]"
+		wait_until 20 sh -c "[ \"\$(. $ENV 2> /dev/null && echo \$RDMA_GID)\" = 2001:0db8:0000:0000:0000:0000:0000:0001 ]"
 	gid6=$(. $ENV && echo "$RDMA_GID_INDEX")
 	ip addr add 192.0.2.1/24 dev veth0
 	check "an IPv4 address added later: $ENV rewritten with the index rdmactl gid prints" \
-		wait_until 10 sh -c "[ \"\$(. $ENV 2> /dev/null && echo \$RDMA_GID_INDEX)\" = \"\$(rdmactl gid rxe0/1 2> /dev/null)\" ] && grep -q ffff:c000:0201 $ENV"
+		wait_until 20 sh -c "[ \"\$(. $ENV 2> /dev/null && echo \$RDMA_GID_INDEX)\" = \"\$(rdmactl gid rxe0/1 2> /dev/null)\" ] && grep -q ffff:c000:0201 $ENV"
 	gid4=$(. $ENV && echo "$RDMA_GID_INDEX")
 	rc=0
 	wait "$waiter4" || rc=$?
 	is "... and returns 0 once an IPv4 GID is published" "$rc" 0
 	check "... and $NCCL is back with it" grep -qx "NCCL_IB_GID_INDEX=$gid4" $NCCL
 	check "PublishedGidChanged: withdrawn, then -1 -> $gid6 (IPv6), then $gid6 -> $gid4" \
-		wait_until 5 sh -c "tr -s ' \\n' ' ' < $VM_LOGDIR/gid-signals.txt | grep -Eq 'string \"rxe0/1\" int32 $gid int32 -1 .*string \"rxe0/1\" int32 -1 int32 $gid6 .*string \"rxe0/1\" int32 $gid6 int32 $gid4 string \"2001:0db8:0000:0000:0000:0000:0000:0001\" string \"0000:0000:0000:0000:0000:ffff:c000:0201\" string \"[^\"]*replaced'"
+		wait_until 20 sh -c "tr -s ' \\n' ' ' < $VM_LOGDIR/gid-signals.txt | grep -Eq 'string \"rxe0/1\" int32 $gid int32 -1 .*string \"rxe0/1\" int32 -1 int32 $gid6 .*string \"rxe0/1\" int32 $gid6 int32 $gid4 string \"2001:0db8:0000:0000:0000:0000:0000:0001\" string \"0000:0000:0000:0000:0000:ffff:c000:0201\" string \"[^\"]*replaced'"
 	kill "$monitor" 2> /dev/null
 	wait "$monitor" 2> /dev/null
 	check "... each logged with MESSAGE_ID=fbcab208ef60401685f0445a50234ef4" \
@@ -270,14 +270,14 @@ UNIT
 	check "gids.publish {subnet: 198.51.100.0/24}: systemctl reload rdmad" \
 		timeout 60 systemctl reload rdmad
 	check "... $ENV has the GID of 198.51.100.1, not of 192.0.2.1" \
-		wait_until 10 grep -qx 'RDMA_GID=0000:0000:0000:0000:0000:ffff:c633:6401' $ENV
+		wait_until 20 grep -qx 'RDMA_GID=0000:0000:0000:0000:0000:ffff:c633:6401' $ENV
 	gidp=$(. $ENV && echo "$RDMA_GID_INDEX")
 	is "... rdmactl gid rxe0/1 (rdmad's answer) agrees" "$(rdmactl gid rxe0/1)" "$gidp"
 	is "... and so does rdmactl gid --root / (the host and profiles read directly)" \
 		"$(rdmactl gid --root / rxe0/1)" "$gidp"
 	ip addr del 198.51.100.1/24 dev veth0
 	check "no address in the subnet left: the link publishes nothing" \
-		wait_until 10 sh -c "[ ! -e $ENV ]"
+		wait_until 20 sh -c "[ ! -e $ENV ]"
 	check "... and rdmactl status shows gids.publish waiting for its GID" \
 		sh -c "rdmactl status --no-pager rxe0/1 | grep -q 'gids.publish.*waiting for a GID'"
 	rc=0
@@ -287,7 +287,7 @@ UNIT
 	rm /etc/rdmad/55-publish.yaml
 	check "gids.publish removed: systemctl reload rdmad" timeout 60 systemctl reload rdmad
 	check "... the default again: the GID of 192.0.2.1" \
-		wait_until 10 grep -qx 'RDMA_GID=0000:0000:0000:0000:0000:ffff:c000:0201' $ENV
+		wait_until 20 grep -qx 'RDMA_GID=0000:0000:0000:0000:0000:ffff:c000:0201' $ENV
 	check "nobody may not reload" \
 		sh -c 'setpriv --reuid=nobody --regid=nogroup --clear-groups rdmactl reload 2>&1 |
 			grep -q "needs root"'
@@ -303,7 +303,7 @@ UNIT
 	rm /etc/rdmad/60-broken.yaml
 	sed -i 's/tos: 106/tos: 96/' /etc/rdmad/50-rxe.yaml
 	check "systemctl reload with good profiles succeeds" timeout 60 systemctl reload rdmad
-	check "... and re-plans the host" wait_until 5 sh -c "[ \"\$(cat $TOS)\" = 96 ]"
+	check "... and re-plans the host" wait_until 20 sh -c "[ \"\$(cat $TOS)\" = 96 ]"
 	# security.roce-allow-from under the unit's sandbox (RestrictAddressFamilies=AF_UNIX
 	# AF_NETLINK, SystemCallFilter=): libnftables' transaction and the NFNLGRP_NFTABLES watch
 	modprobe nf_tables
@@ -311,7 +311,7 @@ UNIT
 		> /etc/rdmad/55-firewall.yaml
 	check "security.roce-allow-from: systemctl reload rdmad" timeout 60 systemctl reload rdmad
 	check "... rdmad.service makes table inet rdmad with veth0's chain" \
-		wait_until 10 sh -c "nft list chain inet rdmad veth0 2> /dev/null |
+		wait_until 20 sh -c "nft list chain inet rdmad veth0 2> /dev/null |
 			grep -q 'iifname \"veth0\" ip saddr 192.0.2.0/24 udp dport 4791 accept'"
 	status=$(rdmactl --no-pager status rxe0/1 2>&1)
 	check "... rdmactl status rxe0/1: security.roce-allow-from converged" \
@@ -319,11 +319,11 @@ UNIT
 		<<< "$status" || diag "$status"
 	nft delete table inet rdmad
 	check "... and puts it back after nft delete table inet rdmad" \
-		wait_until 10 nft list table inet rdmad
+		wait_until 20 nft list table inet rdmad
 	rm /etc/rdmad/55-firewall.yaml
 	check "the key removed: systemctl reload rdmad" timeout 60 systemctl reload rdmad
 	check "... table inet rdmad is removed" \
-		wait_until 10 sh -c "! nft list table inet rdmad > /dev/null 2>&1"
+		wait_until 20 sh -c "! nft list table inet rdmad > /dev/null 2>&1"
 	check "... and nothing of rdmad's failed meanwhile (no EPERM from the sandbox)" \
 		sh -c "! journalctl -q -u rdmad -o cat | grep -q 'roce-allow-from.*\(failed\|refused\|could not\)'"
 	# rdma.node-description under the unit. rdma-ndd.service (rdma-core) writes node_desc too;
@@ -343,9 +343,9 @@ UNIT
 	old_hostname=$(hostname)
 	hostname rdmad-full-renamed
 	check "hostname rdmad-full-renamed: rdmad.service follows it into node_desc" \
-		wait_until 10 sh -c "[ \"\$(cat $ND)\" = 'rdmad-full-renamed rxe0' ]"
+		wait_until 20 sh -c "[ \"\$(cat $ND)\" = 'rdmad-full-renamed rxe0' ]"
 	hostname "$old_hostname"
-	check "... and back" wait_until 10 sh -c "[ \"\$(cat $ND)\" = \"$old_hostname rxe0\" ]"
+	check "... and back" wait_until 20 sh -c "[ \"\$(cat $ND)\" = \"$old_hostname rxe0\" ]"
 	rm /etc/rdmad/55-nd.yaml
 	systemctl unmask rdma-ndd.service
 	check "the key removed: systemctl reload rdmad" timeout 60 systemctl reload rdmad
@@ -358,9 +358,9 @@ UNIT
 		> /etc/rdmad/55-pci.yaml
 	check "pci.* on the e1000e at $NIC: systemctl reload rdmad" timeout 60 systemctl reload rdmad
 	check "... rdmad.service clears the ACS P2P redirect of root port $RP (ACSCtl 0x0011)" \
-		wait_until 10 sh -c "[ \"\$(setpci -s $RP ECAP_ACS+6.w)\" = 0011 ]"
+		wait_until 20 sh -c "[ \"\$(setpci -s $RP ECAP_ACS+6.w)\" = 0011 ]"
 	check "... and reads and writes the NIC's Device Control: unsupported, it reads back 128 (qemu)" \
-		wait_until 10 sh -c "journalctl -q -u rdmad -o cat |
+		wait_until 20 sh -c "journalctl -q -u rdmad -o cat |
 			grep -q 'pci.max-read-request not applied: $NIC: written, but Max_Read_Request_Size reads back 128'"
 	rm /etc/rdmad/55-pci.yaml
 	check "the key removed: systemctl reload rdmad" timeout 60 systemctl reload rdmad

@@ -27,7 +27,7 @@ ip addr add 192.0.2.2/24 dev veth1
 udevadm monitor --kernel --subsystem-match=infiniband --subsystem-match=infiniband_verbs \
 	> /tmp/uevents.log 2>&1 &
 monitor=$!
-wait_until 5 grep -q '^KERNEL - ' /tmp/uevents.log
+wait_until 20 grep -q '^KERNEL - ' /tmp/uevents.log
 
 # ---- RDMA netlink ----------------------------------------------------------------------------
 check "NEWLINK: rdma link add rxe0 type rxe netdev veth0" \
@@ -67,16 +67,16 @@ fi
 
 v6gid=2001:0db8:0000:0000:0000:0000:0000:0001
 ip addr add 2001:db8::1/64 dev veth0 nodad
-check "adding 2001:db8::1 adds its GID" wait_until 5 has_gid rxe0 1 "$v6gid"
+check "adding 2001:db8::1 adds its GID" wait_until 20 has_gid rxe0 1 "$v6gid"
 i=$(gid_index rxe0 1 "$v6gid") && is "the IPv6 GID is RoCE v2" \
 	"$(attr "$PORT/gid_attrs/types/$i")" "RoCE v2"
 
 v4gid2=$(gid_of_ipv4 192.0.2.11)
 ip addr add 192.0.2.11/24 dev veth0
-check "adding 192.0.2.11 adds its GID" wait_until 5 has_gid rxe0 1 "$v4gid2"
+check "adding 192.0.2.11 adds its GID" wait_until 20 has_gid rxe0 1 "$v4gid2"
 slot=$(gid_index rxe0 1 "$v4gid2")
 ip addr del 192.0.2.11/24 dev veth0
-check "deleting 192.0.2.11 removes its GID" wait_until 5 lacks_gid rxe0 1 "$v4gid2"
+check "deleting 192.0.2.11 removes its GID" wait_until 20 lacks_gid rxe0 1 "$v4gid2"
 is "its slot reads as zeros again" "$(attr "$PORT/gids/${slot:-1023}")" "$ZERO_GID"
 
 types=$(for f in "$PORT"/gid_attrs/types/*; do attr "$f" 2> /dev/null; done | sort | uniq -c)
@@ -117,7 +117,7 @@ is "a fresh configfs dir reads 0 too" "$(attr "$P/default_roce_tos")" 0
 rmdir "$CM/rxe0"
 
 ip link del veth0
-check "deleting the netdev deletes its rxe device" wait_until 5 test ! -e "$IB/rxe0"
+check "deleting the netdev deletes its rxe device" wait_until 20 test ! -e "$IB/rxe0"
 
 # ---- uevents ---------------------------------------------------------------------------------
 EVENTS=("add.*/infiniband/rxe0 (infiniband)" "remove.*/infiniband/rxe0 (infiniband)"
@@ -128,7 +128,7 @@ uevents_seen() {
 	for ev in "${EVENTS[@]}"; do grep -q "^KERNEL\[.*\] $ev" /tmp/uevents.log || return 1; done
 }
 # the monitor writes what it got when it gets it: waited for, not a fixed 0.5 s
-wait_until 10 uevents_seen
+wait_until 20 uevents_seen
 kill "$monitor"
 wait "$monitor" 2> /dev/null
 for ev in "${EVENTS[@]}"; do

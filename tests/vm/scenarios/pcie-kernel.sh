@@ -50,7 +50,7 @@ NIC=0000:03:00.0 NIC1=0000:04:00.0 RP=0000:00:1c.0
 ids() { local d; for d in /sys/bus/pci/devices/*; do
 	[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x8086:0x10d3 ] && echo "${d##*/}"; done | paste -sd' '; }
 is "two e1000e (82574L) functions, at 03:00.0 and 04:00.0" "$(ids)" "$NIC $NIC1"
-wait_until 5 test -d "/sys/bus/pci/devices/$NIC/net" -a -d "/sys/bus/pci/devices/$NIC1/net"
+wait_until 20 test -d "/sys/bus/pci/devices/$NIC/net" -a -d "/sys/bus/pci/devices/$NIC1/net"
 netdevs=(/sys/bus/pci/devices/"$NIC"/net/* /sys/bus/pci/devices/"$NIC1"/net/*)
 is "... both bound to e1000e, with a netdev each" \
 	"$(basename "$(readlink "/sys/bus/pci/devices/$NIC/driver")") $(basename "$(readlink "/sys/bus/pci/devices/$NIC1/driver")") ${#netdevs[@]}" \

@@ -30,7 +30,7 @@ systemctl daemon-reload
 asan_unit_dropin
 systemctl daemon-reload
 check "systemctl start rdmad" timeout 60 systemctl start rdmad
-check "rdmad owns org.rdmad1" wait_until 10 busctl --system status org.rdmad1
+check "rdmad owns org.rdmad1" wait_until 20 busctl --system status org.rdmad1
 
 # ---- the administrator's step: a group, and the rule of docs/SECURITY.md ---------------------
 check "groupadd rdmaadmin; useradd alice (member), bob" \
@@ -51,7 +51,7 @@ check "... defaults: no for any and inactive sessions, auth_admin_keep for activ
 	sh -c "grep -Eq 'implicit any: +no' $VM_LOGDIR/pkaction.txt &&
 		grep -Eq 'implicit inactive: +no' $VM_LOGDIR/pkaction.txt &&
 		grep -Eq 'implicit active: +auth_admin_keep' $VM_LOGDIR/pkaction.txt"
-check "polkitd runs (polkit.service)" wait_until 10 systemctl is-active --quiet polkit.service
+check "polkitd runs (polkit.service)" wait_until 20 systemctl is-active --quiet polkit.service
 # polkitd reads rules.d at start and on inotify; restart it so that the rule is surely loaded
 check "systemctl restart polkit (load the rule)" timeout 60 systemctl restart polkit
 diag "polkitd: $(journalctl -q -u polkit -o cat | tail -3 | tr '\n' '|')"

@@ -21,7 +21,7 @@ ip addr add 192.0.2.1/24 dev veth0
 ip addr add 198.51.100.2/24 dev veth1
 rdma link add rxe0 type rxe netdev veth0 || bail "cannot add rxe0"
 udevadm settle --timeout=30
-wait_until 10 has_gid rxe0 1 "$(gid_of_ipv4 192.0.2.1)" || bail "rxe0 has no IPv4 GID"
+wait_until 20 has_gid rxe0 1 "$(gid_of_ipv4 192.0.2.1)" || bail "rxe0 has no IPv4 GID"
 # RDMA pins memory: services and logins get no memlock limit (the fixes preflight names).
 mkdir -p /etc/systemd/system.conf.d /etc/security/limits.d
 printf '[Manager]\nDefaultLimitMEMLOCK=infinity\n' > /etc/systemd/system.conf.d/rdma.conf
@@ -121,7 +121,7 @@ is "login sessions' memlock repaired too" "$(status userspace.memlock login-sess
 ip addr del 198.51.100.2/24 dev veth1
 ip addr add 192.0.2.2/24 dev veth1
 rdma link add rxe1 type rxe netdev veth1 || fail "rdma link add rxe1"
-wait_until 10 has_gid rxe1 1 "$(gid_of_ipv4 192.0.2.2)"
+wait_until 20 has_gid rxe1 1 "$(gid_of_ipv4 192.0.2.2)"
 broken "two links in 192.0.2.0/24" network.multi-rail veth0 warn
 is "... and for veth1" "$(status network.multi-rail veth1)" warn
 check "... naming both netdevs and the subnet" sh -c "jq -r '.[] | select(.check == \"network.multi-rail\" and .subject == \"veth0\") | .seen' $VM_LOGDIR/preflight.json | grep veth1 | grep -q 192.0.2.0/24"
@@ -138,7 +138,7 @@ is "... and for veth1" "$(status network.multi-rail veth1)" ok
 ip link set veth0 down
 broken "veth0 down" network.netdev rxe0/1 fail
 ip link set veth0 up
-wait_until 10 sh -c '[ "$(cat /sys/class/infiniband/rxe0/ports/1/state)" = "4: ACTIVE" ]'
+wait_until 20 sh -c '[ "$(cat /sys/class/infiniband/rxe0/ports/1/state)" = "4: ACTIVE" ]'
 repaired "veth0" network.netdev rxe0/1
 
 # ---- over D-Bus: Preflight() to anyone, SelfTest() to root, out of rdmad's sandbox --------

@@ -119,7 +119,7 @@ v4gid=$(gid_of_ipv4 192.0.2.11)
 v6gid=2001:0db8:0000:0000:0000:0000:0000:0011
 ip addr add 192.0.2.11/24 dev veth0
 ip addr add 2001:db8::11/64 dev veth0 nodad
-if ! { wait_until 5 has_gid rxe0 1 "$v4gid" && wait_until 5 has_gid rxe0 1 "$v6gid"; }; then
+if ! { wait_until 20 has_gid rxe0 1 "$v4gid" && wait_until 20 has_gid rxe0 1 "$v6gid"; }; then
 	bail "the new addresses got no GIDs"
 fi
 agree "after adding addresses: gids agree with sysfs" "$(expected_gids)" "$(actual_gids --json)"
@@ -133,7 +133,7 @@ is "the new IPv6 GID is listed with ipv4 null" \
 
 ip addr del 192.0.2.11/24 dev veth0
 ip addr del 2001:db8::11/64 dev veth0
-if ! { wait_until 5 lacks_gid rxe0 1 "$v4gid" && wait_until 5 lacks_gid rxe0 1 "$v6gid"; }; then
+if ! { wait_until 20 lacks_gid rxe0 1 "$v4gid" && wait_until 20 lacks_gid rxe0 1 "$v6gid"; }; then
 	bail "the GIDs of the removed addresses stay"
 fi
 agree "after removing them: gids agree with sysfs" "$(expected_gids)" "$(actual_gids --json)"
@@ -158,8 +158,8 @@ for i in 0 1 2 3; do
 	ip addr add "2001:db8:$i::2/64" dev "veth$i" nodad
 done
 for i in 0 1 2 3; do
-	if ! { wait_until 5 has_gid "rxe$i" 1 "$(gid_of_ipv4 "203.0.113.$((i + 1))")" &&
-		wait_until 5 has_gid "rxe$i" 1 \
+	if ! { wait_until 20 has_gid "rxe$i" 1 "$(gid_of_ipv4 "203.0.113.$((i + 1))")" &&
+		wait_until 20 has_gid "rxe$i" 1 \
 			"$(printf '2001:0db8:%04x:0000:0000:0000:0000:0002' "$i")"; }; then
 		bail "rxe$i has not got the GIDs of its addresses"
 	fi
@@ -172,7 +172,7 @@ gids_paths_agree() { # the two paths print the same bytes, text and JSON (/tmp/g
 		cmp -s <(rdmactl gids) <(rdmactl gids --sysfs)
 }
 # the link-local GIDs come when DAD is done: the tables settle, then must agree
-if wait_until 10 gids_paths_agree; then
+if wait_until 20 gids_paths_agree; then
 	pass "gids --json is gids --sysfs --json, byte for byte (and the text)"
 else
 	fail "gids --json is gids --sysfs --json, byte for byte (and the text)" \

@@ -158,14 +158,14 @@ rxe0_active() { [ "$(attr /sys/class/infiniband/rxe0/ports/1/state)" = "4: ACTIV
 # shellcheck disable=SC2317 # called through wait_until
 rxe0_inactive() { ! rxe0_active; }
 ip link set veth0 down
-wait_until 10 rxe0_inactive
+wait_until 20 rxe0_inactive
 st netdev-down rxe0
 fails_at netdev-down $? link
 is "netdev-down: names the netdev and the fix" "$(j netdev-down .hint)" \
 	"Bring the netdev up: ip link set veth0 up"
 ip link set veth0 up
-wait_until 10 rxe0_active || bail "rxe0 is not ACTIVE again"
-wait_until 10 has_gid rxe0 1 "$(gid_of_ipv4 192.0.2.1)" || bail "rxe0 has no IPv4 GID again"
+wait_until 20 rxe0_active || bail "rxe0 is not ACTIVE again"
+wait_until 20 has_gid rxe0 1 "$(gid_of_ipv4 192.0.2.1)" || bail "rxe0 has no IPv4 GID again"
 
 st wrong-gid rxe0 --gid-index 7
 fails_at wrong-gid $? gid

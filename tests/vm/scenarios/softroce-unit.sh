@@ -54,7 +54,7 @@ is "rdmad created rxe0 on veth0 and rxe1 on veth1" \
 check "... and recorded them as its own" \
 	sh -c "test -e /run/rdmad/state/links/rxe0 && test -e /run/rdmad/state/links/rxe1"
 check "systemd's journal: each NEWLINK went from a scope of its own" \
-	wait_until 10 sh -c "journalctl -q -o cat _PID=1 | grep -q 'rdmad: add RDMA link rxe0 (rxe on veth0)' &&
+	wait_until 20 sh -c "journalctl -q -o cat _PID=1 | grep -q 'rdmad: add RDMA link rxe0 (rxe on veth0)' &&
 		journalctl -q -o cat _PID=1 | grep -q 'rdmad: add RDMA link rxe1 (rxe on veth1)'"
 diag "rdmad's scopes: $(journalctl -q -o cat _PID=1 | grep 'rdmad: add RDMA link' | tr '\n' ';')"
 
@@ -141,7 +141,7 @@ ip -n silent link set veth3 up
 ip addr add 203.0.113.1/24 dev veth2
 check "rxe2 on veth2 made from a unit with IPAddressDeny=any" \
 	systemd-run --wait --quiet --collect -p IPAddressDeny=any rdma link add rxe2 type rxe netdev veth2
-wait_until 10 has_gid rxe2 1 "$(gid_of_ipv4 203.0.113.1)" || diag "rxe2 has no IPv4 GID"
+wait_until 20 has_gid rxe2 1 "$(gid_of_ipv4 203.0.113.1)" || diag "rxe2 has no IPv4 GID"
 # rdmactl must return on its own: the kernel holds the test's CM id for as long as the REQ's
 # send never completes (cm_destroy_id_wait_timeout), and the old rdmactl waited in
 # rdma_destroy_id() until SIGKILL. The guard below is 6 times --timeout: rdmactl's own exit

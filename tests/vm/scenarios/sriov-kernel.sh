@@ -20,7 +20,7 @@ check "modprobe psample; insmod netdevsim.ko" sh -c "modprobe psample && insmod 
 check "netdevsim device 1 with one port (new_device)" \
 	sh -c 'echo "1 1" > /sys/bus/netdevsim/new_device'
 DEV=/sys/bus/netdevsim/devices/netdevsim1
-wait_until 5 sh -c "ls $DEV/net/ | grep -q ." || bail "netdevsim1 has no netdev"
+wait_until 20 sh -c "ls $DEV/net/ | grep -q ." || bail "netdevsim1 has no netdev"
 PF=$(ls "$DEV/net/" | head -n1)
 diag "netdevsim1's netdev: $PF"
 ip link set "$PF" up
@@ -37,7 +37,7 @@ is "netdevsim1 has sriov_numvfs, and no sriov_totalvfs (a PCI function has both)
 is "sriov_numvfs starts at 0" "$(cat "$DEV/sriov_numvfs")" 0
 udevadm monitor --kernel > /tmp/uevents.log 2>&1 &
 mon=$!
-wait_until 5 grep -q '^KERNEL - ' /tmp/uevents.log
+wait_until 20 grep -q '^KERNEL - ' /tmp/uevents.log
 check "echo 4 > sriov_numvfs" write "$DEV/sriov_numvfs" 4
 is "... the PF lists 4 VFs (RTM_GETLINK with RTEXT_FILTER_VF)" "$(vfs)" 4
 fails_with "echo 2 > sriov_numvfs with 4 enabled: EBUSY (0 must be written first)" \
@@ -47,7 +47,7 @@ is "... 2 VFs" "$(vfs)" 2
 # Absence, without a sleep: uevents arrive in order, so once a marker made after the writes has
 # come, any uevent of theirs would have come before it.
 ip link add nsmark type dummy
-wait_until 10 grep -q '/nsmark (net)' /tmp/uevents.log
+wait_until 20 grep -q '/nsmark (net)' /tmp/uevents.log
 kill "$mon"
 ip link del nsmark
 is "a write to sriov_numvfs sends no uevent for the PF (rdmad cannot wait for one)" \
@@ -86,7 +86,7 @@ check "devlink dev eswitch set mode legacy" devlink dev eswitch set netdevsim/ne
 # ---- the device deleted and made again (a driver reload) ---------------------------------------
 check "del_device 1, new_device 1 1" \
 	sh -c 'echo 1 > /sys/bus/netdevsim/del_device && echo "1 1" > /sys/bus/netdevsim/new_device'
-wait_until 5 sh -c "ls $DEV/net/ | grep -q ."
+wait_until 20 sh -c "ls $DEV/net/ | grep -q ."
 is "... comes back with sriov_numvfs 0: the VFs are rdmad's to make again" \
 	"$(cat "$DEV/sriov_numvfs")" 0
 
