@@ -316,7 +316,7 @@ static int setting_overlay(SettingStatus *row, const PortStatus *s, const Outcom
 /* The writes of this reconcile, into the history the contest is judged on: one per setting,
  * however many actions it took (three declared addresses are one write of netdev.addresses). */
 static int history_record(PortStatus *s, const Outcomes *outcomes, uint64_t now) {
-	uint64_t recorded = 0;
+	KeySet recorded = 0;
 
 	for (size_t i = 0; i < outcomes->n; i++) {
 		const Outcome *o = &outcomes->items[i];

@@ -471,7 +471,7 @@ static int plan_function(Plan *p, const Config *c, const HostState *h, const Str
 	PortSettings s;
 	PlanPort l;
 	PlanFunction pf = { .host = h, .f = f };
-	const uint64_t sriov = KEY_BIT(KEY_SRIOV_VFS) | KEY_BIT(KEY_SRIOV_AUTOPROBE) |
+	const KeySet sriov = KEY_BIT(KEY_SRIOV_VFS) | KEY_BIT(KEY_SRIOV_AUTOPROBE) |
 			       KEY_BIT(KEY_SRIOV_ESWITCH) | KEY_BIT(KEY_SRIOV_VF);
 	int r;
 

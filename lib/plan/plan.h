@@ -31,7 +31,7 @@ DECLARE_STRING_TABLE_LOOKUP(action_phase, ActionPhase)
  * the ETS actions apply every declared ets key in one IEEE_SET (a driver checks prio-tc, tc-bw
  * and tsa together), and qos.trust needs to know whether a dscp-map is declared. */
 typedef struct DcbDesired {
-	uint64_t set; /* KEY_BIT()s of the qos keys declared */
+	KeySet set; /* KEY_BIT()s of the qos keys declared */
 	QosOwner owner;
 	QosTrust trust;
 	uint8_t pfc; /* bit per priority */

@@ -23,7 +23,7 @@ bool profile_matches(const Profile *p, const PortFacts *f) {
 
 /* Copy the keys src declares over dst, recording src's name as their origin. */
 static int link_settings_overlay(PortSettings *dst, const PortSettings *src, const char *origin) {
-	uint64_t set = src->set & KEYS_PORT;
+	KeySet set = src->set & KEYS_PORT;
 
 	for (Key k = 0; k < _KEY_MAX; k++)
 		if (set & KEY_BIT(k))
@@ -254,7 +254,7 @@ bool config_declares(const Config *c, Key key) {
 	return config_declares_any(c, KEY_BIT(key));
 }
 
-bool config_declares_any(const Config *c, uint64_t keys) {
+bool config_declares_any(const Config *c, KeySet keys) {
 	for (size_t i = 0; c && i < c->n_profiles; i++)
 		if (c->profiles[i]->settings.set & keys)
 			return true;

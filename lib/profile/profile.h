@@ -65,7 +65,12 @@ typedef enum Key {
 } Key;
 DECLARE_STRING_TABLE_LOOKUP(key, Key)
 
-#define KEY_BIT(k) (UINT64_C(1) << (k))
+/* A set of keys, a bit per Key: 128 of them, where a uint64_t had room for no more than the
+ * 63 there were (the probe keys come next). gcc and clang have the type; __extension__ keeps
+ * -Wpedantic quiet about it. */
+__extension__ typedef unsigned __int128 KeySet;
+_Static_assert(_KEY_MAX <= 128, "a KeySet has a bit per key");
+#define KEY_BIT(k) ((KeySet) 1 << (k))
 #define KEYS_MATCH                                                                           \
 	(KEY_BIT(KEY_MATCH_DEVICE) | KEY_BIT(KEY_MATCH_DRIVER) | KEY_BIT(KEY_MATCH_NETDEV) | \
 	 KEY_BIT(KEY_MATCH_PCI) | KEY_BIT(KEY_MATCH_PORT))
@@ -78,7 +83,7 @@ DECLARE_STRING_TABLE_LOOKUP(key, Key)
 #define KEYS_PAUSE                                                          \
 	(KEY_BIT(KEY_NETDEV_PAUSE_AUTONEG) | KEY_BIT(KEY_NETDEV_PAUSE_RX) | \
 	 KEY_BIT(KEY_NETDEV_PAUSE_TX))
-#define KEYS_PORT (((UINT64_C(1) << _KEY_MAX) - 1) & ~KEYS_MATCH & ~KEYS_HOST)
+#define KEYS_PORT ((((KeySet) 1 << _KEY_MAX) - 1) & ~KEYS_MATCH & ~KEYS_HOST)
 /* The keys that act on the function behind a matched netdev (its PCI function, or netdevsim's
  * bus device), whether or not it has an RDMA device (plan-function.c). */
 #define KEYS_SRIOV                                                                            \
@@ -152,7 +157,7 @@ typedef struct SriovVf {
 
 /* The desired state of one link, as one profile or the merge of several declares it. */
 typedef struct PortSettings {
-	uint64_t set; /* KEY_BIT()s of the keys below that are declared */
+	KeySet set; /* KEY_BIT()s of the keys below that are declared */
 	RoceMode roce_mode;
 	unsigned roce_tos;
 	bool netdev_up;
@@ -262,7 +267,7 @@ int config_settings_for_port(const Config *c, const PortFacts *f, PortSettings *
 /* Whether any profile of c sets key (for any port): what the host must be observed for. */
 bool config_declares(const Config *c, Key key) _pure_;
 /* ... any of the KEY_BIT()s in keys. */
-bool config_declares_any(const Config *c, uint64_t keys) _pure_;
+bool config_declares_any(const Config *c, KeySet keys) _pure_;
 
 /* The checks across keys that hold for a port's settings as a whole: one profile's, or the
  * merge of several (profile A's qos.ets.tsa with profile B's qos.ets.tc-bw), which no single

@@ -26,7 +26,7 @@ static DcbState live_new(void) {
 	return s;
 }
 
-static DcbDesired desired_new(uint64_t set) {
+static DcbDesired desired_new(KeySet set) {
 	DcbDesired d = { .set = set };
 
 	memset(d.dscp_map, -1, sizeof(d.dscp_map));
