@@ -250,6 +250,11 @@ static int describe_ends(Manager *m, char **ret_head, char **ret_tail) {
 struct DescribeJob {
 	sd_bus_message **callers;
 	size_t n_callers;
+	/* Callers that came once the document was fixed (head written): it may be older than what
+	 * they have seen (the manager's state moves without the table, at the first reconcile's
+	 * end), so they wait for the next document, begun when this one ends. */
+	sd_bus_message **next_callers;
+	size_t n_next_callers;
 	TextBuffer links; /* written so far */
 	size_t next;
 	uint64_t generation;
@@ -268,6 +273,9 @@ DescribeJob *describe_job_free(DescribeJob *j) {
 	for (size_t i = 0; i < j->n_callers; i++)
 		sd_bus_message_unref(j->callers[i]);
 	free(j->callers);
+	for (size_t i = 0; i < j->n_next_callers; i++)
+		sd_bus_message_unref(j->next_callers[i]);
+	free(j->next_callers);
 	free(j->links.data);
 	free(j->head);
 	free(j->tail);
@@ -399,9 +407,14 @@ static int describe_job_reply(DescribeJob *j, uint64_t deadline) {
 	return 1;
 }
 
+static int describe_job_start(Manager *m);
+
 static void describe_job_end(Manager *m, int r) {
 	DescribeJob *j = TAKE_PTR(m->describe_job);
+	sd_bus_message **next = TAKE_PTR(j->next_callers);
+	size_t n_next = j->n_next_callers;
 
+	j->n_next_callers = 0;
 	slice_source_stop(m->describe_slices);
 	if (r >= 0)
 		m->describe_links_size = j->links.size;
@@ -413,6 +426,21 @@ static void describe_job_end(Manager *m, int r) {
 	/* megabytes of small json-c objects and the buffer, freed by now: hand the pages back
 	 * rather than keep the peak resident while idle */
 	manager_trim_later(m);
+	if (n_next == 0)
+		return;
+	/* those that came too late for this document: the next one is theirs */
+	r = describe_job_start(m);
+	if (r >= 0) {
+		m->describe_job->callers = next;
+		m->describe_job->n_callers = n_next;
+		return;
+	}
+	for (size_t i = 0; i < n_next; i++) {
+		(void) sd_bus_reply_method_errorf(next[i], SD_BUS_ERROR_FAILED,
+						  "Failed to describe: %s", strerror(-r));
+		sd_bus_message_unref(next[i]);
+	}
+	free(next);
 }
 
 static void on_describe_slice(void *userdata, uint64_t deadline) {
@@ -453,26 +481,21 @@ int manager_describe_wait(Manager *m, sd_bus_message *msg) {
 	sd_bus_message **l;
 	int r;
 
-	/* A document at work is as current as the status table when it ends: they share it. */
-	if (!m->describe_job) {
-		if (!m->describe_slices) {
-			r = slice_source_new(m->event, "describe-slice", on_describe_slice, m,
-					     &m->describe_slices);
-			if (r < 0)
-				return r;
-		}
-		j = calloc(1, sizeof(DescribeJob));
-		if (!j)
+	/* A document at work whose links are still being written is as current as the status
+	 * table when it ends: they share it. Once written, it is not: the next one. */
+	if (m->describe_job && m->describe_job->head) {
+		j = m->describe_job;
+		l = reallocarray(j->next_callers, j->n_next_callers + 1, sizeof(sd_bus_message *));
+		if (!l)
 			return -ENOMEM;
-		m->describe_job = j;
-		r = describe_job_begin(m, j);
-		if (r >= 0)
-			r = slice_source_start(m->describe_slices);
-		if (r < 0) {
-			slice_source_stop(m->describe_slices);
-			m->describe_job = describe_job_free(m->describe_job);
+		j->next_callers = l;
+		j->next_callers[j->n_next_callers++] = sd_bus_message_ref(msg);
+		return 0;
+	}
+	if (!m->describe_job) {
+		r = describe_job_start(m);
+		if (r < 0)
 			return r;
-		}
 	}
 	j = m->describe_job;
 	l = reallocarray(j->callers, j->n_callers + 1, sizeof(sd_bus_message *));
@@ -485,6 +508,32 @@ int manager_describe_wait(Manager *m, sd_bus_message *msg) {
 	}
 	j->callers = l;
 	j->callers[j->n_callers++] = sd_bus_message_ref(msg);
+	return 0;
+}
+
+/* A new document, with no caller yet: m->describe_job. */
+static int describe_job_start(Manager *m) {
+	DescribeJob *j;
+	int r;
+
+	if (!m->describe_slices) {
+		r = slice_source_new(m->event, "describe-slice", on_describe_slice, m,
+				     &m->describe_slices);
+		if (r < 0)
+			return r;
+	}
+	j = calloc(1, sizeof(DescribeJob));
+	if (!j)
+		return -ENOMEM;
+	m->describe_job = j;
+	r = describe_job_begin(m, j);
+	if (r >= 0)
+		r = slice_source_start(m->describe_slices);
+	if (r < 0) {
+		slice_source_stop(m->describe_slices);
+		m->describe_job = describe_job_free(m->describe_job);
+		return r;
+	}
 	return 0;
 }
 
