@@ -112,7 +112,10 @@ after=$(switches)
 echo "bench daemon: idle and converged for ${idle} s: $((after - before)) wakeups (target: 0)"
 # "loop: one dispatch took W ms (C ms on the CPU)": wall and rdmad's own CPU time
 awk -v n="$big" '/loop: one dispatch took/ {
-             for (i = 1; i < NF; i++) if ($i == "took") { w = $(i + 1) + 0; c1 = substr($(i + 3), 2) + 0 }
+             for (i = 1; i < NF; i++)
+                     if ($i == "took") { w = $(i + 1) + 0; c1 = substr($(i + 3), 2) + 0 }
              c++; if (w > max) { max = w; cpu = c1 } }
-     END { printf "bench daemon: rdmad loop on %d links, start to idle: %d dispatches over 10 ms%s (target: none)\n",
-                  n, c, c ? sprintf(", the longest %.1f ms (%.1f ms of it on the CPU)", max, cpu) : "" }' "$work/rdmad-$big.log"
+     END { longest = c ? sprintf(", the longest %.1f ms (%.1f ms of it on the CPU)", max, cpu) : ""
+           printf "bench daemon: rdmad loop on %d links, start to idle: ", n
+           printf "%d dispatches over 10 ms%s", c, longest
+           print " (target: none)" }' "$work/rdmad-$big.log"

@@ -34,9 +34,9 @@ void host_function_done(HostFunction *f);
 /* An observation's rtnetlink part in steps (a full one, or a partial one of more netdevs than
  * host_addresses_by_name() takes): every netdev's index, MTU and state from one link dump, then
  * their addresses from an IPv4 and an IPv6 address dump, a batch of messages per step (at 8,192
- * netdevs the dumps took 90 ms in one piece). A netdev the link dump does not name keeps addresses_known false.
- * h must outlive the observer. A step returns 0 while more is to read, 1 when done, or -errno
- * (then no netdev's addresses are known). */
+ * netdevs the dumps took 90 ms in one piece). A netdev the link dump does not name keeps
+ * addresses_known false. h must outlive the observer. A step returns 0 while more is to read, 1
+ * when done, or -errno (then no netdev's addresses are known). */
 typedef struct AddressesObserver AddressesObserver;
 /* Whether a partial observation asks for its few netdevs by name, one round trip each, in one
  * step, rather than read the dumps: up to ADDRESSES_BY_NAME_MAX of them. */
