@@ -13,6 +13,7 @@
 static const char *const type_table[_METRIC_TYPE_MAX] = {
 	[METRIC_GAUGE] = "gauge",
 	[METRIC_COUNTER] = "counter",
+	[METRIC_HISTOGRAM] = "histogram",
 };
 
 bool metric_name_valid(const char *s, bool label) {
@@ -38,7 +39,7 @@ void metrics_done(Metrics *m) {
 		free(m->families[i]);
 	}
 	free(m->families);
-	*m = (Metrics) { 0 };
+	*m = (Metrics){ 0 };
 }
 
 int metrics_family_new(Metrics *m, const char *name, MetricType type, const char *help,
@@ -60,7 +61,7 @@ int metrics_family_new(Metrics *m, const char *name, MetricType type, const char
 	f = calloc(1, sizeof(MetricFamily));
 	if (!f)
 		return -ENOMEM;
-	*f = (MetricFamily) { .name = strdup(name), .type = type, .help = strdup(help) };
+	*f = (MetricFamily){ .name = strdup(name), .type = type, .help = strdup(help) };
 	if (!f->name || !f->help) {
 		free((char *) f->name);
 		free((char *) f->help);
@@ -108,15 +109,10 @@ static int labels_format(va_list ap, char **ret) {
 	return 0;
 }
 
-static int sample_add(Metrics *m, const MetricFamily *f, MetricSample s, va_list ap) {
+/* s with its labels (taken, freed on failure too). */
+static int sample_append(Metrics *m, const MetricFamily *f, MetricSample s) {
 	MetricSample *l;
-	int r;
 
-	if (!f)
-		return -EINVAL;
-	r = labels_format(ap, &s.labels);
-	if (r < 0)
-		return r;
 	l = realloc(m->samples, (m->n + 1) * sizeof(MetricSample));
 	if (!l) {
 		free(s.labels);
@@ -128,12 +124,23 @@ static int sample_add(Metrics *m, const MetricFamily *f, MetricSample s, va_list
 	return 0;
 }
 
+static int sample_add(Metrics *m, const MetricFamily *f, MetricSample s, va_list ap) {
+	int r;
+
+	if (!f || f->type == METRIC_HISTOGRAM)
+		return -EINVAL;
+	r = labels_format(ap, &s.labels);
+	if (r < 0)
+		return r;
+	return sample_append(m, f, s);
+}
+
 int metrics_add_u64(Metrics *m, const MetricFamily *f, uint64_t value, ...) {
 	va_list ap;
 	int r;
 
 	va_start(ap, value);
-	r = sample_add(m, f, (MetricSample) { .integer = true, .u = value }, ap);
+	r = sample_add(m, f, (MetricSample){ .integer = true, .u = value }, ap);
 	va_end(ap);
 	return r;
 }
@@ -143,8 +150,72 @@ int metrics_add_double(Metrics *m, const MetricFamily *f, double value, ...) {
 	int r;
 
 	va_start(ap, value);
-	r = sample_add(m, f, (MetricSample) { .d = value }, ap);
+	r = sample_add(m, f, (MetricSample){ .d = value }, ap);
 	va_end(ap);
+	return r;
+}
+
+/* The fewest significant digits that read back as v: le="5e-06", as Prometheus' own clients
+ * write it (strconv.FormatFloat(v, 'g', -1, 64)), not 5.0000000000000004e-06. */
+static int shortest_precision(double v) {
+	char buf[32];
+
+	for (int p = 1; p < 17; p++) {
+		snprintf(buf, sizeof(buf), "%.*g", p, v);
+		if (strtod(buf, NULL) == v)
+			return p;
+	}
+	return 17;
+}
+
+int metrics_add_histogram(Metrics *m, const MetricFamily *f, const double *bounds, size_t n_bounds,
+			  const uint64_t *counts, double sum, ...) {
+	_cleanup_free_ char *labels = NULL, *sum_labels = NULL;
+	uint64_t cumulative = 0;
+	va_list ap;
+	int r;
+
+	if (!f || f->type != METRIC_HISTOGRAM)
+		return -EINVAL;
+	for (size_t i = 1; i < n_bounds; i++)
+		if (!(bounds[i - 1] < bounds[i]))
+			return -EINVAL;
+	va_start(ap, sum);
+	r = labels_format(ap, &labels);
+	va_end(ap);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i <= n_bounds; i++) {
+		char *l;
+
+		cumulative += counts[i];
+		if (i < n_bounds)
+			r = asprintf(&l, "%s%sle=\"%.*g\"", labels, *labels ? "," : "",
+				     shortest_precision(bounds[i]), bounds[i]);
+		else
+			r = asprintf(&l, "%s%sle=\"+Inf\"", labels, *labels ? "," : "");
+		if (r < 0)
+			return -ENOMEM;
+		r = sample_append(m, f,
+				  (MetricSample){ .suffix = "_bucket",
+						  .labels = l,
+						  .integer = true,
+						  .u = cumulative });
+		if (r < 0)
+			return r;
+	}
+	sum_labels = strdup(labels);
+	if (!sum_labels)
+		return -ENOMEM;
+	r = sample_append(
+		m, f, (MetricSample){ .suffix = "_sum", .labels = TAKE_PTR(sum_labels), .d = sum });
+	if (r < 0)
+		return r;
+	r = sample_append(m, f,
+			  (MetricSample){ .suffix = "_count",
+					  .labels = TAKE_PTR(labels),
+					  .integer = true,
+					  .u = cumulative });
 	return r;
 }
 
@@ -183,8 +254,8 @@ int metrics_format(const Metrics *m, char **ret) {
 			if (done[j] || !streq(x->family->name, fam->name))
 				continue;
 			done[j] = true;
-			fprintf(f, "%s%s%s%s ", fam->name, *x->labels ? "{" : "", x->labels,
-				*x->labels ? "}" : "");
+			fprintf(f, "%s%s%s%s%s ", fam->name, x->suffix ? x->suffix : "",
+				*x->labels ? "{" : "", x->labels, *x->labels ? "}" : "");
 			value_print(f, x);
 			fputc('\n', f);
 		}

@@ -12,6 +12,7 @@
 typedef enum MetricType {
 	METRIC_GAUGE,
 	METRIC_COUNTER,
+	METRIC_HISTOGRAM,
 	_METRIC_TYPE_MAX,
 } MetricType;
 
@@ -23,7 +24,8 @@ typedef struct MetricFamily {
 
 typedef struct MetricSample {
 	const MetricFamily *family; /* not owned: static, or owned by Metrics.families */
-	char *labels;		    /* "device=\"mlx5_0\",port=\"1\"", escaped; "" for none */
+	const char *suffix; /* after the family's name: "_bucket", "_sum", "_count"; or NULL */
+	char *labels;	    /* "device=\"mlx5_0\",port=\"1\"", escaped; "" for none */
 	bool integer;
 	uint64_t u;
 	double d;
@@ -49,6 +51,13 @@ int metrics_add_u64(Metrics *m, const MetricFamily *f, uint64_t value, ...)
 	__attribute__((sentinel));
 int metrics_add_double(Metrics *m, const MetricFamily *f, double value, ...)
 	__attribute__((sentinel));
+
+/* A histogram's samples, for a family of METRIC_HISTOGRAM: NAME_bucket with le="B" for each of
+ * the n_bounds upper bounds (ascending) and le="+Inf", each the number of values at most B;
+ * NAME_sum and NAME_count. counts[] are n_bounds + 1 per-bucket counts (not cumulative), the
+ * last one of the values above every bound. */
+int metrics_add_histogram(Metrics *m, const MetricFamily *f, const double *bounds, size_t n_bounds,
+			  const uint64_t *counts, double sum, ...) __attribute__((sentinel));
 
 /* The exposition text. */
 int metrics_format(const Metrics *m, char **ret);
