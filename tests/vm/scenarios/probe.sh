@@ -1,0 +1,75 @@
+#!/bin/bash
+# probe.sh (light VM) - the probe transport alone (lib/verbs/probe-ud.c through probe-echo),
+# before the prober: UD datagrams over rdma_cm's UDP port space between two rxe links on a veth
+# pair, with the policy routing of selftest.sh:
+#   - a responder on rxe1's address answers every probe from rxe0's, and the other way round
+#   - netem's 5 ms on veth1 moves the round trip up by about 5 ms (a loose check here; the
+#     prober's scenario holds it to 5 +- 1.5 ms over a window)
+#   - with veth1 down the probes go unanswered, and the prober exits 1, bounded
+#   - nothing answers on another port: the path fails at "connect"
+# No `set -e`: a failed check is reported and the scenario goes on. Every probe-echo is run
+# under timeout: a stuck rdma_cm id can keep a process alive past any deadline of its own.
+set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
+. "$VM_LIB"
+
+PORT=18515
+
+rxe_pair # rxe0 on veth0 (192.0.2.1), rxe1 on veth1 (192.0.2.2)
+route_over_wire veth0 192.0.2.1 veth1 192.0.2.2
+
+responder() { # responder ADDR NAME: a probe-echo answering on ADDR, its pid in $resp_pid
+	probe-echo "$1" "$PORT" > "$VM_LOGDIR/$2.out" 2>&1 &
+	resp_pid=$!
+	wait_until 10 cm_listening "$PORT"
+}
+stop_responder() {
+	kill "$resp_pid" 2> /dev/null
+	wait_until 10 eval "! kill -0 $resp_pid 2> /dev/null" || kill -9 "$resp_pid"
+	wait "$resp_pid" 2> /dev/null
+}
+probe() { # probe NAME SRC DST COUNT: probe-echo's output in $VM_LOGDIR/NAME.out; its status
+	timeout 60 probe-echo "$2" "$PORT" "$3" "$4" > "$VM_LOGDIR/$1.out" 2>&1
+}
+p50() { awk '/^sent/ { for (i = 1; i < NF; i++) if ($i == "p50_us") print $(i + 1) }' \
+	"$VM_LOGDIR/$1.out"; }
+
+check "responder on rxe1 listens on port $PORT" responder 192.0.2.2 resp1
+probe fwd 192.0.2.1 192.0.2.2 20
+is "rxe0 -> rxe1: 20 probes, every one answered (exit 0)" "$?" 0 ||
+	diag "$(cat "$VM_LOGDIR/fwd.out")"
+diag "rxe0 -> rxe1: $(tail -n 1 "$VM_LOGDIR/fwd.out")"
+base=$(p50 fwd)
+
+tc qdisc add dev veth1 root netem delay 5ms
+probe netem 192.0.2.1 192.0.2.2 20
+is "with 5 ms of netem on veth1: every probe answered" "$?" 0
+diag "netem: $(tail -n 1 "$VM_LOGDIR/netem.out")"
+check "with 5 ms of netem on veth1: p50 up by 4 ms at least (${base:-?} us before)" \
+	awk -v a="${base:-0}" -v b="$(p50 netem)" 'BEGIN { exit !(b - a >= 4000) }'
+tc qdisc del dev veth1 root
+
+ip link set veth1 down
+probe down 192.0.2.1 192.0.2.2 5
+rc=$?
+check "veth1 down: probes unanswered, probe-echo exits 1 or 2 within its bounds" \
+	test "$rc" -eq 1 -o "$rc" -eq 2
+diag "down: $(tail -n 1 "$VM_LOGDIR/down.out")"
+ip link set veth1 up
+wait_until 10 has_gid rxe1 1 "$(gid_of_ipv4 192.0.2.2)"
+stop_responder
+answered=$(awk '/^answered/ { print $2 }' "$VM_LOGDIR/resp1.out")
+check "the responder answered the probes it was sent (${answered:-none})" \
+	test "${answered:-0}" -ge 40
+
+check "responder on rxe0 listens on port $PORT" responder 192.0.2.1 resp0
+probe back 192.0.2.2 192.0.2.1 20
+is "rxe1 -> rxe0: every probe answered (exit 0)" "$?" 0 || diag "$(cat "$VM_LOGDIR/back.out")"
+stop_responder
+
+timeout 60 probe-echo 192.0.2.1 "$((PORT + 1))" 192.0.2.2 3 > "$VM_LOGDIR/noport.out" 2>&1
+is "nothing on the peer's port: exit 2" "$?" 2
+check "... the path fails at connect" grep -q "path failed at connect" "$VM_LOGDIR/noport.out" ||
+	diag "$(cat "$VM_LOGDIR/noport.out")"
+
+done_testing
