@@ -3,7 +3,9 @@
 #
 # The Prometheus alerting rules (contrib/prometheus/rdmad.rules.yml) pass `promtool check
 # rules`, their hand-written unit tests (rdmad.rules.test.yml) pass `promtool test rules`, and
-# so do the tests gen-fleet-tests.py writes for a simulated fleet of 1,000 nodes. Prints TAP.
+# so do the tests gen-fleet-tests.py writes for a simulated fleet of 1,000 nodes; and the same
+# for rdmad-probe's rules (rdmad-probe.rules.yml, on the synthetic fleets of
+# rdmad-probe.rules.test.yml and rdmad-probe-week.rules.test.yml). Prints TAP.
 #
 #   tests/prometheus/rules-test.sh PROMTOOL PYTHON3 CONTRIB-PROMETHEUS-DIR GEN-FLEET-TESTS OUTDIR
 #
@@ -25,12 +27,15 @@ tests=$dir/rdmad.rules.test.yml
 fleet=$outdir/rdmad-fleet.rules.test.yml
 nodes=1000
 
-echo "1..3"
+echo "1..6"
 names=("promtool check rules rdmad.rules.yml"
        "promtool test rules rdmad.rules.test.yml"
-       "promtool test rules on a generated fleet of $nodes nodes")
+       "promtool test rules on a generated fleet of $nodes nodes"
+       "promtool check rules rdmad-probe.rules.yml"
+       "promtool test rules rdmad-probe.rules.test.yml"
+       "promtool test rules rdmad-probe-week.rules.test.yml")
 if [[ -z $promtool ]]; then
-        for i in 0 1 2; do echo "not ok $((i + 1)) - ${names[i]}"; done
+        for i in 0 1 2 3 4 5; do echo "not ok $((i + 1)) - ${names[i]}"; done
         echo "# promtool was not found when meson configured this build: install prometheus"
         echo "# (Debian 12; listed in .ci/packages), then meson setup --reconfigure"
         exit 1
@@ -67,4 +72,8 @@ else
         sed 's/^/# /' "$work/gen"
         failed=1
 fi
+run 4 "" "$promtool" check rules "$dir/rdmad-probe.rules.yml"
+run 5 "$dir/rdmad-probe.rules.test.yml" "$promtool" test rules "$dir/rdmad-probe.rules.test.yml"
+run 6 "$dir/rdmad-probe-week.rules.test.yml" \
+        "$promtool" test rules "$dir/rdmad-probe-week.rules.test.yml"
 exit $failed
