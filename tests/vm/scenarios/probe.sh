@@ -7,6 +7,10 @@
 #     prober's scenario holds it to 5 +- 1.5 ms over a window)
 #   - with veth1 down the probes go unanswered, and the prober exits 1, bounded
 #   - nothing answers on another port: the path fails at "connect"
+# Then rdmad-probe (work in progress: its links on the command line) on both links, --mesh,
+# a probe every 100 ms and figures over 5 s: both paths probed and answered, the histogram in
+# its metrics; 5 ms of netem on veth1 moves both paths' p50 up by 5 +- 1.5 ms, and back; veth1
+# down counts losses, and the probes resume when it is up again.
 # No `set -e`: a failed check is reported and the scenario goes on. Every probe-echo is run
 # under timeout: a stuck rdma_cm id can keep a process alive past any deadline of its own.
 set -uo pipefail
@@ -71,5 +75,55 @@ timeout 60 probe-echo 192.0.2.1 "$((PORT + 1))" 192.0.2.2 3 > "$VM_LOGDIR/noport
 is "nothing on the peer's port: exit 2" "$?" 2
 check "... the path fails at connect" grep -q "path failed at connect" "$VM_LOGDIR/noport.out" ||
 	diag "$(cat "$VM_LOGDIR/noport.out")"
+
+# ---- rdmad-probe ---------------------------------------------------------------------------
+state=$VM_LOGDIR/prober.json
+metrics=$VM_LOGDIR/prober.prom
+rdmad-probe --link rxe0/1=192.0.2.1 --link rxe1/1=192.0.2.2 --mesh --port 18600 \
+	--interval 100 --timeout 500 --window 5 --metrics "$metrics" --state "$state" \
+	> "$VM_LOGDIR/prober.out" 2>&1 &
+prober=$!
+paths() { # paths FILTER: how many paths of the state file FILTER selects
+	jq -r "[.paths[] | select($1)] | length" "$state" 2> /dev/null
+}
+p50_of() { # p50_of LINK: that path's p50 in us, as an integer
+	jq -r ".paths[] | select(.link == \"$1\") | .p50_usec | floor" "$state" 2> /dev/null
+}
+check "rdmad-probe: both paths probing, 20 probes or more sent each" \
+	wait_until 30 test "$(paths '.state == "probing" and .sent >= 20')" = 2 ||
+	diag "$(cat "$state" "$VM_LOGDIR/prober.out")"
+is "rdmad-probe: no probe lost over 5 s" "$(paths '.lost == 0')" 2
+check "rdmad-probe: the round-trip histogram of rxe0/1 -> rxe1/1 in its metrics" \
+	grep -q '^rdmad_probe_rtt_seconds_count{link="rxe0/1",peer="rxe1/1",kind="local"} [1-9]' \
+	"$metrics"
+diag "$(grep 'link="rxe0/1"' "$metrics" | grep -E 'rtt_seconds_(bucket|sum|count)' | head -n 20)"
+base0=$(p50_of rxe0/1)
+base1=$(p50_of rxe1/1)
+diag "p50 before netem: rxe0/1 -> rxe1/1 ${base0} us, rxe1/1 -> rxe0/1 ${base1} us"
+
+tc qdisc add dev veth1 root netem delay 5ms
+moved() { # moved LINK BASE: its p50 is 5 ms +- 1.5 ms above BASE
+	local p
+	p=$(p50_of "$1")
+	[ -n "$p" ] && [ "$p" -ge $(($2 + 3500)) ] && [ "$p" -le $(($2 + 6500)) ]
+}
+check "netem 5 ms on veth1: rxe0/1 -> rxe1/1's p50 up by 5 +- 1.5 ms within 30 s" \
+	wait_until 30 moved rxe0/1 "${base0:-0}"
+check "... and rxe1/1 -> rxe0/1's" wait_until 30 moved rxe1/1 "${base1:-0}"
+diag "p50 with netem: rxe0/1 $(p50_of rxe0/1) us, rxe1/1 $(p50_of rxe1/1) us"
+tc qdisc del dev veth1 root
+back() { local p; p=$(p50_of "$1"); [ -n "$p" ] && [ "$p" -le $(($2 + 1500)) ]; }
+check "netem removed: rxe0/1 -> rxe1/1's p50 back within 30 s" wait_until 30 back rxe0/1 "${base0:-0}"
+
+ip link set veth1 down
+check "veth1 down: probes counted lost on both paths" \
+	wait_until 30 test "$(paths '.lost > 0')" = 2
+ip link set veth1 up
+check "veth1 up: both paths answered again, none lost over 5 s" \
+	wait_until 60 test "$(paths '.state == "probing" and .lost == 0 and .sent > 20')" = 2 ||
+	diag "$(cat "$state")"
+kill "$prober"
+wait_until 10 eval "! kill -0 $prober 2> /dev/null" || kill -9 "$prober"
+check "rdmad-probe stopped on SIGTERM" eval "! kill -0 $prober 2> /dev/null"
 
 done_testing

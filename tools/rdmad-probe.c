@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rdmad-probe (work in progress, issue 29): probes the paths between this host's links (mesh)
+ * and from each link to declared peers, with one UD datagram a path every interval
+ * (lib/verbs/probe-ud.c), and writes each path's round trips and losses as Prometheus text
+ * (node_exporter's textfile directory) and as JSON for rdmactl probe.
+ *
+ * Not yet: links and their published GIDs from rdmad over D-Bus (ListLinks,
+ * PublishedGidChanged), and the settings from the profiles' probe: key through rdmad. Until
+ * then both come from the command line:
+ *
+ *   rdmad-probe --link NAME=ADDR... [--mesh] [--peer ADDR...] [--port N] [--interval MS]
+ *               [--timeout MS] [--window S] [--metrics FILE] [--state FILE]
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "json-util.h"
+#include "latency.h"
+#include "macro.h"
+#include "metrics.h"
+#include "probe-ud.h"
+
+#define MAX_LINKS     64
+#define MAX_PEERS     64
+#define OUTSTANDING   64 /* probes awaiting an answer, a path */
+#define NSEC_PER_MSEC 1000000ULL
+#define NSEC_PER_SEC  1000000000ULL
+
+typedef struct Link {
+	char *name;
+	struct sockaddr_storage addr;
+	char *addr_text;
+	ProbeLink *endpoint;
+	int error; /* of making the endpoint */
+	sd_event_source *io;
+} Link;
+
+typedef struct Pending {
+	uint64_t seq, sent_ns; /* seq 0: a free entry */
+} Pending;
+
+typedef struct Path {
+	Link *from;
+	char *peer; /* a link's name (mesh), or an address */
+	const char *kind;
+	struct sockaddr_storage to;
+	ProbePath *p;
+	uint64_t retry_ns; /* a failed path is made again from then on */
+	uint64_t seq;
+	Pending pending[OUTSTANDING];
+	uint64_t sent, lost, late;
+	uint64_t errors[_PROBE_STEP_MAX];
+	ProbeStep step; /* where it stopped last, or NONE */
+	int error;
+	double last_success; /* CLOCK_REALTIME, seconds; 0 never */
+	LatencyHistogram rtt;
+	LatencyWindow window;
+} Path;
+
+typedef struct Prober {
+	sd_event *event;
+	ProbeTransport *transport;
+	sd_event_source *cm_io, *tick;
+	Link links[MAX_LINKS];
+	size_t n_links;
+	char *peers[MAX_PEERS];
+	size_t n_peers;
+	bool mesh;
+	uint16_t port;
+	uint64_t interval_ns, timeout_ns;
+	uint64_t window_ns; /* of the figures rdmactl probe shows: a minute */
+	const char *metrics_path, *state_path;
+	Path *paths;
+	size_t n_paths;
+} Prober;
+
+static uint64_t now_ns(void) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * NSEC_PER_SEC + (uint64_t) ts.tv_nsec;
+}
+
+static double now_realtime(void) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static int addr_parse(const char *s, struct sockaddr_storage *ss) {
+	struct sockaddr_in *in = (struct sockaddr_in *) ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, s, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* path written whole or not at all (".NAME.tmp" renamed over it): node_exporter and rdmactl
+ * never read half a file. */
+static int file_write_atomic(const char *path, const char *text) {
+	_cleanup_free_ char *d = strdup(path), *b = strdup(path);
+	int dfd, r;
+
+	if (!d || !b)
+		return -ENOMEM;
+	dfd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	r = write_file_atomic_at(dfd, basename(b), text, 0644);
+	close(dfd);
+	return r;
+}
+
+/* An answer: its round trip from the time this prober recorded, not the echoed one. */
+static void on_reply(void *userdata, uint32_t index, uint64_t seq, uint64_t sent_ns, uint64_t now) {
+	Prober *pr = userdata;
+	Path *p;
+
+	if (index >= pr->n_paths)
+		return;
+	p = &pr->paths[index];
+	for (size_t i = 0; i < OUTSTANDING; i++)
+		if (p->pending[i].seq == seq && seq != 0) {
+			uint64_t rtt = now - p->pending[i].sent_ns;
+
+			p->pending[i] = (Pending){ 0 };
+			latency_histogram_add(&p->rtt, rtt);
+			latency_window_add(&p->window, now - rtt, rtt);
+			p->last_success = now_realtime();
+			return;
+		}
+	p->late++; /* after its timeout, counted lost already */
+}
+
+/* Probes past their timeout: lost. */
+static void path_expire(Path *p, uint64_t now, uint64_t timeout) {
+	for (size_t i = 0; i < OUTSTANDING; i++)
+		if (p->pending[i].seq != 0 && now - p->pending[i].sent_ns >= timeout) {
+			latency_window_add(&p->window, p->pending[i].sent_ns, LATENCY_LOST);
+			p->pending[i] = (Pending){ 0 };
+			p->lost++;
+		}
+}
+
+static void path_probe(Prober *pr, Path *p, uint32_t index, uint64_t now) {
+	ProbeStep step;
+	int r, error;
+
+	if (!p->from->endpoint)
+		return;
+	if (p->p && probe_path_failed(p->p, &step, &error)) {
+		p->errors[step]++;
+		p->step = step;
+		p->error = error;
+		p->p = probe_path_free(p->p);
+		p->retry_ns = now + 5 * NSEC_PER_SEC;
+	}
+	if (!p->p && now >= p->retry_ns) {
+		r = probe_path_new(p->from->endpoint, (struct sockaddr *) &p->to, pr->port, index,
+				   &p->p);
+		if (r < 0) {
+			p->errors[PROBE_STEP_ADDRESS]++;
+			p->step = PROBE_STEP_ADDRESS;
+			p->error = r;
+			p->retry_ns = now + 5 * NSEC_PER_SEC;
+		}
+	}
+	if (!p->p || !probe_path_ready(p->p))
+		return;
+	p->step = PROBE_STEP_NONE;
+	for (size_t i = 0; i < OUTSTANDING; i++)
+		if (p->pending[i].seq == 0) {
+			r = probe_path_send(p->p, ++p->seq, now);
+			if (r < 0) {
+				p->errors[PROBE_STEP_SEND]++;
+				p->step = PROBE_STEP_SEND;
+				p->error = r;
+				return;
+			}
+			p->pending[i] = (Pending){ .seq = p->seq, .sent_ns = now };
+			p->sent++;
+			return;
+		}
+	p->errors[PROBE_STEP_SEND]++; /* every entry outstanding: the timeout is too long */
+}
+
+static int metrics_write(Prober *pr) {
+	static const MetricFamily rtt = { "rdmad_probe_rtt_seconds", METRIC_HISTOGRAM,
+					  "Round trips of the answered probes of a path." };
+	static const MetricFamily sent = { "rdmad_probe_sent_total", METRIC_COUNTER,
+					   "Probes sent on a path." };
+	static const MetricFamily lost = { "rdmad_probe_lost_total", METRIC_COUNTER,
+					   "Probes of a path not answered within the timeout." };
+	static const MetricFamily errors = { "rdmad_probe_errors_total", METRIC_COUNTER,
+					     "Failures of a path, by the step it stopped at." };
+	static const MetricFamily success = {
+		"rdmad_probe_last_success_timestamp_seconds", METRIC_GAUGE,
+		"When a probe of a path was last answered (0: never)."
+	};
+	static const MetricFamily written = { "rdmad_probe_last_write_timestamp_seconds",
+					      METRIC_GAUGE, "When rdmad-probe wrote this file." };
+	double bounds[LATENCY_BUCKETS];
+	_cleanup_free_ char *text = NULL;
+	Metrics m = { 0 };
+	int r = 0;
+
+	if (!pr->metrics_path)
+		return 0;
+	for (size_t i = 0; i < LATENCY_BUCKETS; i++)
+		bounds[i] = (double) latency_bounds_ns[i] / 1e9;
+	for (size_t i = 0; r >= 0 && i < pr->n_paths; i++) {
+		Path *p = &pr->paths[i];
+		const char *link = p->from->name, *peer = p->peer, *kind = p->kind;
+
+		r = metrics_add_histogram(&m, &rtt, bounds, LATENCY_BUCKETS, p->rtt.counts,
+					  (double) p->rtt.sum_ns / 1e9, "link", link, "peer", peer,
+					  "kind", kind, NULL);
+		if (r >= 0)
+			r = metrics_add_u64(&m, &sent, p->sent, "link", link, "peer", peer, "kind",
+					    kind, NULL);
+		if (r >= 0)
+			r = metrics_add_u64(&m, &lost, p->lost, "link", link, "peer", peer, "kind",
+					    kind, NULL);
+		for (ProbeStep s = PROBE_STEP_ADDRESS; r >= 0 && s < _PROBE_STEP_MAX; s++)
+			r = metrics_add_u64(&m, &errors, p->errors[s], "link", link, "peer", peer,
+					    "kind", kind, "step", probe_step_to_string(s), NULL);
+		if (r >= 0)
+			r = metrics_add_double(&m, &success, p->last_success, "link", link, "peer",
+					       peer, "kind", kind, NULL);
+	}
+	if (r >= 0)
+		r = metrics_add_double(&m, &written, now_realtime(), NULL);
+	if (r >= 0)
+		r = metrics_format(&m, &text);
+	metrics_done(&m);
+	if (r < 0)
+		return r;
+	return file_write_atomic(pr->metrics_path, text);
+}
+
+static int state_write(Prober *pr, uint64_t now) {
+	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
+	json_object *paths = json_object_new_array();
+
+	if (!pr->state_path)
+		return 0;
+	if (!root || !paths)
+		return -ENOMEM;
+	json_object_object_add(root, "paths", paths);
+	for (size_t i = 0; i < pr->n_paths; i++) {
+		Path *p = &pr->paths[i];
+		json_object *o = json_object_new_object();
+		LatencySummary s;
+
+		if (!o || latency_window_summary(&p->window, now, &s) < 0)
+			return -ENOMEM;
+		json_object_array_add(paths, o);
+		json_object_object_add(o, "link", json_object_new_string(p->from->name));
+		json_object_object_add(o, "peer", json_object_new_string(p->peer));
+		json_object_object_add(o, "kind", json_object_new_string(p->kind));
+		json_object_object_add(
+			o, "state",
+			json_object_new_string(p->p && probe_path_ready(p->p) ? "probing"
+					       : p->step != PROBE_STEP_NONE   ? "unreachable"
+									      : "resolving"));
+		if (p->step != PROBE_STEP_NONE) {
+			json_object_object_add(
+				o, "step", json_object_new_string(probe_step_to_string(p->step)));
+			json_object_object_add(o, "error",
+					       json_object_new_string(strerror(-p->error)));
+		}
+		json_object_object_add(o, "sent", json_object_new_uint64(s.sent));
+		json_object_object_add(o, "lost", json_object_new_uint64(s.lost));
+		json_object_object_add(o, "p50_usec", json_object_new_double(s.p50_ns / 1e3));
+		json_object_object_add(o, "p99_usec", json_object_new_double(s.p99_ns / 1e3));
+		json_object_object_add(o, "max_usec", json_object_new_double(s.max_ns / 1e3));
+	}
+	return file_write_atomic(pr->state_path,
+				 json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
+	Prober *pr = userdata;
+	uint64_t now = now_ns();
+	int r;
+
+	for (size_t i = 0; i < pr->n_paths; i++) {
+		path_expire(&pr->paths[i], now, pr->timeout_ns);
+		path_probe(pr, &pr->paths[i], (uint32_t) i, now);
+	}
+	r = metrics_write(pr);
+	if (r < 0)
+		fprintf(stderr, "Failed to write %s: %s\n", pr->metrics_path, strerror(-r));
+	r = state_write(pr, now);
+	if (r < 0)
+		fprintf(stderr, "Failed to write %s: %s\n", pr->state_path, strerror(-r));
+	(void) sd_event_source_set_time_relative(s, pr->interval_ns / 1000);
+	(void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	return 0;
+}
+
+static int on_cm(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+	Prober *pr = userdata;
+	int r = probe_transport_process(pr->transport);
+
+	if (r < 0)
+		fprintf(stderr, "rdma_cm events: %s\n", strerror(-r));
+	return 0;
+}
+
+static int on_completions(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+	Link *l = userdata;
+	int r = probe_link_process(l->endpoint, now_ns());
+
+	if (r < 0)
+		fprintf(stderr, "%s: completions: %s\n", l->name, strerror(-r));
+	return 0;
+}
+
+static int path_add(Prober *pr, Link *from, const char *peer, const char *kind,
+		    const struct sockaddr_storage *to) {
+	Path *l = reallocarray(pr->paths, pr->n_paths + 1, sizeof(Path)), *p;
+
+	if (!l)
+		return -ENOMEM;
+	pr->paths = l;
+	p = &pr->paths[pr->n_paths];
+	*p = (Path){ .from = from, .kind = kind, .to = *to, .peer = strdup(peer) };
+	if (!p->peer || latency_window_init(&p->window, pr->window_ns,
+					    pr->window_ns / pr->interval_ns + 16) < 0) {
+		free(p->peer);
+		return -ENOMEM;
+	}
+	pr->n_paths++;
+	return 0;
+}
+
+static int prober_setup(Prober *pr) {
+	int r;
+
+	r = probe_transport_new((uint32_t) (now_ns() ^ (uint64_t) getpid() << 16), on_reply, pr,
+				&pr->transport);
+	if (r < 0)
+		return r;
+	r = sd_event_add_io(pr->event, &pr->cm_io, probe_transport_fd(pr->transport), EPOLLIN,
+			    on_cm, pr);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < pr->n_links; i++) {
+		Link *l = &pr->links[i];
+
+		l->error = probe_link_new(pr->transport, (struct sockaddr *) &l->addr, pr->port,
+					  &l->endpoint);
+		if (l->error < 0) {
+			fprintf(stderr, "%s: no endpoint on %s port %u: %s\n", l->name,
+				l->addr_text, pr->port, strerror(-l->error));
+			continue;
+		}
+		r = sd_event_add_io(pr->event, &l->io, probe_link_fd(l->endpoint), EPOLLIN,
+				    on_completions, l);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < pr->n_links; i++) {
+		for (size_t k = 0; pr->mesh && k < pr->n_links; k++)
+			if (k != i) {
+				r = path_add(pr, &pr->links[i], pr->links[k].name, "local",
+					     &pr->links[k].addr);
+				if (r < 0)
+					return r;
+			}
+		for (size_t k = 0; k < pr->n_peers; k++) {
+			struct sockaddr_storage to;
+
+			if (addr_parse(pr->peers[k], &to) < 0)
+				return -EINVAL;
+			r = path_add(pr, &pr->links[i], pr->peers[k], "remote", &to);
+			if (r < 0)
+				return r;
+		}
+	}
+	r = sd_event_add_time_relative(pr->event, &pr->tick, CLOCK_MONOTONIC, 0, 1000, on_tick, pr);
+	return r < 0 ? r : 0;
+}
+
+static void prober_done(Prober *pr) {
+	for (size_t i = 0; i < pr->n_paths; i++) {
+		probe_path_free(pr->paths[i].p);
+		latency_window_done(&pr->paths[i].window);
+		free(pr->paths[i].peer);
+	}
+	free(pr->paths);
+	for (size_t i = 0; i < pr->n_links; i++) {
+		sd_event_source_disable_unref(pr->links[i].io);
+		probe_link_free(pr->links[i].endpoint);
+		free(pr->links[i].name);
+		free(pr->links[i].addr_text);
+	}
+	for (size_t i = 0; i < pr->n_peers; i++)
+		free(pr->peers[i]);
+	sd_event_source_disable_unref(pr->cm_io);
+	sd_event_source_disable_unref(pr->tick);
+	probe_transport_free(pr->transport);
+	sd_event_unref(pr->event);
+}
+
+int main(int argc, char **argv) {
+	enum {
+		ARG_LINK = 0x100,
+		ARG_PEER,
+		ARG_MESH,
+		ARG_PORT,
+		ARG_INTERVAL,
+		ARG_TIMEOUT,
+		ARG_METRICS,
+		ARG_STATE,
+		ARG_WINDOW
+	};
+	static const struct option options[] = {
+		{ "link", required_argument, NULL, ARG_LINK },
+		{ "peer", required_argument, NULL, ARG_PEER },
+		{ "mesh", no_argument, NULL, ARG_MESH },
+		{ "port", required_argument, NULL, ARG_PORT },
+		{ "interval", required_argument, NULL, ARG_INTERVAL },
+		{ "timeout", required_argument, NULL, ARG_TIMEOUT },
+		{ "metrics", required_argument, NULL, ARG_METRICS },
+		{ "state", required_argument, NULL, ARG_STATE },
+		{ "window", required_argument, NULL, ARG_WINDOW },
+		{ 0 }
+	};
+	Prober pr = { .port = 18515,
+		      .interval_ns = 1000 * NSEC_PER_MSEC,
+		      .timeout_ns = 500 * NSEC_PER_MSEC,
+		      .window_ns = 60 * NSEC_PER_SEC };
+	sigset_t mask;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
+		switch (c) {
+		case ARG_LINK: {
+			char *eq = strchr(optarg, '=');
+			Link *l = &pr.links[pr.n_links];
+
+			if (!eq || pr.n_links >= MAX_LINKS || addr_parse(eq + 1, &l->addr) < 0) {
+				fprintf(stderr, "--link NAME=ADDR: %s\n", optarg);
+				return 2;
+			}
+			l->name = strndup(optarg, (size_t) (eq - optarg));
+			l->addr_text = strdup(eq + 1);
+			pr.n_links++;
+			break;
+		}
+		case ARG_PEER:
+			if (pr.n_peers >= MAX_PEERS)
+				return 2;
+			pr.peers[pr.n_peers++] = strdup(optarg);
+			break;
+		case ARG_MESH:
+			pr.mesh = true;
+			break;
+		case ARG_PORT:
+			pr.port = (uint16_t) strtoul(optarg, NULL, 10);
+			break;
+		case ARG_INTERVAL:
+			pr.interval_ns = strtoull(optarg, NULL, 10) * NSEC_PER_MSEC;
+			break;
+		case ARG_TIMEOUT:
+			pr.timeout_ns = strtoull(optarg, NULL, 10) * NSEC_PER_MSEC;
+			break;
+		case ARG_METRICS:
+			pr.metrics_path = optarg;
+			break;
+		case ARG_STATE:
+			pr.state_path = optarg;
+			break;
+		case ARG_WINDOW:
+			pr.window_ns = strtoull(optarg, NULL, 10) * NSEC_PER_SEC;
+			break;
+		default:
+			return 2;
+		}
+	if (pr.n_links == 0 || pr.interval_ns == 0 || pr.timeout_ns == 0 || pr.window_ns == 0) {
+		fprintf(stderr, "rdmad-probe: --link NAME=ADDR, at least one; interval and timeout "
+				"above 0\n");
+		return 2;
+	}
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	r = sd_event_default(&pr.event);
+	if (r >= 0)
+		r = sd_event_add_signal(pr.event, NULL, SIGTERM, NULL, NULL);
+	if (r >= 0)
+		r = sd_event_add_signal(pr.event, NULL, SIGINT, NULL, NULL);
+	if (r >= 0)
+		r = prober_setup(&pr);
+	if (r >= 0)
+		r = sd_event_loop(pr.event);
+	if (r < 0)
+		fprintf(stderr, "rdmad-probe: %s\n", strerror(-r));
+	prober_done(&pr);
+	return r < 0 ? 1 : 0;
+}
