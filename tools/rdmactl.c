@@ -61,6 +61,8 @@ static const struct Verb {
 	  VERB_ROOT | VERB_OUTPUT, 0, verb_metrics },
 	{ "selftest", "LINK [PEER]", "A real RDMA exchange on LINK: latency and bandwidth",
 	  VERB_JSON | VERB_SELFTEST | VERB_TIMEOUT, 2, verb_selftest },
+	{ "probe", "", "Show rdmad-probe's paths over the last minute: loss and latency",
+	  VERB_ROOT | VERB_JSON | VERB_WATCH, 1, verb_probe },
 };
 
 static void help(FILE *f) {

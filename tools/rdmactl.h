@@ -46,6 +46,7 @@ int verb_monitor(const Options *o, int argc, char **argv);
 int verb_wait_online(const Options *o, int argc, char **argv);
 int verb_counters(const Options *o, int argc, char **argv);
 int verb_metrics(const Options *o, int argc, char **argv);
+int verb_probe(const Options *o, int argc, char **argv);
 
 int verb_check(const Options *o, int argc, char **argv);
 int verb_plan(const Options *o, int argc, char **argv);

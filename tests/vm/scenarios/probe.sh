@@ -77,7 +77,8 @@ check "... the path fails at connect" grep -q "path failed at connect" "$VM_LOGD
 	diag "$(cat "$VM_LOGDIR/noport.out")"
 
 # ---- rdmad-probe ---------------------------------------------------------------------------
-state=$VM_LOGDIR/prober.json
+mkdir -p /run/rdmad-probe # where rdmactl probe reads the state
+state=/run/rdmad-probe/state.json
 metrics=$VM_LOGDIR/prober.prom
 rdmad-probe --link rxe0/1=192.0.2.1 --link rxe1/1=192.0.2.2 --mesh --port 18600 \
 	--interval 100 --timeout 500 --window 5 --metrics "$metrics" --state "$state" \
@@ -111,6 +112,9 @@ check "netem 5 ms on veth1: rxe0/1 -> rxe1/1's p50 up by 5 +- 1.5 ms within 30 s
 	wait_until 30 moved rxe0/1 "${base0:-0}"
 check "... and rxe1/1 -> rxe0/1's" wait_until 30 moved rxe1/1 "${base1:-0}"
 diag "p50 with netem: rxe0/1 $(p50_of rxe0/1) us, rxe1/1 $(p50_of rxe1/1) us"
+rdmactl probe > "$VM_LOGDIR/rdmactl-probe.out" 2>&1
+is "rdmactl probe during netem: exit 0" "$?" 0
+diag "$(cat "$VM_LOGDIR/rdmactl-probe.out")"
 tc qdisc del dev veth1 root
 back() { local p; p=$(p50_of "$1"); [ -n "$p" ] && [ "$p" -le $(($2 + 1500)) ]; }
 check "netem removed: rxe0/1 -> rxe1/1's p50 back within 30 s" wait_until 30 back rxe0/1 "${base0:-0}"
