@@ -4,11 +4,13 @@
  * (lib/verbs/probe-ud.c), and writes each path's round trips and losses as Prometheus text
  * (node_exporter's textfile directory) and as JSON for rdmactl probe.
  *
- * Not yet: links and their published GIDs from rdmad over D-Bus (ListLinks,
- * PublishedGidChanged), and the settings from the profiles' probe: key through rdmad. Until
- * then both come from the command line:
+ * The links are rdmad's, with the address of the GID each publishes (ListLinks; tools/
+ * probe-links.c), followed as PublishedGidChanged says they change: a path whose link or peer
+ * moved to another address is made again, and keeps its figures. --link NAME=ADDR names them
+ * instead (without rdmad). Not yet: the settings from the profiles' probe: key through rdmad;
+ * until then they come from the command line:
  *
- *   rdmad-probe --link NAME=ADDR... [--mesh] [--peer ADDR...] [--port N] [--interval MS]
+ *   rdmad-probe [--link NAME=ADDR...] [--mesh] [--peer ADDR...] [--port N] [--interval MS]
  *               [--timeout MS] [--window S] [--metrics FILE] [--state FILE]
  */
 #include <arpa/inet.h>
@@ -31,6 +33,8 @@
 #include "latency.h"
 #include "macro.h"
 #include "metrics.h"
+#include "bus-client.h"
+#include "probe-links.h"
 #include "probe-ud.h"
 
 #define MAX_LINKS     64
@@ -39,6 +43,7 @@
 #define NSEC_PER_MSEC 1000000ULL
 #define NSEC_PER_SEC  1000000000ULL
 
+/* A slot of Prober.links: its place never changes, paths point to it; name NULL when free. */
 typedef struct Link {
 	char *name;
 	struct sockaddr_storage addr;
@@ -53,8 +58,10 @@ typedef struct Pending {
 } Pending;
 
 typedef struct Path {
+	uint32_t id; /* what its probes carry: a path's place in the array changes */
 	Link *from;
-	char *peer; /* a link's name (mesh), or an address */
+	Link *to_link; /* the mesh's: the link probed; NULL for a peer */
+	char *peer;    /* a link's name (mesh), or an address */
 	const char *kind;
 	struct sockaddr_storage to;
 	ProbePath *p;
@@ -75,7 +82,6 @@ typedef struct Prober {
 	ProbeTransport *transport;
 	sd_event_source *cm_io, *tick;
 	Link links[MAX_LINKS];
-	size_t n_links;
 	char *peers[MAX_PEERS];
 	size_t n_peers;
 	bool mesh;
@@ -85,6 +91,8 @@ typedef struct Prober {
 	const char *metrics_path, *state_path;
 	Path *paths;
 	size_t n_paths;
+	uint32_t next_id;
+	sd_bus *bus; /* rdmad's, when the links are its */
 } Prober;
 
 static uint64_t now_ns(void) {
@@ -134,13 +142,19 @@ static int file_write_atomic(const char *path, const char *text) {
 }
 
 /* An answer: its round trip from the time this prober recorded, not the echoed one. */
-static void on_reply(void *userdata, uint32_t index, uint64_t seq, uint64_t sent_ns, uint64_t now) {
-	Prober *pr = userdata;
-	Path *p;
+static Path *path_by_id(Prober *pr, uint32_t id) {
+	for (size_t i = 0; i < pr->n_paths; i++)
+		if (pr->paths[i].id == id)
+			return &pr->paths[i];
+	return NULL;
+}
 
-	if (index >= pr->n_paths)
-		return;
-	p = &pr->paths[index];
+static void on_reply(void *userdata, uint32_t id, uint64_t seq, uint64_t sent_ns, uint64_t now) {
+	Prober *pr = userdata;
+	Path *p = path_by_id(pr, id);
+
+	if (!p)
+		return; /* a path gone meanwhile */
 	for (size_t i = 0; i < OUTSTANDING; i++)
 		if (p->pending[i].seq == seq && seq != 0) {
 			uint64_t rtt = now - p->pending[i].sent_ns;
@@ -164,7 +178,7 @@ static void path_expire(Path *p, uint64_t now, uint64_t timeout) {
 		}
 }
 
-static void path_probe(Prober *pr, Path *p, uint32_t index, uint64_t now) {
+static void path_probe(Prober *pr, Path *p, uint64_t now) {
 	ProbeStep step;
 	int r, error;
 
@@ -178,7 +192,7 @@ static void path_probe(Prober *pr, Path *p, uint32_t index, uint64_t now) {
 		p->retry_ns = now + 5 * NSEC_PER_SEC;
 	}
 	if (!p->p && now >= p->retry_ns) {
-		r = probe_path_new(p->from->endpoint, (struct sockaddr *) &p->to, pr->port, index,
+		r = probe_path_new(p->from->endpoint, (struct sockaddr *) &p->to, pr->port, p->id,
 				   &p->p);
 		if (r < 0) {
 			p->errors[PROBE_STEP_ADDRESS]++;
@@ -308,7 +322,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 
 	for (size_t i = 0; i < pr->n_paths; i++) {
 		path_expire(&pr->paths[i], now, pr->timeout_ns);
-		path_probe(pr, &pr->paths[i], (uint32_t) i, now);
+		path_probe(pr, &pr->paths[i], now);
 	}
 	r = metrics_write(pr);
 	if (r < 0)
@@ -339,7 +353,7 @@ static int on_completions(sd_event_source *s, int fd, uint32_t revents, void *us
 	return 0;
 }
 
-static int path_add(Prober *pr, Link *from, const char *peer, const char *kind,
+static int path_add(Prober *pr, Link *from, Link *to_link, const char *peer, const char *kind,
 		    const struct sockaddr_storage *to) {
 	Path *l = reallocarray(pr->paths, pr->n_paths + 1, sizeof(Path)), *p;
 
@@ -347,7 +361,12 @@ static int path_add(Prober *pr, Link *from, const char *peer, const char *kind,
 		return -ENOMEM;
 	pr->paths = l;
 	p = &pr->paths[pr->n_paths];
-	*p = (Path){ .from = from, .kind = kind, .to = *to, .peer = strdup(peer) };
+	*p = (Path){ .id = ++pr->next_id,
+		     .from = from,
+		     .to_link = to_link,
+		     .kind = kind,
+		     .to = *to,
+		     .peer = strdup(peer) };
 	if (!p->peer || latency_window_init(&p->window, pr->window_ns,
 					    pr->window_ns / pr->interval_ns + 16) < 0) {
 		free(p->peer);
@@ -357,7 +376,161 @@ static int path_add(Prober *pr, Link *from, const char *peer, const char *kind,
 	return 0;
 }
 
-static int prober_setup(Prober *pr) {
+/* Made again at the next tick: its link's endpoint or its peer's address changed. Its figures
+ * stay; probes in flight are forgotten (not counted lost). */
+static void path_reset(Path *p) {
+	p->p = probe_path_free(p->p);
+	memset(p->pending, 0, sizeof(p->pending));
+	p->retry_ns = 0;
+}
+
+static void path_remove(Prober *pr, size_t i) {
+	Path *p = &pr->paths[i];
+
+	probe_path_free(p->p);
+	latency_window_done(&p->window);
+	free(p->peer);
+	pr->paths[i] = pr->paths[--pr->n_paths];
+}
+
+static void link_close(Link *l) {
+	l->io = sd_event_source_disable_unref(l->io);
+	l->endpoint = probe_link_free(l->endpoint);
+}
+
+/* Its endpoint: a failure is the link's (said, and its paths wait), not the prober's. */
+static int link_open(Prober *pr, Link *l) {
+	l->error =
+		probe_link_new(pr->transport, (struct sockaddr *) &l->addr, pr->port, &l->endpoint);
+	if (l->error < 0) {
+		fprintf(stderr, "%s: no endpoint on %s port %u: %s\n", l->name, l->addr_text,
+			pr->port, strerror(-l->error));
+		return 0;
+	}
+	return sd_event_add_io(pr->event, &l->io, probe_link_fd(l->endpoint), EPOLLIN,
+			       on_completions, l);
+}
+
+/* The paths of a new link: to and from each other link (mesh), and to each peer. */
+static int link_paths_add(Prober *pr, Link *l) {
+	int r;
+
+	for (size_t k = 0; pr->mesh && k < MAX_LINKS; k++) {
+		Link *o = &pr->links[k];
+
+		if (!o->name || o == l)
+			continue;
+		r = path_add(pr, l, o, o->name, "local", &o->addr);
+		if (r >= 0)
+			r = path_add(pr, o, l, l->name, "local", &l->addr);
+		if (r < 0)
+			return r;
+	}
+	for (size_t k = 0; k < pr->n_peers; k++) {
+		struct sockaddr_storage to;
+
+		if (addr_parse(pr->peers[k], &to) < 0)
+			return -EINVAL;
+		r = path_add(pr, l, NULL, pr->peers[k], "remote", &to);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* The links now: those gone closed with their paths, those moved to another address opened
+ * again (their paths, both ways, made again and keeping their figures), new ones added. */
+static int prober_links_update(Prober *pr, const ProbeLinkInfo *infos, size_t n) {
+	int r;
+
+	for (size_t i = 0; i < MAX_LINKS; i++) {
+		Link *l = &pr->links[i];
+		const ProbeLinkInfo *x = NULL;
+
+		if (!l->name)
+			continue;
+		for (size_t k = 0; k < n && !x; k++)
+			if (streq(infos[k].name, l->name))
+				x = &infos[k];
+		if (x && streq(x->address, l->addr_text))
+			continue;
+		for (size_t k = pr->n_paths; k > 0; k--) {
+			Path *p = &pr->paths[k - 1];
+
+			if (p->from != l && p->to_link != l)
+				continue;
+			if (!x)
+				path_remove(pr, k - 1);
+			else {
+				if (p->to_link == l)
+					(void) addr_parse(x->address, &p->to);
+				path_reset(p);
+			}
+		}
+		link_close(l);
+		if (!x) {
+			fprintf(stderr, "%s: no longer published, not probed\n", l->name);
+			l->name = mfree(l->name);
+			l->addr_text = mfree(l->addr_text);
+			continue;
+		}
+		fprintf(stderr, "%s: now at %s (was %s)\n", l->name, x->address, l->addr_text);
+		free(l->addr_text);
+		l->addr_text = strdup(x->address);
+		if (!l->addr_text || addr_parse(x->address, &l->addr) < 0)
+			return -ENOMEM;
+		r = link_open(pr, l);
+		if (r < 0)
+			return r;
+	}
+	for (size_t k = 0; k < n; k++) {
+		Link *l = NULL;
+		bool known = false;
+
+		for (size_t i = 0; i < MAX_LINKS; i++)
+			if (pr->links[i].name && streq(pr->links[i].name, infos[k].name))
+				known = true;
+			else if (!pr->links[i].name && !l)
+				l = &pr->links[i];
+		if (known)
+			continue;
+		if (!l)
+			return -E2BIG;
+		*l = (Link){ .name = strdup(infos[k].name), .addr_text = strdup(infos[k].address) };
+		if (!l->name || !l->addr_text || addr_parse(infos[k].address, &l->addr) < 0)
+			return -EINVAL;
+		r = link_open(pr, l);
+		if (r >= 0)
+			r = link_paths_add(pr, l);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int links_refresh(Prober *pr) {
+	ProbeLinkInfo *infos = NULL;
+	size_t n = 0;
+	int r;
+
+	r = probe_links_from_rdmad(pr->bus, &infos, &n);
+	if (r < 0)
+		return r;
+	r = prober_links_update(pr, infos, n);
+	probe_link_infos_free(infos, n);
+	return r;
+}
+
+static int on_gid_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+	Prober *pr = userdata;
+	int r = links_refresh(pr);
+
+	if (r < 0)
+		fprintf(stderr, "Failed to follow rdmad's links: %s\n", strerror(-r));
+	return 0;
+}
+
+static int prober_setup(Prober *pr, ProbeLinkInfo *given, size_t n_given) {
 	int r;
 
 	r = probe_transport_new((uint32_t) (now_ns() ^ (uint64_t) getpid() << 16), on_reply, pr,
@@ -368,58 +541,39 @@ static int prober_setup(Prober *pr) {
 			    on_cm, pr);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < pr->n_links; i++) {
-		Link *l = &pr->links[i];
-
-		l->error = probe_link_new(pr->transport, (struct sockaddr *) &l->addr, pr->port,
-					  &l->endpoint);
-		if (l->error < 0) {
-			fprintf(stderr, "%s: no endpoint on %s port %u: %s\n", l->name,
-				l->addr_text, pr->port, strerror(-l->error));
-			continue;
-		}
-		r = sd_event_add_io(pr->event, &l->io, probe_link_fd(l->endpoint), EPOLLIN,
-				    on_completions, l);
-		if (r < 0)
-			return r;
+	if (n_given > 0)
+		r = prober_links_update(pr, given, n_given);
+	else {
+		r = rdmad_bus_open(&pr->bus);
+		if (r == 0)
+			r = -ESRCH; /* rdmad is not on the bus */
+		if (r >= 0)
+			r = sd_bus_attach_event(pr->bus, pr->event, SD_EVENT_PRIORITY_NORMAL);
+		if (r >= 0)
+			r = sd_bus_match_signal(pr->bus, NULL, RDMAD_BUS_NAME, RDMAD_MANAGER_PATH,
+						RDMAD_MANAGER_IFACE, "PublishedGidChanged",
+						on_gid_changed, pr);
+		if (r >= 0)
+			r = links_refresh(pr);
 	}
-	for (size_t i = 0; i < pr->n_links; i++) {
-		for (size_t k = 0; pr->mesh && k < pr->n_links; k++)
-			if (k != i) {
-				r = path_add(pr, &pr->links[i], pr->links[k].name, "local",
-					     &pr->links[k].addr);
-				if (r < 0)
-					return r;
-			}
-		for (size_t k = 0; k < pr->n_peers; k++) {
-			struct sockaddr_storage to;
-
-			if (addr_parse(pr->peers[k], &to) < 0)
-				return -EINVAL;
-			r = path_add(pr, &pr->links[i], pr->peers[k], "remote", &to);
-			if (r < 0)
-				return r;
-		}
-	}
+	if (r < 0)
+		return r;
 	r = sd_event_add_time_relative(pr->event, &pr->tick, CLOCK_MONOTONIC, 0, 1000, on_tick, pr);
 	return r < 0 ? r : 0;
 }
 
 static void prober_done(Prober *pr) {
-	for (size_t i = 0; i < pr->n_paths; i++) {
-		probe_path_free(pr->paths[i].p);
-		latency_window_done(&pr->paths[i].window);
-		free(pr->paths[i].peer);
-	}
+	while (pr->n_paths > 0)
+		path_remove(pr, pr->n_paths - 1);
 	free(pr->paths);
-	for (size_t i = 0; i < pr->n_links; i++) {
-		sd_event_source_disable_unref(pr->links[i].io);
-		probe_link_free(pr->links[i].endpoint);
+	for (size_t i = 0; i < MAX_LINKS; i++) {
+		link_close(&pr->links[i]);
 		free(pr->links[i].name);
 		free(pr->links[i].addr_text);
 	}
 	for (size_t i = 0; i < pr->n_peers; i++)
 		free(pr->peers[i]);
+	sd_bus_flush_close_unref(pr->bus);
 	sd_event_source_disable_unref(pr->cm_io);
 	sd_event_source_disable_unref(pr->tick);
 	probe_transport_free(pr->transport);
@@ -454,6 +608,8 @@ int main(int argc, char **argv) {
 		      .interval_ns = 1000 * NSEC_PER_MSEC,
 		      .timeout_ns = 500 * NSEC_PER_MSEC,
 		      .window_ns = 60 * NSEC_PER_SEC };
+	ProbeLinkInfo given[MAX_LINKS];
+	size_t n_given = 0;
 	sigset_t mask;
 	int c, r;
 
@@ -461,15 +617,16 @@ int main(int argc, char **argv) {
 		switch (c) {
 		case ARG_LINK: {
 			char *eq = strchr(optarg, '=');
-			Link *l = &pr.links[pr.n_links];
+			struct sockaddr_storage ss;
 
-			if (!eq || pr.n_links >= MAX_LINKS || addr_parse(eq + 1, &l->addr) < 0) {
+			if (!eq || n_given >= MAX_LINKS || addr_parse(eq + 1, &ss) < 0) {
 				fprintf(stderr, "--link NAME=ADDR: %s\n", optarg);
 				return 2;
 			}
-			l->name = strndup(optarg, (size_t) (eq - optarg));
-			l->addr_text = strdup(eq + 1);
-			pr.n_links++;
+			given[n_given++] = (ProbeLinkInfo){
+				.name = strndup(optarg, (size_t) (eq - optarg)),
+				.address = strdup(eq + 1),
+			};
 			break;
 		}
 		case ARG_PEER:
@@ -501,9 +658,8 @@ int main(int argc, char **argv) {
 		default:
 			return 2;
 		}
-	if (pr.n_links == 0 || pr.interval_ns == 0 || pr.timeout_ns == 0 || pr.window_ns == 0) {
-		fprintf(stderr, "rdmad-probe: --link NAME=ADDR, at least one; interval and timeout "
-				"above 0\n");
+	if (pr.interval_ns == 0 || pr.timeout_ns == 0 || pr.window_ns == 0) {
+		fprintf(stderr, "rdmad-probe: interval, timeout and window above 0\n");
 		return 2;
 	}
 	sigemptyset(&mask);
@@ -516,11 +672,15 @@ int main(int argc, char **argv) {
 	if (r >= 0)
 		r = sd_event_add_signal(pr.event, NULL, SIGINT, NULL, NULL);
 	if (r >= 0)
-		r = prober_setup(&pr);
+		r = prober_setup(&pr, given, n_given);
 	if (r >= 0)
 		r = sd_event_loop(pr.event);
 	if (r < 0)
 		fprintf(stderr, "rdmad-probe: %s\n", strerror(-r));
 	prober_done(&pr);
+	for (size_t i = 0; i < n_given; i++) {
+		free(given[i].name);
+		free(given[i].address);
+	}
 	return r < 0 ? 1 : 0;
 }
