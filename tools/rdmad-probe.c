@@ -69,6 +69,7 @@ typedef struct Path {
 	uint64_t seq;
 	Pending pending[OUTSTANDING];
 	uint64_t sent, lost, late;
+	unsigned silent; /* probes lost in a row since the last answer */
 	uint64_t errors[_PROBE_STEP_MAX];
 	ProbeStep step; /* where it stopped last, or NONE */
 	int error;
@@ -160,6 +161,7 @@ static void on_reply(void *userdata, uint32_t id, uint64_t seq, uint64_t sent_ns
 			uint64_t rtt = now - p->pending[i].sent_ns;
 
 			p->pending[i] = (Pending){ 0 };
+			p->silent = 0;
 			latency_histogram_add(&p->rtt, rtt);
 			latency_window_add(&p->window, now - rtt, rtt);
 			p->last_success = now_realtime();
@@ -168,6 +170,13 @@ static void on_reply(void *userdata, uint32_t id, uint64_t seq, uint64_t sent_ns
 	p->late++; /* after its timeout, counted lost already */
 }
 
+/* Probes lost in a row after which a path is reported unreachable and resolved again: the
+ * peer's address, route or GID may have changed under it (a netdev down and up renumbers the
+ * GID table; the address handle would send from a stale GID). */
+#define SILENT_MAX 3
+
+static void path_reset(Path *p);
+
 /* Probes past their timeout: lost. */
 static void path_expire(Path *p, uint64_t now, uint64_t timeout) {
 	for (size_t i = 0; i < OUTSTANDING; i++)
@@ -175,7 +184,18 @@ static void path_expire(Path *p, uint64_t now, uint64_t timeout) {
 			latency_window_add(&p->window, p->pending[i].sent_ns, LATENCY_LOST);
 			p->pending[i] = (Pending){ 0 };
 			p->lost++;
+			p->silent++;
 		}
+	if (p->silent >= SILENT_MAX && p->p && probe_path_ready(p->p))
+		path_reset(p); /* resolved again; silent stays until an answer comes */
+}
+
+static const char *path_state(const Path *p) {
+	if (p->silent >= SILENT_MAX)
+		return "unreachable";
+	if (p->p && probe_path_ready(p->p))
+		return "probing";
+	return p->step != PROBE_STEP_NONE ? "unreachable" : "resolving";
 }
 
 static void path_probe(Prober *pr, Path *p, uint64_t now) {
@@ -294,11 +314,7 @@ static int state_write(Prober *pr, uint64_t now) {
 		json_object_object_add(o, "link", json_object_new_string(p->from->name));
 		json_object_object_add(o, "peer", json_object_new_string(p->peer));
 		json_object_object_add(o, "kind", json_object_new_string(p->kind));
-		json_object_object_add(
-			o, "state",
-			json_object_new_string(p->p && probe_path_ready(p->p) ? "probing"
-					       : p->step != PROBE_STEP_NONE   ? "unreachable"
-									      : "resolving"));
+		json_object_object_add(o, "state", json_object_new_string(path_state(p)));
 		if (p->step != PROBE_STEP_NONE) {
 			json_object_object_add(
 				o, "step", json_object_new_string(probe_step_to_string(p->step)));
