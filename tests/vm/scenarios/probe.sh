@@ -87,11 +87,15 @@ prober=$!
 paths() { # paths FILTER: how many paths of the state file FILTER selects
 	jq -r "[.paths[] | select($1)] | length" "$state" 2> /dev/null
 }
+paths_are() { # paths_are N FILTER: N paths of the state file FILTER selects (read each time
+	# wait_until calls it, not once before)
+	[ "$(paths "$2")" = "$1" ]
+}
 p50_of() { # p50_of LINK: that path's p50 in us, as an integer
 	jq -r ".paths[] | select(.link == \"$1\") | .p50_usec | floor" "$state" 2> /dev/null
 }
 check "rdmad-probe: both paths probing, 20 probes or more sent each" \
-	wait_until 30 test "$(paths '.state == "probing" and .sent >= 20')" = 2 ||
+	wait_until 30 paths_are 2 '.state == "probing" and .sent >= 20' ||
 	diag "$(cat "$state" "$VM_LOGDIR/prober.out")"
 is "rdmad-probe: no probe lost over 5 s" "$(paths '.lost == 0')" 2
 check "rdmad-probe: the round-trip histogram of rxe0/1 -> rxe1/1 in its metrics" \
@@ -121,10 +125,10 @@ check "netem removed: rxe0/1 -> rxe1/1's p50 back within 30 s" wait_until 30 bac
 
 ip link set veth1 down
 check "veth1 down: both paths unreachable (probes lost, then not resolved)" \
-	wait_until 30 test "$(paths '.state == "unreachable"')" = 2 || diag "$(cat "$state")"
+	wait_until 30 paths_are 2 '.state == "unreachable"' || diag "$(cat "$state")"
 ip link set veth1 up
 check "veth1 up: both paths answered again, none lost over 5 s" \
-	wait_until 60 test "$(paths '.state == "probing" and .lost == 0 and .sent > 20')" = 2 ||
+	wait_until 60 paths_are 2 '.state == "probing" and .lost == 0 and .sent > 20' ||
 	diag "$(cat "$state")"
 kill "$prober"
 wait_until 10 eval "! kill -0 $prober 2> /dev/null" || kill -9 "$prober"
