@@ -90,6 +90,7 @@ typedef struct Prober {
 	uint64_t interval_ns, timeout_ns;
 	uint64_t window_ns; /* of the figures rdmactl probe shows: a minute */
 	const char *metrics_path, *state_path;
+	uint64_t written_ns; /* when the files were last written */
 	Path *paths;
 	size_t n_paths;
 	uint32_t next_id;
@@ -226,14 +227,18 @@ static void path_probe(Prober *pr, Path *p, uint64_t now) {
 	p->step = PROBE_STEP_NONE;
 	for (size_t i = 0; i < OUTSTANDING; i++)
 		if (p->pending[i].seq == 0) {
-			r = probe_path_send(p->p, ++p->seq, now);
+			/* the clock read right before the post, not at the tick's start: the probes
+			 * of the paths before this one are not its round trip */
+			uint64_t t = now_ns();
+
+			r = probe_path_send(p->p, ++p->seq, t);
 			if (r < 0) {
 				p->errors[PROBE_STEP_SEND]++;
 				p->step = PROBE_STEP_SEND;
 				p->error = r;
 				return;
 			}
-			p->pending[i] = (Pending){ .seq = p->seq, .sent_ns = now };
+			p->pending[i] = (Pending){ .seq = p->seq, .sent_ns = t };
 			p->sent++;
 			return;
 		}
@@ -331,21 +336,29 @@ static int state_write(Prober *pr, uint64_t now) {
 				 json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
 }
 
+#define WRITE_INTERVAL_NS NSEC_PER_SEC
+
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 	Prober *pr = userdata;
 	uint64_t now = now_ns();
 	int r;
 
-	for (size_t i = 0; i < pr->n_paths; i++) {
+	for (size_t i = 0; i < pr->n_paths; i++)
 		path_expire(&pr->paths[i], now, pr->timeout_ns);
-		path_probe(pr, &pr->paths[i], now);
+	/* The files before the probes, not between a probe and its answer: an answer is timed
+	 * when its completion is dispatched, and the loop is busy meanwhile. Once a second at
+	 * most, whatever the interval. */
+	if (now - pr->written_ns >= WRITE_INTERVAL_NS) {
+		pr->written_ns = now;
+		r = metrics_write(pr);
+		if (r < 0)
+			fprintf(stderr, "Failed to write %s: %s\n", pr->metrics_path, strerror(-r));
+		r = state_write(pr, now);
+		if (r < 0)
+			fprintf(stderr, "Failed to write %s: %s\n", pr->state_path, strerror(-r));
 	}
-	r = metrics_write(pr);
-	if (r < 0)
-		fprintf(stderr, "Failed to write %s: %s\n", pr->metrics_path, strerror(-r));
-	r = state_write(pr, now);
-	if (r < 0)
-		fprintf(stderr, "Failed to write %s: %s\n", pr->state_path, strerror(-r));
+	for (size_t i = 0; i < pr->n_paths; i++)
+		path_probe(pr, &pr->paths[i], now_ns());
 	(void) sd_event_source_set_time_relative(s, pr->interval_ns / 1000);
 	(void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 	return 0;
@@ -416,6 +429,8 @@ static void link_close(Link *l) {
 
 /* Its endpoint: a failure is the link's (said, and its paths wait), not the prober's. */
 static int link_open(Prober *pr, Link *l) {
+	int r;
+
 	l->error =
 		probe_link_new(pr->transport, (struct sockaddr *) &l->addr, pr->port, &l->endpoint);
 	if (l->error < 0) {
@@ -423,8 +438,12 @@ static int link_open(Prober *pr, Link *l) {
 			pr->port, strerror(-l->error));
 		return 0;
 	}
-	return sd_event_add_io(pr->event, &l->io, probe_link_fd(l->endpoint), EPOLLIN,
-			       on_completions, l);
+	r = sd_event_add_io(pr->event, &l->io, probe_link_fd(l->endpoint), EPOLLIN, on_completions,
+			    l);
+	if (r < 0)
+		return r;
+	/* an answer is timed when it is dispatched: before a tick that is due at the same time */
+	return sd_event_source_set_priority(l->io, SD_EVENT_PRIORITY_IMPORTANT);
 }
 
 /* The paths of a new link: to and from each other link (mesh), and to each peer. */

@@ -77,6 +77,15 @@ check "... the path fails at connect" grep -q "path failed at connect" "$VM_LOGD
 	diag "$(cat "$VM_LOGDIR/noport.out")"
 
 # ---- rdmad-probe ---------------------------------------------------------------------------
+within() { # within SECONDS CMD...: CMD every 0.2 s until it succeeds, for SECONDS at most: a
+	# deadline, not a count of tries (each try reads the state with jq: a second under TCG)
+	local end=$(($(date +%s) + $1))
+	shift
+	until "$@" 2> /dev/null; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
 mkdir -p /run/rdmad-probe # where rdmactl probe reads the state
 state=/run/rdmad-probe/state.json
 metrics=$VM_LOGDIR/prober.prom
@@ -88,14 +97,14 @@ paths() { # paths FILTER: how many paths of the state file FILTER selects
 	jq -r "[.paths[] | select($1)] | length" "$state" 2> /dev/null
 }
 paths_are() { # paths_are N FILTER: N paths of the state file FILTER selects (read each time
-	# wait_until calls it, not once before)
+	# within calls it, not once before)
 	[ "$(paths "$2")" = "$1" ]
 }
 p50_of() { # p50_of LINK: that path's p50 in us, as an integer
 	jq -r ".paths[] | select(.link == \"$1\") | .p50_usec | floor" "$state" 2> /dev/null
 }
 check "rdmad-probe: both paths probing, 20 probes or more sent each" \
-	wait_until 30 paths_are 2 '.state == "probing" and .sent >= 20' ||
+	within 30 paths_are 2 '.state == "probing" and .sent >= 20' ||
 	diag "$(cat "$state" "$VM_LOGDIR/prober.out")"
 is "rdmad-probe: no probe lost over 5 s" "$(paths '.lost == 0')" 2
 check "rdmad-probe: the round-trip histogram of rxe0/1 -> rxe1/1 in its metrics" \
@@ -113,22 +122,23 @@ moved() { # moved LINK BASE: its p50 is 5 ms +- 1.5 ms above BASE
 	[ -n "$p" ] && [ "$p" -ge $(($2 + 3500)) ] && [ "$p" -le $(($2 + 6500)) ]
 }
 check "netem 5 ms on veth1: rxe0/1 -> rxe1/1's p50 up by 5 +- 1.5 ms within 30 s" \
-	wait_until 30 moved rxe0/1 "${base0:-0}"
-check "... and rxe1/1 -> rxe0/1's" wait_until 30 moved rxe1/1 "${base1:-0}"
+	within 30 moved rxe0/1 "${base0:-0}"
+check "... and rxe1/1 -> rxe0/1's" within 30 moved rxe1/1 "${base1:-0}"
 diag "p50 with netem: rxe0/1 $(p50_of rxe0/1) us, rxe1/1 $(p50_of rxe1/1) us"
 rdmactl probe > "$VM_LOGDIR/rdmactl-probe.out" 2>&1
 is "rdmactl probe during netem: exit 0" "$?" 0
 diag "$(cat "$VM_LOGDIR/rdmactl-probe.out")"
 tc qdisc del dev veth1 root
 back() { local p; p=$(p50_of "$1"); [ -n "$p" ] && [ "$p" -le $(($2 + 1500)) ]; }
-check "netem removed: rxe0/1 -> rxe1/1's p50 back within 30 s" wait_until 30 back rxe0/1 "${base0:-0}"
+check "netem removed: rxe0/1 -> rxe1/1's p50 back within 30 s" within 30 back rxe0/1 "${base0:-0}"
 
 ip link set veth1 down
 check "veth1 down: both paths unreachable (probes lost, then not resolved)" \
-	wait_until 30 paths_are 2 '.state == "unreachable"' || diag "$(cat "$state")"
+	within 30 paths_are 2 '.state == "unreachable"' || diag "$(cat "$state")"
 ip link set veth1 up
+diag "after veth1 up: $(ip route show table 100 | tr '\n' ';')"
 check "veth1 up: both paths answered again, none lost over 5 s" \
-	wait_until 60 paths_are 2 '.state == "probing" and .lost == 0 and .sent > 20' ||
+	within 60 paths_are 2 '.state == "probing" and .lost == 0 and .sent > 20' ||
 	diag "$(cat "$state")"
 kill "$prober"
 wait_until 10 eval "! kill -0 $prober 2> /dev/null" || kill -9 "$prober"
