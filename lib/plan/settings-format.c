@@ -7,6 +7,15 @@
 #include "firewall.h"
 #include "rail.h"
 #include "settings-format.h"
+#include "strv.h"
+
+/* probe.interval, probe.timeout: as declared, "1s" rather than "1000ms" */
+static void setting_format_duration_ms(unsigned ms, FILE *f) {
+	if (ms > 0 && ms % 1000 == 0)
+		fprintf(f, "%us", ms / 1000);
+	else
+		fprintf(f, "%ums", ms);
+}
 
 void setting_format_priorities(uint8_t mask, char buf[32]) {
 	char *p = buf;
@@ -322,6 +331,24 @@ static int format_value(FILE *f, const PortSettings *s, Key key) {
 		fputs(c, f);
 		break;
 	}
+	case KEY_PROBE_INTERVAL:
+		setting_format_duration_ms(s->probe_interval_ms, f);
+		break;
+	case KEY_PROBE_TIMEOUT:
+		setting_format_duration_ms(s->probe_timeout_ms, f);
+		break;
+	case KEY_PROBE_MESH:
+		fputs(probe_mesh_to_string(s->probe_mesh), f);
+		break;
+	case KEY_PROBE_PEERS:
+		if (!s->probe_peers || !s->probe_peers[0])
+			fputs("none", f);
+		STRV_FOREACH(p, s->probe_peers)
+			fprintf(f, "%s%s", p == s->probe_peers ? "" : " ", *p);
+		break;
+	case KEY_PROBE_PORT:
+		fprintf(f, "%u", s->probe_port);
+		break;
 	case KEY_SECURITY_ROCE_ALLOW_FROM: {
 		_cleanup_free_ char *c =
 			firewall_allow_format(s->roce_allow_from, s->n_roce_allow_from);

@@ -128,6 +128,22 @@ static int link_settings_overlay(PortSettings *dst, const PortSettings *src, con
 		dst->pci_max_read_request = src->pci_max_read_request;
 	if (set & KEY_BIT(KEY_PCI_UPSTREAM_ACS))
 		dst->pci_upstream_acs = src->pci_upstream_acs;
+	if (set & KEY_BIT(KEY_PROBE_INTERVAL))
+		dst->probe_interval_ms = src->probe_interval_ms;
+	if (set & KEY_BIT(KEY_PROBE_TIMEOUT))
+		dst->probe_timeout_ms = src->probe_timeout_ms;
+	if (set & KEY_BIT(KEY_PROBE_MESH))
+		dst->probe_mesh = src->probe_mesh;
+	if (set & KEY_BIT(KEY_PROBE_PORT))
+		dst->probe_port = src->probe_port;
+	if (set & KEY_BIT(KEY_PROBE_PEERS)) {
+		char **l = strv_copy(src->probe_peers); /* a later profile's list whole */
+
+		if (!l)
+			return -ENOMEM;
+		strv_free(dst->probe_peers);
+		dst->probe_peers = l;
+	}
 	if (set & KEY_BIT(KEY_SRIOV_VF)) { /* the later profile's list whole */
 		SriovVf *v = NULL;
 

@@ -237,6 +237,7 @@ DEFINE_CHOICE_PARSER(eswitch_mode, EswitchMode, _ESWITCH_MODE_MAX)
 DEFINE_CHOICE_PARSER(pci_acs, PciAcs, _PCI_ACS_MAX)
 DEFINE_CHOICE_PARSER(vf_link_state, VfLinkState, _VF_LINK_STATE_MAX)
 DEFINE_CHOICE_PARSER(vlan_protocol, VlanProtocol, _VLAN_PROTOCOL_MAX)
+DEFINE_CHOICE_PARSER(probe_mesh, ProbeMesh, _PROBE_MESH_MAX)
 
 int mapping_fields(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
 		   const char *const *fields, size_t n, const char *expected,

@@ -53,6 +53,7 @@ DECLARE_CHOICE_PARSER(eswitch_mode);
 DECLARE_CHOICE_PARSER(pci_acs);
 DECLARE_CHOICE_PARSER(vf_link_state);
 DECLARE_CHOICE_PARSER(vlan_protocol);
+DECLARE_CHOICE_PARSER(probe_mesh);
 
 /* profile-values-sriov.c */
 int parse_sriov_vf(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
@@ -71,6 +72,13 @@ int parse_node_description(SchemaContext *ctx, const SchemaKey *row, yaml_node_t
 int parse_ports(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 int parse_rail_routing(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 int parse_roce_allow_from(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
+
+/* profile-values-probe.c */
+/* The most peers one port probes: each is a path, probed every interval. */
+#define PROBE_PEERS_MAX 256
+/* "500ms", "1s": a duration in milliseconds (an unsigned), between the row's min and max. */
+int parse_duration_ms(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
+int parse_probe_peers(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 
 /* profile-values-qos.c */
 int parse_dcbx(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);

@@ -45,6 +45,11 @@ static const char *const key_table[_KEY_MAX] = {
 	[KEY_SRIOV_VF] = "sriov.vf",
 	[KEY_PCI_MAX_READ_REQUEST] = "pci.max-read-request",
 	[KEY_PCI_UPSTREAM_ACS] = "pci.upstream-acs",
+	[KEY_PROBE_INTERVAL] = "probe.interval",
+	[KEY_PROBE_TIMEOUT] = "probe.timeout",
+	[KEY_PROBE_MESH] = "probe.mesh",
+	[KEY_PROBE_PEERS] = "probe.peers",
+	[KEY_PROBE_PORT] = "probe.port",
 	[KEY_LINKS] = "links",
 	[KEY_SYSTEM_NETNS_MODE] = "system.netns-mode",
 };
@@ -64,6 +69,7 @@ void port_settings_done(PortSettings *s) {
 	strv_free(s->counters_optional);
 	free(s->node_description);
 	free(s->sriov_vf);
+	strv_free(s->probe_peers);
 	*s = (PortSettings){ 0 };
 }
 

@@ -58,6 +58,11 @@ typedef enum Key {
 	KEY_SRIOV_VF,
 	KEY_PCI_MAX_READ_REQUEST,
 	KEY_PCI_UPSTREAM_ACS,
+	KEY_PROBE_INTERVAL,
+	KEY_PROBE_TIMEOUT,
+	KEY_PROBE_MESH,
+	KEY_PROBE_PEERS,
+	KEY_PROBE_PORT,
 	KEY_LINKS,
 	KEY_SYSTEM_NETNS_MODE,
 	_KEY_MAX,
@@ -91,6 +96,10 @@ _Static_assert(_KEY_MAX <= 128, "a KeySet has a bit per key");
 	 KEY_BIT(KEY_SRIOV_VF))
 #define KEYS_PCI      (KEY_BIT(KEY_PCI_MAX_READ_REQUEST) | KEY_BIT(KEY_PCI_UPSTREAM_ACS))
 #define KEYS_FUNCTION (KEYS_SRIOV | KEYS_PCI)
+/* What rdmad-probe does on the port (issue 29): rdmad publishes them, the prober acts. */
+#define KEYS_PROBE                                                                            \
+	(KEY_BIT(KEY_PROBE_INTERVAL) | KEY_BIT(KEY_PROBE_TIMEOUT) | KEY_BIT(KEY_PROBE_MESH) | \
+	 KEY_BIT(KEY_PROBE_PEERS) | KEY_BIT(KEY_PROBE_PORT))
 
 #define N_PRIO	  8
 #define N_TC	  8
@@ -205,6 +214,12 @@ typedef struct PortSettings {
 	/* pci.*: the function's PCIe Max_Read_Request_Size in bytes; ACS on the ports above it */
 	unsigned pci_max_read_request;
 	PciAcs pci_upstream_acs;
+	/* probe.*: the prober's interval and timeout in ms, whether it probes the host's other
+	 * probed links, the peers' addresses (canonical text, no prefix), its rdma_cm port */
+	unsigned probe_interval_ms, probe_timeout_ms;
+	ProbeMesh probe_mesh;
+	char **probe_peers;
+	unsigned probe_port;
 	const char *origin[_KEY_MAX]; /* name of the profile that set each key (merged only) */
 } PortSettings;
 

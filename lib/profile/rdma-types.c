@@ -119,6 +119,12 @@ static const char *const eswitch_mode_table[_ESWITCH_MODE_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(eswitch_mode, EswitchMode)
 
+static const char *const probe_mesh_table[_PROBE_MESH_MAX] = {
+	[PROBE_MESH_NONE] = "none",
+	[PROBE_MESH_LOCAL] = "local",
+};
+DEFINE_STRING_TABLE_LOOKUP(probe_mesh, ProbeMesh)
+
 static const char *const pci_acs_table[_PCI_ACS_MAX] = {
 	[PCI_ACS_KEEP] = "keep",
 	[PCI_ACS_OFF] = "off",

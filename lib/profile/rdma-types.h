@@ -172,6 +172,15 @@ typedef enum EswitchMode {
 } EswitchMode;
 DECLARE_STRING_TABLE_LOOKUP(eswitch_mode, EswitchMode)
 
+/* probe.mesh: whether a probed link also probes the host's other probed links (Hostmesh) */
+typedef enum ProbeMesh {
+	PROBE_MESH_NONE,
+	PROBE_MESH_LOCAL,
+	_PROBE_MESH_MAX,
+	_PROBE_MESH_INVALID = -EINVAL,
+} ProbeMesh;
+DECLARE_STRING_TABLE_LOOKUP(probe_mesh, ProbeMesh)
+
 /* pci.upstream-acs */
 typedef enum PciAcs {
 	PCI_ACS_KEEP,

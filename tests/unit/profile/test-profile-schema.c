@@ -85,6 +85,18 @@ static const struct {
 	  "(lower-case letters, digits and '_', as `rdma statistic mode supported` lists them)" },
 	{ "counters:\n  optionl: [np_cnp_sent]\n",
 	  "t.yaml:2:3: error: unknown key 'optionl' in 'counters', did you mean 'optional'?" },
+	/* probe */
+	{ "probe:\n  interval: 500\n", "t.yaml:2:13: error: 'probe.interval' expects a duration such as 500ms or 1s, got '500'" },
+	{ "probe:\n  interval: 1h\n", "t.yaml:2:13: error: 'probe.interval' expects a duration such as 500ms or 1s, got '1h'" },
+	{ "probe:\n  interval: 5ms\n", "t.yaml:2:13: error: 'probe.interval' must be between 10ms and 3600s, got '5ms'" },
+	{ "probe:\n  timeout: 99999999999999999999s\n", "t.yaml:2:12: error: 'probe.timeout' must be between 1ms and 60s, got '99999999999999999999s'" },
+	{ "probe:\n  timeout: ms\n", "t.yaml:2:12: error: 'probe.timeout' expects a duration such as 500ms or 1s, got 'ms'" },
+	{ "probe:\n  mesh: global\n", "t.yaml:2:9: error: 'probe.mesh': unknown value 'global', expected one of: none, local" },
+	{ "probe:\n  peers: 192.0.2.9\n", "t.yaml:2:10: error: 'probe.peers' expects a list of addresses, got a scalar" },
+	{ "probe:\n  peers: [node7]\n", "t.yaml:2:11: error: 'probe.peers': 'node7' is not an IPv4 or IPv6 address (a peer's link, as its prober answers on it; host names are not resolved)" },
+	{ "probe:\n  peers: [192.0.2.0/24]\n", "t.yaml:2:11: error: 'probe.peers': '192.0.2.0/24' is not an IPv4 or IPv6 address (a peer's link, as its prober answers on it; host names are not resolved)" },
+	{ "probe:\n  peers: ['2001:db8::9', '2001:0db8::9']\n", "t.yaml:2:26: error: 'probe.peers': '2001:0db8::9' is listed twice" },
+	{ "probe:\n  port: 0\n", "t.yaml:2:9: error: 'probe.port' must be in 1..65535, got 0" },
 	/* security */
 	{ "security:\n  roce-allow-from: [192.0.2.0/24, 198.51.100.7/24]\n",
 	  "t.yaml:2:35: error: 'security.roce-allow-from': '198.51.100.7/24' has host bits set: "
@@ -403,6 +415,8 @@ static const char full[] =
 	"    - {index: 0, node-guid: \"00:11:22:33:44:55:66:77\", port-guid: "
 	"\"00:11:22:33:44:55:66:78\"}\n"
 	"pci:\n  max-read-request: 4096\n  upstream-acs: off\n"
+	"probe:\n  interval: 250ms\n  timeout: 2s\n  mesh: local\n"
+	"  peers: [192.0.2.9, '2001:0db8::9']\n  port: 18515\n"
 	"links:\n  - {name: rxe0, type: rxe, netdev: veth0}\n"
 	"system:\n  netns-mode: exclusive\n";
 
@@ -419,7 +433,14 @@ TEST(full_profile) {
 		return;
 	p = l[0];
 	CHECK_STREQ(p->name, "t.yaml");
-	CHECK_INTEQ(p->settings.set, (UINT64_C(1) << _KEY_MAX) - 1);
+	CHECK(p->settings.set == ((KeySet) 1 << _KEY_MAX) - 1);
+	CHECK_INTEQ(p->settings.probe_interval_ms, 250);
+	CHECK_INTEQ(p->settings.probe_timeout_ms, 2000);
+	CHECK_INTEQ(p->settings.probe_mesh, PROBE_MESH_LOCAL);
+	CHECK_STREQ(p->settings.probe_peers[0], "192.0.2.9");
+	CHECK_STREQ(p->settings.probe_peers[1], "2001:db8::9"); /* canonical */
+	CHECK(!p->settings.probe_peers[2]);
+	CHECK_INTEQ(p->settings.probe_port, 18515);
 	CHECK(p->settings.rail_routing);
 	CHECK_INTEQ(p->settings.rail_table, 1011);
 	CHECK_STREQ(p->settings.node_description, "%h %d");
