@@ -32,8 +32,7 @@ int parse_duration_ms(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *nod
 	return 0;
 }
 
-static int peer_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
-		     void *userdata) {
+static int peer_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *userdata) {
 	char text[INET6_ADDRSTRLEN];
 	const char *s = NULL;
 	Address a;
