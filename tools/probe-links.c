@@ -7,13 +7,114 @@
 #include "bus-client.h"
 #include "macro.h"
 #include "probe-links.h"
+#include "strv.h"
 
 void probe_link_infos_free(ProbeLinkInfo *l, size_t n) {
 	for (size_t i = 0; i < n; i++) {
 		free(l[i].name);
 		free(l[i].address);
+		strv_free(l[i].settings.peers);
 	}
 	free(l);
+}
+
+bool probe_settings_equal(const ProbeSettings *a, const ProbeSettings *b) {
+	return a->interval_ms == b->interval_ms && a->timeout_ms == b->timeout_ms &&
+	       a->mesh == b->mesh && a->port == b->port && strv_equal(a->peers, b->peers);
+}
+
+/* "250ms", "1s", as settings-format.c writes them */
+static int duration_ms(const char *s, unsigned *ret) {
+	unsigned long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || v > UINT32_MAX / 1000)
+		return -EINVAL;
+	if (streq(end, "s"))
+		v *= 1000;
+	else if (!streq(end, "ms"))
+		return -EINVAL;
+	if (v == 0)
+		return -EINVAL;
+	*ret = (unsigned) v;
+	return 0;
+}
+
+int probe_settings_set(ProbeSettings *s, const char *key, const char *value) {
+	if (streq(key, "probe.interval"))
+		return duration_ms(value, &s->interval_ms);
+	if (streq(key, "probe.timeout"))
+		return duration_ms(value, &s->timeout_ms);
+	if (streq(key, "probe.mesh")) {
+		if (!streq(value, "local") && !streq(value, "none"))
+			return -EINVAL;
+		s->mesh = streq(value, "local");
+		return 0;
+	}
+	if (streq(key, "probe.port")) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(value, &end, 10);
+		if (errno || *end || v == 0 || v > 65535)
+			return -EINVAL;
+		s->port = (unsigned) v;
+		return 0;
+	}
+	if (streq(key, "probe.peers")) {
+		char **l = NULL;
+
+		/* "none", or the addresses with a space between */
+		for (const char *w = value; !streq(value, "none") && *w;) {
+			size_t n = strcspn(w, " ");
+
+			if (n > 0 && strv_consume(&l, strndup(w, n)) < 0) {
+				strv_free(l);
+				return -ENOMEM;
+			}
+			w += n + strspn(w + n, " ");
+		}
+		strv_free(s->peers);
+		s->peers = l;
+		return 0;
+	}
+	return 0;
+}
+
+/* The probe.* rows of the link at path: 1 when it declares one, 0 when none. */
+static int link_probe_settings(sd_bus *bus, const char *path, ProbeSettings *ret) {
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	ProbeSettings s = { .interval_ms = PROBE_INTERVAL_MS_DEFAULT,
+			    .timeout_ms = PROBE_TIMEOUT_MS_DEFAULT,
+			    .mesh = true,
+			    .port = PROBE_PORT_DEFAULT };
+	const char *key, *desired, *current, *result, *error;
+	bool declared = false;
+	int r;
+
+	r = sd_bus_get_property(bus, RDMAD_BUS_NAME, path, RDMAD_LINK_IFACE, "Settings", NULL,
+				&reply, "a(sssss)");
+	if (r < 0)
+		return r;
+	r = sd_bus_message_enter_container(reply, 'a', "(sssss)");
+	while (r >= 0 && (r = sd_bus_message_read(reply, "(sssss)", &key, &desired, &current,
+						  &result, &error)) > 0) {
+		if (strncmp(key, "probe.", 6) != 0)
+			continue;
+		declared = true;
+		r = probe_settings_set(&s, key, desired);
+	}
+	if (r < 0 || !declared) {
+		strv_free(s.peers);
+		return r < 0 ? r : 0;
+	}
+	*ret = s;
+	return 1;
 }
 
 /* The address of the link at path's published GID, or NULL (none published). */
@@ -71,20 +172,32 @@ int probe_links_from_rdmad(sd_bus *bus, ProbeLinkInfo **ret, size_t *ret_n) {
 		_cleanup_free_ char *address = NULL;
 		ProbeLinkInfo *x;
 
+		ProbeSettings settings = { 0 };
+
 		if (streq(state, "unmanaged"))
 			continue;
-		r = link_address(bus, path, &address);
+		r = link_probe_settings(bus, path, &settings);
 		if (r < 0)
 			break;
-		if (!address)
+		if (r == 0) /* no probe key declared for it */
 			continue;
+		r = link_address(bus, path, &address);
+		if (r < 0 || !address) {
+			strv_free(settings.peers);
+			if (r < 0)
+				break;
+			continue;
+		}
 		x = reallocarray(l, n + 1, sizeof(ProbeLinkInfo));
 		if (!x) {
+			strv_free(settings.peers);
 			r = -ENOMEM;
 			break;
 		}
 		l = x;
-		l[n] = (ProbeLinkInfo){ .name = strdup(name), .address = TAKE_PTR(address) };
+		l[n] = (ProbeLinkInfo){ .name = strdup(name),
+					.address = TAKE_PTR(address),
+					.settings = settings };
 		if (!l[n++].name) {
 			r = -ENOMEM;
 			break;

@@ -1,20 +1,40 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* rdmad-probe's links, as rdmad publishes them: each managed link (ListLinks) with the address
- * of the GID it publishes (PreferredGidIndex among its Gids: the IPv4 of a RoCE v2 IPv4 GID,
- * else the GID itself as an IPv6 address). The prober does not read the profiles again. */
+/* rdmad-probe's links, as rdmad publishes them: each managed link (ListLinks) that declares a
+ * probe key, with the address of the GID it publishes (PreferredGidIndex among its Gids: the
+ * IPv4 of a RoCE v2 IPv4 GID, else the GID itself as an IPv6 address) and its probe settings
+ * (the probe.* rows of its Settings). The prober does not read the profiles again. */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <systemd/sd-bus.h>
+
+/* The defaults of the keys a link leaves undeclared (rdmad.yaml(5)). */
+#define PROBE_INTERVAL_MS_DEFAULT 1000
+#define PROBE_TIMEOUT_MS_DEFAULT  500
+#define PROBE_PORT_DEFAULT	  7473
+
+typedef struct ProbeSettings {
+	unsigned interval_ms, timeout_ms;
+	bool mesh;    /* probe.mesh: local */
+	char **peers; /* addresses */
+	unsigned port;
+} ProbeSettings;
 
 typedef struct ProbeLinkInfo {
 	char *name;    /* "mlx5_0/1" */
 	char *address; /* "192.0.2.1", "fd00::1" */
+	ProbeSettings settings;
 } ProbeLinkInfo;
 
 void probe_link_infos_free(ProbeLinkInfo *l, size_t n);
+bool probe_settings_equal(const ProbeSettings *a, const ProbeSettings *b);
 
-/* The links that publish a GID, in ListLinks' order. Links without one (pending, unmanaged,
- * no address) are left out: nothing can be probed from them. */
+/* One probe.* row of a link's Settings (key, desired) into s; -EINVAL for a value rdmad would
+ * not have published. Keys of other sections are left alone (0). */
+int probe_settings_set(ProbeSettings *s, const char *key, const char *value);
+
+/* The links that publish a GID and declare a probe key, in ListLinks' order. Links without a
+ * GID (pending, unmanaged, no address) are left out: nothing can be probed from them. */
 int probe_links_from_rdmad(sd_bus *bus, ProbeLinkInfo **ret, size_t *ret_n);

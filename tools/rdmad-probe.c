@@ -6,9 +6,10 @@
  *
  * The links are rdmad's, with the address of the GID each publishes (ListLinks; tools/
  * probe-links.c), followed as PublishedGidChanged says they change: a path whose link or peer
- * moved to another address is made again, and keeps its figures. --link NAME=ADDR names them
- * instead (without rdmad). Not yet: the settings from the profiles' probe: key through rdmad;
- * until then they come from the command line:
+ * moved to another address is made again, and keeps its figures. Each link's probe settings
+ * are the probe.* rows of its Settings (rdmad.yaml(5)): only the links that declare one are
+ * probed, each at its own interval and timeout, answering on its own port. --link NAME=ADDR
+ * names the links instead (without rdmad), all with the settings of the command line:
  *
  *   rdmad-probe [--link NAME=ADDR...] [--mesh] [--peer ADDR...] [--port N] [--interval MS]
  *               [--timeout MS] [--window S] [--metrics FILE] [--state FILE]
@@ -36,6 +37,7 @@
 #include "bus-client.h"
 #include "probe-links.h"
 #include "probe-ud.h"
+#include "strv.h"
 
 #define MAX_LINKS     64
 #define MAX_PEERS     64
@@ -48,6 +50,7 @@ typedef struct Link {
 	char *name;
 	struct sockaddr_storage addr;
 	char *addr_text;
+	ProbeSettings settings;
 	ProbeLink *endpoint;
 	int error; /* of making the endpoint */
 	sd_event_source *io;
@@ -66,6 +69,7 @@ typedef struct Path {
 	struct sockaddr_storage to;
 	ProbePath *p;
 	uint64_t retry_ns; /* a failed path is made again from then on */
+	uint64_t due_ns;   /* its next probe */
 	uint64_t seq;
 	Pending pending[OUTSTANDING];
 	uint64_t sent, lost, late;
@@ -81,13 +85,8 @@ typedef struct Path {
 typedef struct Prober {
 	sd_event *event;
 	ProbeTransport *transport;
-	sd_event_source *cm_io, *tick;
+	sd_event_source *cm_io, *tick, *refresh;
 	Link links[MAX_LINKS];
-	char *peers[MAX_PEERS];
-	size_t n_peers;
-	bool mesh;
-	uint16_t port;
-	uint64_t interval_ns, timeout_ns;
 	uint64_t window_ns; /* of the figures rdmactl probe shows: a minute */
 	const char *metrics_path, *state_path;
 	uint64_t written_ns; /* when the files were last written */
@@ -213,8 +212,10 @@ static void path_probe(Prober *pr, Path *p, uint64_t now) {
 		p->retry_ns = now + 5 * NSEC_PER_SEC;
 	}
 	if (!p->p && now >= p->retry_ns) {
-		r = probe_path_new(p->from->endpoint, (struct sockaddr *) &p->to, pr->port, p->id,
-				   &p->p);
+		/* the peer link answers on its own port; a remote peer on the port of ours */
+		r = probe_path_new(p->from->endpoint, (struct sockaddr *) &p->to,
+				   (uint16_t) (p->to_link ? p->to_link : p->from)->settings.port,
+				   p->id, &p->p);
 		if (r < 0) {
 			p->errors[PROBE_STEP_ADDRESS]++;
 			p->step = PROBE_STEP_ADDRESS;
@@ -222,8 +223,9 @@ static void path_probe(Prober *pr, Path *p, uint64_t now) {
 			p->retry_ns = now + 5 * NSEC_PER_SEC;
 		}
 	}
-	if (!p->p || !probe_path_ready(p->p))
+	if (!p->p || !probe_path_ready(p->p) || now < p->due_ns)
 		return;
+	p->due_ns = now + p->from->settings.interval_ms * NSEC_PER_MSEC;
 	p->step = PROBE_STEP_NONE;
 	for (size_t i = 0; i < OUTSTANDING; i++)
 		if (p->pending[i].seq == 0) {
@@ -338,13 +340,25 @@ static int state_write(Prober *pr, uint64_t now) {
 
 #define WRITE_INTERVAL_NS NSEC_PER_SEC
 
+/* The tick: the shortest interval of the links, each path probed when it is due. Probes go out
+ * within a tick of their due time; a timeout is judged at a tick too. */
+static uint64_t prober_tick_ns(const Prober *pr) {
+	uint64_t t = WRITE_INTERVAL_NS;
+
+	for (size_t i = 0; i < MAX_LINKS; i++)
+		if (pr->links[i].name && pr->links[i].settings.interval_ms * NSEC_PER_MSEC < t)
+			t = pr->links[i].settings.interval_ms * NSEC_PER_MSEC;
+	return t;
+}
+
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 	Prober *pr = userdata;
 	uint64_t now = now_ns();
 	int r;
 
 	for (size_t i = 0; i < pr->n_paths; i++)
-		path_expire(&pr->paths[i], now, pr->timeout_ns);
+		path_expire(&pr->paths[i], now,
+			    pr->paths[i].from->settings.timeout_ms * NSEC_PER_MSEC);
 	/* The files before the probes, not between a probe and its answer: an answer is timed
 	 * when its completion is dispatched, and the loop is busy meanwhile. Once a second at
 	 * most, whatever the interval. */
@@ -359,7 +373,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 	}
 	for (size_t i = 0; i < pr->n_paths; i++)
 		path_probe(pr, &pr->paths[i], now_ns());
-	(void) sd_event_source_set_time_relative(s, pr->interval_ns / 1000);
+	(void) sd_event_source_set_time_relative(s, prober_tick_ns(pr) / 1000);
 	(void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 	return 0;
 }
@@ -397,7 +411,8 @@ static int path_add(Prober *pr, Link *from, Link *to_link, const char *peer, con
 		     .to = *to,
 		     .peer = strdup(peer) };
 	if (!p->peer || latency_window_init(&p->window, pr->window_ns,
-					    pr->window_ns / pr->interval_ns + 16) < 0) {
+					    pr->window_ns / (from->settings.interval_ms * NSEC_PER_MSEC) +
+						    16) < 0) {
 		free(p->peer);
 		return -ENOMEM;
 	}
@@ -432,10 +447,11 @@ static int link_open(Prober *pr, Link *l) {
 	int r;
 
 	l->error =
-		probe_link_new(pr->transport, (struct sockaddr *) &l->addr, pr->port, &l->endpoint);
+		probe_link_new(pr->transport, (struct sockaddr *) &l->addr,
+			       (uint16_t) l->settings.port, &l->endpoint);
 	if (l->error < 0) {
 		fprintf(stderr, "%s: no endpoint on %s port %u: %s\n", l->name, l->addr_text,
-			pr->port, strerror(-l->error));
+			l->settings.port, strerror(-l->error));
 		return 0;
 	}
 	r = sd_event_add_io(pr->event, &l->io, probe_link_fd(l->endpoint), EPOLLIN, on_completions,
@@ -450,23 +466,24 @@ static int link_open(Prober *pr, Link *l) {
 static int link_paths_add(Prober *pr, Link *l) {
 	int r;
 
-	for (size_t k = 0; pr->mesh && k < MAX_LINKS; k++) {
+	/* Hostmesh: a link with mesh local probes every other link here, whatever the other's */
+	for (size_t k = 0; k < MAX_LINKS; k++) {
 		Link *o = &pr->links[k];
 
 		if (!o->name || o == l)
 			continue;
-		r = path_add(pr, l, o, o->name, "local", &o->addr);
-		if (r >= 0)
+		r = l->settings.mesh ? path_add(pr, l, o, o->name, "local", &o->addr) : 0;
+		if (r >= 0 && o->settings.mesh)
 			r = path_add(pr, o, l, l->name, "local", &l->addr);
 		if (r < 0)
 			return r;
 	}
-	for (size_t k = 0; k < pr->n_peers; k++) {
+	STRV_FOREACH(peer, l->settings.peers) {
 		struct sockaddr_storage to;
 
-		if (addr_parse(pr->peers[k], &to) < 0)
+		if (addr_parse(*peer, &to) < 0)
 			return -EINVAL;
-		r = path_add(pr, l, NULL, pr->peers[k], "remote", &to);
+		r = path_add(pr, l, NULL, *peer, "remote", &to);
 		if (r < 0)
 			return r;
 	}
@@ -487,14 +504,18 @@ static int prober_links_update(Prober *pr, const ProbeLinkInfo *infos, size_t n)
 		for (size_t k = 0; k < n && !x; k++)
 			if (streq(infos[k].name, l->name))
 				x = &infos[k];
-		if (x && streq(x->address, l->addr_text))
+		bool moved; /* its address only: its paths are kept, and their figures */
+
+		if (x && streq(x->address, l->addr_text) &&
+		    probe_settings_equal(&x->settings, &l->settings))
 			continue;
+		moved = x && probe_settings_equal(&x->settings, &l->settings);
 		for (size_t k = pr->n_paths; k > 0; k--) {
 			Path *p = &pr->paths[k - 1];
 
 			if (p->from != l && p->to_link != l)
 				continue;
-			if (!x)
+			if (!moved)
 				path_remove(pr, k - 1);
 			else {
 				if (p->to_link == l)
@@ -503,10 +524,13 @@ static int prober_links_update(Prober *pr, const ProbeLinkInfo *infos, size_t n)
 			}
 		}
 		link_close(l);
-		if (!x) {
-			fprintf(stderr, "%s: no longer published, not probed\n", l->name);
+		if (!moved) {
+			/* gone, or its settings changed: made again below, with new paths */
+			fprintf(stderr, "%s: %s\n", l->name,
+				x ? "probe settings changed" : "no longer published, not probed");
 			l->name = mfree(l->name);
 			l->addr_text = mfree(l->addr_text);
+			l->settings.peers = strv_free(l->settings.peers);
 			continue;
 		}
 		fprintf(stderr, "%s: now at %s (was %s)\n", l->name, x->address, l->addr_text);
@@ -531,8 +555,13 @@ static int prober_links_update(Prober *pr, const ProbeLinkInfo *infos, size_t n)
 			continue;
 		if (!l)
 			return -E2BIG;
-		*l = (Link){ .name = strdup(infos[k].name), .addr_text = strdup(infos[k].address) };
-		if (!l->name || !l->addr_text || addr_parse(infos[k].address, &l->addr) < 0)
+		*l = (Link){ .name = strdup(infos[k].name),
+			     .addr_text = strdup(infos[k].address),
+			     .settings = infos[k].settings };
+		l->settings.peers = strv_copy(infos[k].settings.peers);
+		if (!l->name || !l->addr_text || (infos[k].settings.peers && !l->settings.peers))
+			return -ENOMEM;
+		if (addr_parse(infos[k].address, &l->addr) < 0)
 			return -EINVAL;
 		r = link_open(pr, l);
 		if (r >= 0)
@@ -556,10 +585,30 @@ static int links_refresh(Prober *pr) {
 	return r;
 }
 
-static int on_gid_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+static int on_refresh(sd_event_source *s, uint64_t usec, void *userdata) {
 	Prober *pr = userdata;
 	int r = links_refresh(pr);
 
+	if (r < 0)
+		fprintf(stderr, "Failed to follow rdmad's links: %s\n", strerror(-r));
+	return 0;
+}
+
+/* A published GID moved, a link's properties (its Settings among them) changed, a link came or
+ * went: the links read again, once for a burst of signals (a reload changes every link's). */
+#define REFRESH_DELAY_USEC (100 * 1000ULL)
+
+static int on_rdmad_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+	Prober *pr = userdata;
+	int r;
+
+	if (pr->refresh)
+		r = sd_event_source_set_enabled(pr->refresh, SD_EVENT_ONESHOT);
+	else
+		r = sd_event_add_time_relative(pr->event, &pr->refresh, CLOCK_MONOTONIC,
+					       REFRESH_DELAY_USEC, 10 * 1000, on_refresh, pr);
+	if (r >= 0 && pr->refresh)
+		r = sd_event_source_set_time_relative(pr->refresh, REFRESH_DELAY_USEC);
 	if (r < 0)
 		fprintf(stderr, "Failed to follow rdmad's links: %s\n", strerror(-r));
 	return 0;
@@ -587,7 +636,18 @@ static int prober_setup(Prober *pr, ProbeLinkInfo *given, size_t n_given) {
 		if (r >= 0)
 			r = sd_bus_match_signal(pr->bus, NULL, RDMAD_BUS_NAME, RDMAD_MANAGER_PATH,
 						RDMAD_MANAGER_IFACE, "PublishedGidChanged",
-						on_gid_changed, pr);
+						on_rdmad_changed, pr);
+		if (r >= 0)
+			r = sd_bus_add_match(pr->bus, NULL,
+					     "type='signal',sender='" RDMAD_BUS_NAME "',"
+					     "interface='org.freedesktop.DBus.Properties',"
+					     "member='PropertiesChanged',arg0='" RDMAD_LINK_IFACE "'",
+					     on_rdmad_changed, pr);
+		if (r >= 0)
+			r = sd_bus_add_match(pr->bus, NULL,
+					     "type='signal',sender='" RDMAD_BUS_NAME "',"
+					     "interface='org.freedesktop.DBus.ObjectManager'",
+					     on_rdmad_changed, pr);
 		if (r >= 0)
 			r = links_refresh(pr);
 	}
@@ -605,12 +665,12 @@ static void prober_done(Prober *pr) {
 		link_close(&pr->links[i]);
 		free(pr->links[i].name);
 		free(pr->links[i].addr_text);
+		strv_free(pr->links[i].settings.peers);
 	}
-	for (size_t i = 0; i < pr->n_peers; i++)
-		free(pr->peers[i]);
 	sd_bus_flush_close_unref(pr->bus);
 	sd_event_source_disable_unref(pr->cm_io);
 	sd_event_source_disable_unref(pr->tick);
+	sd_event_source_disable_unref(pr->refresh);
 	probe_transport_free(pr->transport);
 	sd_event_unref(pr->event);
 }
@@ -639,10 +699,11 @@ int main(int argc, char **argv) {
 		{ "window", required_argument, NULL, ARG_WINDOW },
 		{ 0 }
 	};
-	Prober pr = { .port = 18515,
-		      .interval_ns = 1000 * NSEC_PER_MSEC,
-		      .timeout_ns = 500 * NSEC_PER_MSEC,
-		      .window_ns = 60 * NSEC_PER_SEC };
+	Prober pr = { .window_ns = 60 * NSEC_PER_SEC };
+	/* --link's links: all with these, the keys' defaults unless given */
+	ProbeSettings cli = { .interval_ms = PROBE_INTERVAL_MS_DEFAULT,
+			      .timeout_ms = PROBE_TIMEOUT_MS_DEFAULT,
+			      .port = PROBE_PORT_DEFAULT };
 	ProbeLinkInfo given[MAX_LINKS];
 	size_t n_given = 0;
 	sigset_t mask;
@@ -664,22 +725,27 @@ int main(int argc, char **argv) {
 			};
 			break;
 		}
-		case ARG_PEER:
-			if (pr.n_peers >= MAX_PEERS)
+		case ARG_PEER: {
+			struct sockaddr_storage ss;
+
+			if (strv_length(cli.peers) >= MAX_PEERS || addr_parse(optarg, &ss) < 0 ||
+			    strv_extend(&cli.peers, optarg) < 0) {
+				fprintf(stderr, "--peer ADDR: %s\n", optarg);
 				return 2;
-			pr.peers[pr.n_peers++] = strdup(optarg);
+			}
 			break;
+		}
 		case ARG_MESH:
-			pr.mesh = true;
+			cli.mesh = true;
 			break;
 		case ARG_PORT:
-			pr.port = (uint16_t) strtoul(optarg, NULL, 10);
+			cli.port = (unsigned) strtoul(optarg, NULL, 10);
 			break;
 		case ARG_INTERVAL:
-			pr.interval_ns = strtoull(optarg, NULL, 10) * NSEC_PER_MSEC;
+			cli.interval_ms = (unsigned) strtoul(optarg, NULL, 10);
 			break;
 		case ARG_TIMEOUT:
-			pr.timeout_ns = strtoull(optarg, NULL, 10) * NSEC_PER_MSEC;
+			cli.timeout_ms = (unsigned) strtoul(optarg, NULL, 10);
 			break;
 		case ARG_METRICS:
 			pr.metrics_path = optarg;
@@ -693,10 +759,13 @@ int main(int argc, char **argv) {
 		default:
 			return 2;
 		}
-	if (pr.interval_ns == 0 || pr.timeout_ns == 0 || pr.window_ns == 0) {
-		fprintf(stderr, "rdmad-probe: interval, timeout and window above 0\n");
+	if (cli.interval_ms == 0 || cli.timeout_ms == 0 || pr.window_ns == 0 || cli.port == 0 ||
+	    cli.port > 65535) {
+		fprintf(stderr, "rdmad-probe: interval, timeout and window above 0, a port 1..65535\n");
 		return 2;
 	}
+	for (size_t i = 0; i < n_given; i++)
+		given[i].settings = cli; /* prober_links_update() copies the peers */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
@@ -717,5 +786,6 @@ int main(int argc, char **argv) {
 		free(given[i].name);
 		free(given[i].address);
 	}
+	strv_free(cli.peers);
 	return r < 0 ? 1 : 0;
 }

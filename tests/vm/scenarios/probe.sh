@@ -25,11 +25,11 @@ route_over_wire veth0 192.0.2.1 veth1 192.0.2.2
 responder() { # responder ADDR NAME: a probe-echo answering on ADDR, its pid in $resp_pid
 	probe-echo "$1" "$PORT" > "$VM_LOGDIR/$2.out" 2>&1 &
 	resp_pid=$!
-	wait_until 10 cm_listening "$PORT"
+	wait_until 20 cm_listening "$PORT"
 }
 stop_responder() {
 	kill "$resp_pid" 2> /dev/null
-	wait_until 10 eval "! kill -0 $resp_pid 2> /dev/null" || kill -9 "$resp_pid"
+	wait_until 20 eval "! kill -0 $resp_pid 2> /dev/null" || kill -9 "$resp_pid"
 	wait "$resp_pid" 2> /dev/null
 }
 probe() { # probe NAME SRC DST COUNT: probe-echo's output in $VM_LOGDIR/NAME.out; its status
@@ -60,7 +60,7 @@ check "veth1 down: probes unanswered, probe-echo exits 1 or 2 within its bounds"
 	test "$rc" -eq 1 -o "$rc" -eq 2
 diag "down: $(tail -n 1 "$VM_LOGDIR/down.out")"
 ip link set veth1 up
-wait_until 10 has_gid rxe1 1 "$(gid_of_ipv4 192.0.2.2)"
+wait_until 20 has_gid rxe1 1 "$(gid_of_ipv4 192.0.2.2)"
 stop_responder
 answered=$(awk '/^answered/ { print $2 }' "$VM_LOGDIR/resp1.out")
 check "the responder answered the probes it was sent (${answered:-none})" \
@@ -141,7 +141,59 @@ check "veth1 up: both paths answered again, none lost over 5 s" \
 	within 60 paths_are 2 '.state == "probing" and .lost == 0 and .sent > 20' ||
 	diag "$(cat "$state")"
 kill "$prober"
-wait_until 10 eval "! kill -0 $prober 2> /dev/null" || kill -9 "$prober"
+wait_until 20 eval "! kill -0 $prober 2> /dev/null" || kill -9 "$prober"
 check "rdmad-probe stopped on SIGTERM" eval "! kill -0 $prober 2> /dev/null"
+
+# ---- rdmad-probe following rdmad: the links and settings of the profiles' probe keys ---------
+# rdmad on a private system-like bus with the shipped policy; the prober without --link reads
+# each link's probe.* Settings, address and published GID from it.
+BUS=/run/rdmad-vm/bus
+[ -n "${RDMAD_DBUS_CONF:-}" ] && [ -n "${RDMAD_DBUS_POLICY:-}" ] || bail "no RDMAD_DBUS_CONF"
+mkdir -p /run/rdmad-vm
+sed -e "s|@SOCKET@|$BUS|" -e "s|@POLICY@|$RDMAD_DBUS_POLICY|" "$RDMAD_DBUS_CONF" > /run/rdmad-vm/bus.conf
+dbus-daemon --config-file=/run/rdmad-vm/bus.conf --fork --print-pid --nosyslog \
+	> /run/rdmad-vm/bus.pid 2> "$VM_LOGDIR/dbus.log" || bail "dbus-daemon did not start"
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$BUS
+CONF=/run/rdmad-vm/probe-conf
+mkdir -p "$CONF"
+profile() { # profile RXE1-MESH: both links probed every 100 ms on port 18700; rxe1's mesh as given
+	cat > "$CONF/50-probe.yaml" << YAML
+match: {device: [rxe0, rxe1]}
+probe: {interval: 100ms, timeout: 500ms, mesh: local, port: 18700}
+---
+match: {device: [rxe1]}
+probe: {mesh: $1}
+YAML
+}
+profile local
+rdmad -v --config-dir "$CONF" > "$VM_LOGDIR/rdmad.log" 2>&1 &
+RDMAD=$!
+check "rdmad publishes both links' probe settings" wait_until 60 sh -c \
+	"busctl get-property org.rdmad1 /org/rdmad1/link/rxe1_2f1 org.rdmad1.Link Settings | grep -q 'probe.mesh'" ||
+	diag "$(tail -n 20 "$VM_LOGDIR/rdmad.log")"
+metrics=$VM_LOGDIR/prober-rdmad.prom
+rdmad-probe --window 5 --metrics "$metrics" --state "$state" > "$VM_LOGDIR/prober-rdmad.out" 2>&1 &
+prober=$!
+check "rdmad's links: both paths probing, 20 probes or more sent each" \
+	within 60 paths_are 2 '.state == "probing" and .sent >= 20' ||
+	diag "$(cat "$state" "$VM_LOGDIR/prober-rdmad.out")"
+is "... none lost" "$(paths '.lost == 0')" 2
+check "... on the port the profile declares (18700)" cm_listening 18700
+
+# rxe1 no longer probes the mesh (a reload): only rxe0 -> rxe1 is left, without a restart
+profile none
+kill -HUP "$RDMAD"
+check "probe.mesh: none on rxe1, reloaded: one path left, rxe0/1 -> rxe1/1" \
+	within 60 paths_are 1 '.link == "rxe0/1" and .peer == "rxe1/1"' ||
+	diag "$(cat "$state" "$VM_LOGDIR/prober-rdmad.out")"
+check "... and it is still probed" within 30 paths_are 1 '.state == "probing" and .sent >= 10'
+is "rdmad-probe still the same process" "$(kill -0 "$prober" && echo alive)" alive
+
+kill "$prober"
+wait_until 20 eval "! kill -0 $prober 2> /dev/null" || kill -9 "$prober"
+kill "$RDMAD"
+wait "$RDMAD"
+is "rdmad stops on SIGTERM with status 0" "$?" 0
+kill "$(cat /run/rdmad-vm/bus.pid)"
 
 done_testing
