@@ -245,6 +245,50 @@ static void nccl_conf_publish(Manager *m, const Published *l, size_t n) {
 	nccl_verdict_set(m, "agree", (int32_t) l[0].index);
 }
 
+/* <rundir>/rdmad/probe.links: the links that declare a probe key, a line each, while there is
+ * one; rdmad-probe.path starts rdmad-probe.service when it appears, and the prober leaves when
+ * it goes. The prober takes each link's settings from the bus (its Settings), not from here. */
+static void probe_links_publish(Manager *m) {
+	_cleanup_free_ char *dir = strdup(m->env_dir), *text = NULL, *path = NULL;
+	size_t size = 0, n = 0;
+	char *slash;
+	FILE *f;
+	int r;
+
+	if (!dir || !(slash = strrchr(dir, '/')))
+		return;
+	*slash = 0;
+	if (asprintf(&path, "%s/probe.links", dir) < 0)
+		return;
+	f = open_memstream(&text, &size);
+	if (!f)
+		return;
+	for (size_t i = 0; i < m->n_ports; i++) {
+		const PortStatus *s = &m->ports[i];
+
+		for (size_t k = 0; k < s->n_settings; k++)
+			if (KEY_BIT(s->settings[k].key) & KEYS_PROBE) {
+				fprintf(f, "%s\n", s->name);
+				n++;
+				break;
+			}
+	}
+	if (fclose(f) != 0)
+		return;
+	if (n == 0) {
+		if (unlink(path) >= 0)
+			log_info("No link declares a probe key: removed %s", path);
+		else if (errno != ENOENT)
+			log_warning_errno(-errno, "Failed to remove %s", path);
+		return;
+	}
+	r = env_file_write(dir, "probe.links", text);
+	if (r < 0)
+		log_warning_errno(r, "Failed to write %s", path);
+	else if (r > 0)
+		log_info("Published %s: %zu link(s) to probe", path, n);
+}
+
 /* A publication in steps, one link's file each (manager-reconcile.c runs them in its slices):
  * at 4,096 links comparing every file took 30 ms in one step. The status table does not change
  * meanwhile: only the reconcile that publishes replaces it. */
@@ -253,6 +297,7 @@ typedef enum PublishStage {
 	PUBLISH_INDEX,	  /* the lists sorted, and compared */
 	PUBLISH_PRUNE,	  /* the files of links no longer published removed */
 	PUBLISH_NCCL,	  /* nccl.conf */
+	PUBLISH_PROBE,	  /* probe.links */
 	PUBLISH_ANNOUNCE, /* one change a step */
 } PublishStage;
 
@@ -396,6 +441,10 @@ int publish_step(Manager *m, PublishRun *p) {
 		return 0;
 	case PUBLISH_NCCL:
 		nccl_conf_publish(m, p->now, p->n_now);
+		p->stage = PUBLISH_PROBE;
+		return 0;
+	case PUBLISH_PROBE:
+		probe_links_publish(m);
 		p->stage = PUBLISH_ANNOUNCE;
 		return 0;
 	case PUBLISH_ANNOUNCE:

@@ -12,7 +12,10 @@
  * names the links instead (without rdmad), all with the settings of the command line:
  *
  *   rdmad-probe [--link NAME=ADDR...] [--mesh] [--peer ADDR...] [--port N] [--interval MS]
- *               [--timeout MS] [--window S] [--metrics FILE] [--state FILE]
+ *               [--timeout MS] [--window S] [--metrics FILE] [--state FILE] [--links-file FILE]
+ *
+ * --links-file names rdmad's probe.links (rdmad-probe.path starts the prober when it appears):
+ * the prober leaves, with status 0, when rdmad removes it, as no link declares a probe key.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -20,6 +23,7 @@
 #include <libgen.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <sys/inotify.h>
 #include <json-c/json.h>
 #include <signal.h>
 #include <stdio.h>
@@ -88,7 +92,7 @@ typedef struct Prober {
 	sd_event_source *cm_io, *tick, *refresh;
 	Link links[MAX_LINKS];
 	uint64_t window_ns; /* of the figures rdmactl probe shows: a minute */
-	const char *metrics_path, *state_path;
+	const char *metrics_path, *state_path, *links_file;
 	uint64_t written_ns; /* when the files were last written */
 	Path *paths;
 	size_t n_paths;
@@ -614,9 +618,34 @@ static int on_rdmad_changed(sd_bus_message *m, void *userdata, sd_bus_error *err
 	return 0;
 }
 
+/* rdmad removed probe.links: no link declares a probe key any more */
+static int on_links_file(sd_event_source *s, const struct inotify_event *ev, void *userdata) {
+	Prober *pr = userdata;
+
+	if (access(pr->links_file, F_OK) < 0 && errno == ENOENT) {
+		fprintf(stderr, "%s removed: no link to probe\n", pr->links_file);
+		return sd_event_exit(pr->event, 0);
+	}
+	return 0;
+}
+
 static int prober_setup(Prober *pr, ProbeLinkInfo *given, size_t n_given) {
 	int r;
 
+	if (pr->links_file) {
+		_cleanup_free_ char *d = strdup(pr->links_file);
+
+		if (!d)
+			return -ENOMEM;
+		/* the directory's: rdmad replaces the file by a rename, which a watch on the file
+		 * itself would take for its removal */
+		r = sd_event_add_inotify(pr->event, NULL, dirname(d), IN_DELETE | IN_MOVED_FROM,
+					 on_links_file, pr);
+		if (r < 0)
+			return r;
+		if (access(pr->links_file, F_OK) < 0)
+			return sd_event_exit(pr->event, 0); /* gone before we began */
+	}
 	r = probe_transport_new((uint32_t) (now_ns() ^ (uint64_t) getpid() << 16), on_reply, pr,
 				&pr->transport);
 	if (r < 0)
@@ -685,7 +714,8 @@ int main(int argc, char **argv) {
 		ARG_TIMEOUT,
 		ARG_METRICS,
 		ARG_STATE,
-		ARG_WINDOW
+		ARG_WINDOW,
+		ARG_LINKS_FILE
 	};
 	static const struct option options[] = {
 		{ "link", required_argument, NULL, ARG_LINK },
@@ -697,6 +727,7 @@ int main(int argc, char **argv) {
 		{ "metrics", required_argument, NULL, ARG_METRICS },
 		{ "state", required_argument, NULL, ARG_STATE },
 		{ "window", required_argument, NULL, ARG_WINDOW },
+		{ "links-file", required_argument, NULL, ARG_LINKS_FILE },
 		{ 0 }
 	};
 	Prober pr = { .window_ns = 60 * NSEC_PER_SEC };
@@ -752,6 +783,9 @@ int main(int argc, char **argv) {
 			break;
 		case ARG_STATE:
 			pr.state_path = optarg;
+			break;
+		case ARG_LINKS_FILE:
+			pr.links_file = optarg;
 			break;
 		case ARG_WINDOW:
 			pr.window_ns = strtoull(optarg, NULL, 10) * NSEC_PER_SEC;

@@ -171,8 +171,13 @@ RDMAD=$!
 check "rdmad publishes both links' probe settings" wait_until 60 sh -c \
 	"busctl get-property org.rdmad1 /org/rdmad1/link/rxe1_2f1 org.rdmad1.Link Settings | grep -q 'probe.mesh'" ||
 	diag "$(tail -n 20 "$VM_LOGDIR/rdmad.log")"
+LINKS=/run/rdmad/probe.links
+check "rdmad publishes the links to probe in $LINKS" \
+	wait_until 20 sh -c "[ \"\$(cat $LINKS 2> /dev/null | sort | tr '\\n' ' ')\" = 'rxe0/1 rxe1/1 ' ]" ||
+	diag "$(cat "$LINKS")"
 metrics=$VM_LOGDIR/prober-rdmad.prom
-rdmad-probe --window 5 --metrics "$metrics" --state "$state" > "$VM_LOGDIR/prober-rdmad.out" 2>&1 &
+rdmad-probe --window 5 --metrics "$metrics" --state "$state" --links-file "$LINKS" \
+	> "$VM_LOGDIR/prober-rdmad.out" 2>&1 &
 prober=$!
 check "rdmad's links: both paths probing, 20 probes or more sent each" \
 	within 60 paths_are 2 '.state == "probing" and .sent >= 20' ||
@@ -189,8 +194,15 @@ check "probe.mesh: none on rxe1, reloaded: one path left, rxe0/1 -> rxe1/1" \
 check "... and it is still probed" within 30 paths_are 1 '.state == "probing" and .sent >= 10'
 is "rdmad-probe still the same process" "$(kill -0 "$prober" && echo alive)" alive
 
-kill "$prober"
-wait_until 20 eval "! kill -0 $prober 2> /dev/null" || kill -9 "$prober"
+# no probe key left (a reload): rdmad removes probe.links, and the prober leaves with status 0
+echo "match: {device: [rxe0, rxe1]}" > "$CONF/50-probe.yaml"
+echo "roce: {mode: v2}" >> "$CONF/50-probe.yaml"
+kill -HUP "$RDMAD"
+check "no probe key: rdmad removes $LINKS" wait_until 30 sh -c "! test -e $LINKS"
+check "... and rdmad-probe leaves" wait_until 30 eval "! kill -0 $prober 2> /dev/null" ||
+	kill -9 "$prober"
+wait "$prober"
+is "... with status 0" "$?" 0
 kill "$RDMAD"
 wait "$RDMAD"
 is "rdmad stops on SIGTERM with status 0" "$?" 0
