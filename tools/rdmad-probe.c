@@ -414,9 +414,10 @@ static int path_add(Prober *pr, Link *from, Link *to_link, const char *peer, con
 		     .kind = kind,
 		     .to = *to,
 		     .peer = strdup(peer) };
-	if (!p->peer || latency_window_init(&p->window, pr->window_ns,
-					    pr->window_ns / (from->settings.interval_ms * NSEC_PER_MSEC) +
-						    16) < 0) {
+	if (!p->peer ||
+	    latency_window_init(&p->window, pr->window_ns,
+				pr->window_ns / (from->settings.interval_ms * NSEC_PER_MSEC) + 16) <
+		    0) {
 		free(p->peer);
 		return -ENOMEM;
 	}
@@ -450,9 +451,8 @@ static void link_close(Link *l) {
 static int link_open(Prober *pr, Link *l) {
 	int r;
 
-	l->error =
-		probe_link_new(pr->transport, (struct sockaddr *) &l->addr,
-			       (uint16_t) l->settings.port, &l->endpoint);
+	l->error = probe_link_new(pr->transport, (struct sockaddr *) &l->addr,
+				  (uint16_t) l->settings.port, &l->endpoint);
 	if (l->error < 0) {
 		fprintf(stderr, "%s: no endpoint on %s port %u: %s\n", l->name, l->addr_text,
 			l->settings.port, strerror(-l->error));
@@ -482,7 +482,7 @@ static int link_paths_add(Prober *pr, Link *l) {
 		if (r < 0)
 			return r;
 	}
-	STRV_FOREACH(peer, l->settings.peers) {
+	STRV_FOREACH (peer, l->settings.peers) {
 		struct sockaddr_storage to;
 
 		if (addr_parse(*peer, &to) < 0)
@@ -670,7 +670,8 @@ static int prober_setup(Prober *pr, ProbeLinkInfo *given, size_t n_given) {
 			r = sd_bus_add_match(pr->bus, NULL,
 					     "type='signal',sender='" RDMAD_BUS_NAME "',"
 					     "interface='org.freedesktop.DBus.Properties',"
-					     "member='PropertiesChanged',arg0='" RDMAD_LINK_IFACE "'",
+					     "member='PropertiesChanged',arg0='" RDMAD_LINK_IFACE
+					     "'",
 					     on_rdmad_changed, pr);
 		if (r >= 0)
 			r = sd_bus_add_match(pr->bus, NULL,
@@ -795,7 +796,8 @@ int main(int argc, char **argv) {
 		}
 	if (cli.interval_ms == 0 || cli.timeout_ms == 0 || pr.window_ns == 0 || cli.port == 0 ||
 	    cli.port > 65535) {
-		fprintf(stderr, "rdmad-probe: interval, timeout and window above 0, a port 1..65535\n");
+		fprintf(stderr,
+			"rdmad-probe: interval, timeout and window above 0, a port 1..65535\n");
 		return 2;
 	}
 	for (size_t i = 0; i < n_given; i++)
