@@ -73,6 +73,7 @@ typedef struct Path {
 	struct sockaddr_storage to;
 	ProbePath *p;
 	uint64_t retry_ns; /* a failed path is made again from then on */
+	uint64_t made_ns;  /* when p was made: its setup has PATH_SETUP_NS */
 	uint64_t due_ns;   /* its next probe */
 	uint64_t seq;
 	Pending pending[OUTSTANDING];
@@ -202,12 +203,25 @@ static const char *path_state(const Path *p) {
 	return p->step != PROBE_STEP_NONE ? "unreachable" : "resolving";
 }
 
+/* A path's setup (address, route, SIDR) that is not done by then has failed at connect: a SIDR
+ * request that nobody answers (the peer's reply routed elsewhere) leaves its rdma_cm id in
+ * CONNECT for far longer, and the path would never be made again. */
+#define PATH_SETUP_NS (5 * NSEC_PER_SEC)
+
 static void path_probe(Prober *pr, Path *p, uint64_t now) {
 	ProbeStep step;
 	int r, error;
 
 	if (!p->from->endpoint)
 		return;
+	if (p->p && !probe_path_ready(p->p) && !probe_path_failed(p->p, NULL, NULL) &&
+	    now - p->made_ns >= PATH_SETUP_NS) {
+		p->errors[PROBE_STEP_CONNECT]++;
+		p->step = PROBE_STEP_CONNECT;
+		p->error = -ETIMEDOUT;
+		p->p = probe_path_free(p->p);
+		p->retry_ns = now; /* at once: the setup took its time already */
+	}
 	if (p->p && probe_path_failed(p->p, &step, &error)) {
 		p->errors[step]++;
 		p->step = step;
@@ -220,6 +234,7 @@ static void path_probe(Prober *pr, Path *p, uint64_t now) {
 		r = probe_path_new(p->from->endpoint, (struct sockaddr *) &p->to,
 				   (uint16_t) (p->to_link ? p->to_link : p->from)->settings.port,
 				   p->id, &p->p);
+		p->made_ns = now;
 		if (r < 0) {
 			p->errors[PROBE_STEP_ADDRESS]++;
 			p->step = PROBE_STEP_ADDRESS;

@@ -143,6 +143,8 @@ ip route replace 192.0.2.1/32 dev veth1 src 192.0.2.2 table 100 ||
 	diag "ip route replace failed"
 diag "after veth1 up: table 100: $(ip route show table 100 | tr '\n' ';') veth1: $(ip -4 -o addr show veth1)"
 diag "route to rxe0 from rxe1: $(ip route get 192.0.2.1 from 192.0.2.2 2>&1)"
+( sleep 5; echo "5 s after up: $(ip route show table 100 | tr '\n' ';')"; sleep 10
+  echo "15 s after up: $(ip route show table 100 | tr '\n' ';')" ) > "$VM_LOGDIR/routes-after-up.txt" 2>&1 &
 check "veth1 up: both paths answered again, none lost over 5 s" \
 	within 60 paths_are 2 '.state == "probing" and .lost == 0 and .sent > 20' || {
 	diag "$(cat "$state"; tail -n 15 "$VM_LOGDIR/prober.out"; ip route show table 100)"
@@ -151,6 +153,7 @@ check "veth1 up: both paths answered again, none lost over 5 s" \
 	diag "a fresh probe-echo rxe1 -> the prober on rxe0: exit $?: $(tail -n 2 "$VM_LOGDIR/fresh.out")"
 	diag "$(rdma resource show cm_id 2>&1 | head -n 20)"
 	diag "$(ip neigh show dev veth1; ip -br link show veth0 veth1; cat /sys/class/infiniband/rxe1/ports/1/state)"
+	diag "$(cat "$VM_LOGDIR/routes-after-up.txt")"
 }
 kill "$prober"
 wait_until 20 eval "! kill -0 $prober 2> /dev/null" || kill -9 "$prober"
