@@ -154,6 +154,15 @@ check "veth1 up: both paths answered again, none lost over 5 s" \
 	diag "$(rdma resource show cm_id 2>&1 | head -n 20)"
 	diag "$(ip neigh show dev veth1; ip -br link show veth0 veth1; cat /sys/class/infiniband/rxe1/ports/1/state)"
 	diag "$(cat "$VM_LOGDIR/routes-after-up.txt")"
+	diag "with oif: $(ip route get 192.0.2.1 from 192.0.2.2 oif veth1 2>&1)"
+	# a second prober, new in every way, on another port: does it get through?
+	rdmad-probe --link rxe0/1=192.0.2.1 --link rxe1/1=192.0.2.2 --mesh --port 18610 \
+		--interval 100 --timeout 500 --window 5 --state "$VM_LOGDIR/fresh.json" \
+		> "$VM_LOGDIR/fresh-prober.out" 2>&1 &
+	fresh=$!
+	sleep 8
+	diag "a fresh prober after 8 s: $(cat "$VM_LOGDIR/fresh.json" 2>&1)"
+	kill "$fresh"; wait "$fresh"
 }
 kill "$prober"
 wait_until 20 eval "! kill -0 $prober 2> /dev/null" || kill -9 "$prober"
