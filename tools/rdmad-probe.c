@@ -56,7 +56,8 @@ typedef struct Link {
 	char *addr_text;
 	ProbeSettings settings;
 	ProbeLink *endpoint;
-	int error; /* of making the endpoint */
+	int error;	   /* of making the endpoint */
+	uint64_t retry_ns; /* an endpoint not made, or failed, is made again from then on */
 	sd_event_source *io;
 } Link;
 
@@ -78,10 +79,13 @@ typedef struct Path {
 	uint64_t seq;
 	Pending pending[OUTSTANDING];
 	uint64_t sent, lost, late;
-	unsigned silent; /* probes lost in a row since the last answer */
+	unsigned silent;      /* probes lost in a row since the last answer */
+	unsigned silent_made; /* ... since p was made: SILENT_MAX of them, and it is made again */
 	uint64_t errors[_PROBE_STEP_MAX];
 	ProbeStep step; /* where it stopped last, or NONE */
 	int error;
+	ProbeStep said_step; /* what the log said last: a change is said once */
+	int said_error;
 	double last_success; /* CLOCK_REALTIME, seconds; 0 never */
 	LatencyHistogram rtt;
 	LatencyWindow window;
@@ -94,7 +98,8 @@ typedef struct Prober {
 	Link links[MAX_LINKS];
 	uint64_t window_ns; /* of the figures rdmactl probe shows: a minute */
 	const char *metrics_path, *state_path, *links_file;
-	uint64_t written_ns; /* when the files were last written */
+	uint64_t written_ns;		/* when the files were last written */
+	int metrics_error, state_error; /* of the last write, said when it changes */
 	Path *paths;
 	size_t n_paths;
 	uint32_t next_id;
@@ -155,6 +160,11 @@ static Path *path_by_id(Prober *pr, uint32_t id) {
 	return NULL;
 }
 
+/* Probes lost in a row after which a path is reported unreachable and resolved again: the
+ * peer's address, route or GID may have changed under it (a netdev down and up renumbers the
+ * GID table; the address handle would send from a stale GID). */
+#define SILENT_MAX 3
+
 static void on_reply(void *userdata, uint32_t id, uint64_t seq, uint64_t sent_ns, uint64_t now) {
 	Prober *pr = userdata;
 	Path *p = path_by_id(pr, id);
@@ -166,7 +176,11 @@ static void on_reply(void *userdata, uint32_t id, uint64_t seq, uint64_t sent_ns
 			uint64_t rtt = now - p->pending[i].sent_ns;
 
 			p->pending[i] = (Pending){ 0 };
+			if (p->silent >= SILENT_MAX)
+				fprintf(stderr, "%s -> %s: answered again\n", p->from->name,
+					p->peer);
 			p->silent = 0;
+			p->silent_made = 0;
 			latency_histogram_add(&p->rtt, rtt);
 			latency_window_add(&p->window, now - rtt, rtt);
 			p->last_success = now_realtime();
@@ -174,11 +188,6 @@ static void on_reply(void *userdata, uint32_t id, uint64_t seq, uint64_t sent_ns
 		}
 	p->late++; /* after its timeout, counted lost already */
 }
-
-/* Probes lost in a row after which a path is reported unreachable and resolved again: the
- * peer's address, route or GID may have changed under it (a netdev down and up renumbers the
- * GID table; the address handle would send from a stale GID). */
-#define SILENT_MAX 3
 
 static void path_reset(Path *p);
 
@@ -189,10 +198,16 @@ static void path_expire(Path *p, uint64_t now, uint64_t timeout) {
 			latency_window_add(&p->window, p->pending[i].sent_ns, LATENCY_LOST);
 			p->pending[i] = (Pending){ 0 };
 			p->lost++;
-			p->silent++;
+			p->silent_made++;
+			if (++p->silent == SILENT_MAX)
+				fprintf(stderr, "%s -> %s: unreachable: %u probes unanswered\n",
+					p->from->name, p->peer, SILENT_MAX);
 		}
-	if (p->silent >= SILENT_MAX && p->p && probe_path_ready(p->p))
-		path_reset(p); /* resolved again; silent stays until an answer comes */
+	/* resolved again, once for every SILENT_MAX probes lost on what it resolved: not at each
+	 * tick of a silence, which would never let the path made again send a probe. silent
+	 * stays until an answer comes. */
+	if (p->silent_made >= SILENT_MAX && p->p)
+		path_reset(p);
 }
 
 static const char *path_state(const Path *p) {
@@ -208,6 +223,24 @@ static const char *path_state(const Path *p) {
  * CONNECT for far longer, and the path would never be made again. */
 #define PATH_SETUP_NS (5 * NSEC_PER_SEC)
 
+/* A path stopped at step with error (negative errno), or (NONE) probing again: said to the
+ * journal when it changes, not at each try. */
+static void path_stopped(Path *p, ProbeStep step, int error) {
+	p->step = step;
+	p->error = error;
+	if (step != PROBE_STEP_NONE)
+		p->errors[step]++;
+	if (step == p->said_step && error == p->said_error)
+		return;
+	if (step == PROBE_STEP_NONE)
+		fprintf(stderr, "%s -> %s: probing\n", p->from->name, p->peer);
+	else
+		fprintf(stderr, "%s -> %s: stopped at %s: %s\n", p->from->name, p->peer,
+			probe_step_to_string(step), strerror(-error));
+	p->said_step = step;
+	p->said_error = error;
+}
+
 static void path_probe(Prober *pr, Path *p, uint64_t now) {
 	ProbeStep step;
 	int r, error;
@@ -216,16 +249,12 @@ static void path_probe(Prober *pr, Path *p, uint64_t now) {
 		return;
 	if (p->p && !probe_path_ready(p->p) && !probe_path_failed(p->p, NULL, NULL) &&
 	    now - p->made_ns >= PATH_SETUP_NS) {
-		p->errors[PROBE_STEP_CONNECT]++;
-		p->step = PROBE_STEP_CONNECT;
-		p->error = -ETIMEDOUT;
+		path_stopped(p, PROBE_STEP_CONNECT, -ETIMEDOUT);
 		p->p = probe_path_free(p->p);
 		p->retry_ns = now; /* at once: the setup took its time already */
 	}
 	if (p->p && probe_path_failed(p->p, &step, &error)) {
-		p->errors[step]++;
-		p->step = step;
-		p->error = error;
+		path_stopped(p, step, error);
 		p->p = probe_path_free(p->p);
 		p->retry_ns = now + 5 * NSEC_PER_SEC;
 	}
@@ -236,16 +265,15 @@ static void path_probe(Prober *pr, Path *p, uint64_t now) {
 				   p->id, &p->p);
 		p->made_ns = now;
 		if (r < 0) {
-			p->errors[PROBE_STEP_ADDRESS]++;
-			p->step = PROBE_STEP_ADDRESS;
-			p->error = r;
+			path_stopped(p, PROBE_STEP_ADDRESS, r);
 			p->retry_ns = now + 5 * NSEC_PER_SEC;
 		}
 	}
 	if (!p->p || !probe_path_ready(p->p) || now < p->due_ns)
 		return;
 	p->due_ns = now + p->from->settings.interval_ms * NSEC_PER_MSEC;
-	p->step = PROBE_STEP_NONE;
+	if (p->step != PROBE_STEP_NONE)
+		path_stopped(p, PROBE_STEP_NONE, 0);
 	for (size_t i = 0; i < OUTSTANDING; i++)
 		if (p->pending[i].seq == 0) {
 			/* the clock read right before the post, not at the tick's start: the probes
@@ -254,9 +282,7 @@ static void path_probe(Prober *pr, Path *p, uint64_t now) {
 
 			r = probe_path_send(p->p, ++p->seq, t);
 			if (r < 0) {
-				p->errors[PROBE_STEP_SEND]++;
-				p->step = PROBE_STEP_SEND;
-				p->error = r;
+				path_stopped(p, PROBE_STEP_SEND, r);
 				return;
 			}
 			p->pending[i] = (Pending){ .seq = p->seq, .sent_ns = t };
@@ -370,6 +396,27 @@ static uint64_t prober_tick_ns(const Prober *pr) {
 	return t;
 }
 
+static void link_close(Link *l);
+static int link_open(Prober *pr, Link *l);
+
+/* A link's endpoint whose QP failed is made again, and so are the paths that send from it; one
+ * not made is tried again. */
+static int link_check(Prober *pr, Link *l, uint64_t now) {
+	const char *failure = l->endpoint ? probe_link_failure(l->endpoint) : NULL;
+
+	if (failure) {
+		fprintf(stderr, "%s: its QP failed (%s): made again\n", l->name, failure);
+		for (size_t i = 0; i < pr->n_paths; i++)
+			if (pr->paths[i].from == l)
+				path_reset(&pr->paths[i]);
+		link_close(l);
+		return link_open(pr, l);
+	}
+	if (!l->endpoint && now >= l->retry_ns)
+		return link_open(pr, l);
+	return 0;
+}
+
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 	Prober *pr = userdata;
 	uint64_t now = now_ns();
@@ -384,12 +431,20 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 	if (now - pr->written_ns >= WRITE_INTERVAL_NS) {
 		pr->written_ns = now;
 		r = metrics_write(pr);
-		if (r < 0)
+		if (r < 0 && r != pr->metrics_error)
 			fprintf(stderr, "Failed to write %s: %s\n", pr->metrics_path, strerror(-r));
+		pr->metrics_error = r;
 		r = state_write(pr, now);
-		if (r < 0)
+		if (r < 0 && r != pr->state_error)
 			fprintf(stderr, "Failed to write %s: %s\n", pr->state_path, strerror(-r));
+		pr->state_error = r;
 	}
+	for (size_t i = 0; i < MAX_LINKS; i++)
+		if (pr->links[i].name) {
+			r = link_check(pr, &pr->links[i], now);
+			if (r < 0)
+				fprintf(stderr, "%s: %s\n", pr->links[i].name, strerror(-r));
+		}
 	for (size_t i = 0; i < pr->n_paths; i++)
 		path_probe(pr, &pr->paths[i], now_ns());
 	(void) sd_event_source_set_time_relative(s, prober_tick_ns(pr) / 1000);
@@ -445,6 +500,7 @@ static int path_add(Prober *pr, Link *from, Link *to_link, const char *peer, con
 static void path_reset(Path *p) {
 	p->p = probe_path_free(p->p);
 	memset(p->pending, 0, sizeof(p->pending));
+	p->silent_made = 0;
 	p->retry_ns = 0;
 }
 
@@ -462,17 +518,25 @@ static void link_close(Link *l) {
 	l->endpoint = probe_link_free(l->endpoint);
 }
 
-/* Its endpoint: a failure is the link's (said, and its paths wait), not the prober's. */
+/* An endpoint that could not be made, or whose QP failed, is made again this much later. */
+#define ENDPOINT_RETRY_NS (5 * NSEC_PER_SEC)
+
+/* Its endpoint: a failure is the link's (said once, its paths wait, and it is tried again),
+ * not the prober's. */
 static int link_open(Prober *pr, Link *l) {
 	int r;
 
-	l->error = probe_link_new(pr->transport, (struct sockaddr *) &l->addr,
-				  (uint16_t) l->settings.port, &l->endpoint);
-	if (l->error < 0) {
-		fprintf(stderr, "%s: no endpoint on %s port %u: %s\n", l->name, l->addr_text,
-			l->settings.port, strerror(-l->error));
+	r = probe_link_new(pr->transport, (struct sockaddr *) &l->addr, (uint16_t) l->settings.port,
+			   &l->endpoint);
+	if (r < 0) {
+		if (r != l->error)
+			fprintf(stderr, "%s: no endpoint on %s port %u: %s\n", l->name,
+				l->addr_text, l->settings.port, strerror(-r));
+		l->error = r;
+		l->retry_ns = now_ns() + ENDPOINT_RETRY_NS;
 		return 0;
 	}
+	l->error = 0;
 	r = sd_event_add_io(pr->event, &l->io, probe_link_fd(l->endpoint), EPOLLIN, on_completions,
 			    l);
 	if (r < 0)
@@ -832,6 +896,10 @@ int main(int argc, char **argv) {
 		r = sd_event_loop(pr.event);
 	if (r < 0)
 		fprintf(stderr, "rdmad-probe: %s\n", strerror(-r));
+	else if (pr.metrics_path && unlink(pr.metrics_path) < 0 && errno != ENOENT)
+		/* stopped, or nothing left to probe: no figures, rather than stale ones. One killed
+		 * leaves them, and their write timestamp ages (RdmaProberDown). */
+		fprintf(stderr, "Failed to remove %s: %s\n", pr.metrics_path, strerror(errno));
 	prober_done(&pr);
 	for (size_t i = 0; i < n_given; i++) {
 		free(given[i].name);

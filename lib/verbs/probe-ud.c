@@ -53,6 +53,9 @@ struct ProbeLink {
 	struct ibv_mr *mr;
 	SendSlot sends[SEND_SLOTS];
 	uint64_t answered, refused;
+	/* the first completion with an error: the QP is in the error state (on Soft-RoCE, a send
+	 * while the netdev is down puts it there) and sends and receives nothing any more */
+	enum ibv_wc_status failure;
 };
 
 struct ProbePath {
@@ -386,6 +389,10 @@ uint64_t probe_link_refused(const ProbeLink *l) {
 	return l->refused;
 }
 
+const char *probe_link_failure(const ProbeLink *l) {
+	return l->failure == IBV_WC_SUCCESS ? NULL : ibv_wc_status_str(l->failure);
+}
+
 /* A datagram received in slot: a request answered, an answer handed on, the rest refused. */
 static void link_received(ProbeLink *l, const struct ibv_wc *wc, uint32_t slot, uint64_t now) {
 	const uint8_t *buf = recv_buf(l, slot);
@@ -440,11 +447,13 @@ int probe_link_process(ProbeLink *l, uint64_t now_ns) {
 			uint32_t kind = (uint32_t) (wc[i].wr_id >> 32),
 				 slot = (uint32_t) wc[i].wr_id;
 
+			if (wc[i].status != IBV_WC_SUCCESS && l->failure == IBV_WC_SUCCESS)
+				l->failure = wc[i].status;
 			if (kind == WR_SEND && slot < SEND_SLOTS)
 				send_slot_release(l, slot);
 			else if (kind == WR_RECV && slot < RECV_SLOTS) {
 				if (wc[i].status != IBV_WC_SUCCESS)
-					continue; /* flushed: the QP is going away */
+					continue; /* flushed: the QP is in error */
 				link_received(l, &wc[i], slot, now_ns);
 				r = recv_post(l, slot);
 				if (r < 0)

@@ -73,6 +73,9 @@ int probe_link_process(ProbeLink *l, uint64_t now_ns);
 /* Probes answered, and datagrams refused (not a probe, or another prober's answer). */
 uint64_t probe_link_answered(const ProbeLink *l);
 uint64_t probe_link_refused(const ProbeLink *l);
+/* NULL, or why the link's QP stopped (the status of its first completion in error): it sends
+ * and receives nothing any more, and is to be freed and made again. */
+const char *probe_link_failure(const ProbeLink *l);
 
 /* A path from link to a peer's endpoint at dst and port; index is what on_reply gets. The
  * resolution starts at once and goes on in probe_transport_process(). */

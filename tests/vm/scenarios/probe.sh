@@ -111,8 +111,18 @@ check "rdmad-probe: the round-trip histogram of rxe0/1 -> rxe1/1 in its metrics"
 	grep -q '^rdmad_probe_rtt_seconds_count{link="rxe0/1",peer="rxe1/1",kind="local"} [1-9]' \
 	"$metrics"
 diag "$(grep 'link="rxe0/1"' "$metrics" | grep -E 'rtt_seconds_(bucket|sum|count)' | head -n 20)"
-base0=$(p50_of rxe0/1)
-base1=$(p50_of rxe1/1)
+settled_p50() { # settled_p50 LINK: the lowest of its p50 over 5 readings a second apart (each
+	# over the 5 s window): a baseline that one busy moment of this machine does not raise
+	local p min=""
+	for _ in 1 2 3 4 5; do
+		p=$(p50_of "$1")
+		[ -n "$p" ] && { [ -z "$min" ] || [ "$p" -lt "$min" ]; } && min=$p
+		sleep 1
+	done
+	echo "$min"
+}
+base0=$(settled_p50 rxe0/1)
+base1=$(settled_p50 rxe1/1)
 diag "p50 before netem: rxe0/1 -> rxe1/1 ${base0} us, rxe1/1 -> rxe0/1 ${base1} us"
 
 check "netem: 5 ms on veth1 again" tc qdisc add dev veth1 root netem delay 5ms
@@ -141,29 +151,11 @@ ip link set veth1 up
 # is what puts such a route back).
 ip route replace 192.0.2.1/32 dev veth1 src 192.0.2.2 table 100 ||
 	diag "ip route replace failed"
-diag "after veth1 up: table 100: $(ip route show table 100 | tr '\n' ';') veth1: $(ip -4 -o addr show veth1)"
-diag "route to rxe0 from rxe1: $(ip route get 192.0.2.1 from 192.0.2.2 2>&1)"
-( sleep 5; echo "5 s after up: $(ip route show table 100 | tr '\n' ';')"; sleep 10
-  echo "15 s after up: $(ip route show table 100 | tr '\n' ';')" ) > "$VM_LOGDIR/routes-after-up.txt" 2>&1 &
 check "veth1 up: both paths answered again, none lost over 5 s" \
-	within 60 paths_are 2 '.state == "probing" and .lost == 0 and .sent > 20' || {
-	diag "$(cat "$state"; tail -n 15 "$VM_LOGDIR/prober.out"; ip route show table 100)"
-	# a fresh process on the same path, to the prober's own endpoint on rxe0
-	timeout 30 probe-echo 192.0.2.2 18600 192.0.2.1 3 > "$VM_LOGDIR/fresh.out" 2>&1
-	diag "a fresh probe-echo rxe1 -> the prober on rxe0: exit $?: $(tail -n 2 "$VM_LOGDIR/fresh.out")"
-	diag "$(rdma resource show cm_id 2>&1 | head -n 20)"
-	diag "$(ip neigh show dev veth1; ip -br link show veth0 veth1; cat /sys/class/infiniband/rxe1/ports/1/state)"
-	diag "$(cat "$VM_LOGDIR/routes-after-up.txt")"
-	diag "with oif: $(ip route get 192.0.2.1 from 192.0.2.2 oif veth1 2>&1)"
-	# a second prober, new in every way, on another port: does it get through?
-	rdmad-probe --link rxe0/1=192.0.2.1 --link rxe1/1=192.0.2.2 --mesh --port 18610 \
-		--interval 100 --timeout 500 --window 5 --state "$VM_LOGDIR/fresh.json" \
-		> "$VM_LOGDIR/fresh-prober.out" 2>&1 &
-	fresh=$!
-	sleep 8
-	diag "a fresh prober after 8 s: $(cat "$VM_LOGDIR/fresh.json" 2>&1)"
-	kill "$fresh"; wait "$fresh"
-}
+	within 60 paths_are 2 '.state == "probing" and .lost == 0 and .sent > 20' ||
+	diag "$(cat "$state"; tail -n 20 "$VM_LOGDIR/prober.out")"
+diag "the prober's log of it: $(grep -E "unreachable|stopped at|probing|made again|answered again" \
+	"$VM_LOGDIR/prober.out" | tail -n 12)"
 kill "$prober"
 wait_until 20 eval "! kill -0 $prober 2> /dev/null" || kill -9 "$prober"
 check "rdmad-probe stopped on SIGTERM" eval "! kill -0 $prober 2> /dev/null"
