@@ -196,12 +196,16 @@ veth_pair() { # veth_pair A B: a veth pair, both ends up, addresses added by the
 }
 
 asan_unit_dropin() { # (full VM) under a sanitizer build of rdmad, a drop-in for rdmad.service
-	# that turns LeakSanitizer off: it stops the world with ptrace, which the unit's system call
-	# filter forbids. ASan and UBSan still run; leaks are checked by the other tiers.
+	# and rdmad-probe.service that turns LeakSanitizer off: it stops the world with ptrace,
+	# which the units' system call filters forbid. ASan and UBSan still run; leaks are checked
+	# by the other tiers.
+	local unit
 	if ldd "$(command -v rdmad)" | grep -q libasan; then
-		mkdir -p /run/systemd/system/rdmad.service.d
-		printf '[Service]\nEnvironment=ASAN_OPTIONS=detect_leaks=0\n' \
-			> /run/systemd/system/rdmad.service.d/asan.conf
+		for unit in rdmad.service rdmad-probe.service; do
+			mkdir -p "/run/systemd/system/$unit.d"
+			printf '[Service]\nEnvironment=ASAN_OPTIONS=detect_leaks=0\n' \
+				> "/run/systemd/system/$unit.d/asan.conf"
+		done
 	fi
 }
 
