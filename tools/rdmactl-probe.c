@@ -41,8 +41,8 @@ static const char *field(json_object *o, const char *key) {
 }
 
 static int state_print(json_object *root) {
-	static const char *const headers[] = { "LINK", "PEER", "KIND", "STATE", "SENT",
-					       "LOST", "P50",  "P99",  "MAX",	"STOPPED AT" };
+	static const char *const headers[] = { "LINK", "PEER", "KIND", "STATE", "SENT",	     "LOST",
+					       "P50",  "P99",  "MAX",  "CLOCK", "STOPPED AT" };
 	_cleanup_(table_freep) Table *t = table_new(ELEMENTSOF(headers), headers);
 	json_object *paths;
 	int r;
@@ -68,10 +68,11 @@ static int state_print(json_object *root) {
 		if (field(p, "step"))
 			snprintf(stopped, sizeof(stopped), "%s: %s", field(p, "step"),
 				 field(p, "error") ? field(p, "error") : "?");
-		r = table_add_row(t, (const char *const[]){
-					     field(p, "link"), field(p, "peer"), field(p, "kind"),
-					     field(p, "state"), field(p, "sent"), field(p, "lost"),
-					     p50, p99, max, stopped[0] ? stopped : NULL });
+		r = table_add_row(t, (const char *const[]){ field(p, "link"), field(p, "peer"),
+							    field(p, "kind"), field(p, "state"),
+							    field(p, "sent"), field(p, "lost"), p50,
+							    p99, max, field(p, "clock"),
+							    stopped[0] ? stopped : NULL });
 		if (r < 0)
 			return r;
 	}

@@ -367,6 +367,8 @@ static int state_write(Prober *pr, uint64_t now) {
 		json_object_object_add(o, "peer", json_object_new_string(p->peer));
 		json_object_object_add(o, "kind", json_object_new_string(p->kind));
 		json_object_object_add(o, "state", json_object_new_string(path_state(p)));
+		/* which clock timed the round trips: the software clock, whatever the device */
+		json_object_object_add(o, "clock", json_object_new_string("software"));
 		if (p->step != PROBE_STEP_NONE) {
 			json_object_object_add(
 				o, "step", json_object_new_string(probe_step_to_string(p->step)));
@@ -537,6 +539,11 @@ static int link_open(Prober *pr, Link *l) {
 		return 0;
 	}
 	l->error = 0;
+	fprintf(stderr, "%s: probing from %s port %u; round trips timed by the software clock%s\n",
+		l->name, l->addr_text, l->settings.port,
+		probe_link_device_timestamps(l->endpoint)
+			? " (the device stamps completions; its clock is not read yet)"
+			: " (the device does not stamp completions)");
 	r = sd_event_add_io(pr->event, &l->io, probe_link_fd(l->endpoint), EPOLLIN, on_completions,
 			    l);
 	if (r < 0)

@@ -56,6 +56,7 @@ struct ProbeLink {
 	/* the first completion with an error: the QP is in the error state (on Soft-RoCE, a send
 	 * while the netdev is down puts it there) and sends and receives nothing any more */
 	enum ibv_wc_status failure;
+	bool device_timestamps; /* the device stamps completions (completion_timestamp_mask) */
 };
 
 struct ProbePath {
@@ -302,6 +303,7 @@ int probe_link_new(ProbeTransport *t, const struct sockaddr *addr, uint16_t port
 			 .max_recv_sge = 1 },
 	};
 	size_t size = (size_t) RECV_SLOTS * RECV_SIZE + (size_t) SEND_SLOTS * PROBE_WIRE_SIZE;
+	struct ibv_device_attr_ex dev = { 0 };
 	int r;
 
 	r = sockaddr_copy(addr, port, &ss);
@@ -319,6 +321,9 @@ int probe_link_new(ProbeTransport *t, const struct sockaddr *addr, uint16_t port
 		return -errno;
 	if (!l->id->verbs)
 		return -ENODEV;
+	if (ibv_query_device_ex(l->id->verbs, NULL, &dev) == 0)
+		l->device_timestamps =
+			dev.completion_timestamp_mask != 0 && dev.hca_core_clock != 0;
 	l->pd = ibv_alloc_pd(l->id->verbs);
 	if (!l->pd)
 		return -errno;
@@ -387,6 +392,10 @@ uint64_t probe_link_answered(const ProbeLink *l) {
 
 uint64_t probe_link_refused(const ProbeLink *l) {
 	return l->refused;
+}
+
+bool probe_link_device_timestamps(const ProbeLink *l) {
+	return l->device_timestamps;
 }
 
 const char *probe_link_failure(const ProbeLink *l) {

@@ -73,6 +73,10 @@ int probe_link_process(ProbeLink *l, uint64_t now_ns);
 /* Probes answered, and datagrams refused (not a probe, or another prober's answer). */
 uint64_t probe_link_answered(const ProbeLink *l);
 uint64_t probe_link_refused(const ProbeLink *l);
+/* Whether the link's device stamps completions with its own clock (ibv_query_device_ex()'s
+ * completion_timestamp_mask and hca_core_clock). Round trips are timed with the software clock
+ * (CLOCK_MONOTONIC when a completion is polled) all the same: the device clock is not read yet. */
+bool probe_link_device_timestamps(const ProbeLink *l);
 /* NULL, or why the link's QP stopped (the status of its first completion in error): it sends
  * and receives nothing any more, and is to be freed and made again. */
 const char *probe_link_failure(const ProbeLink *l);

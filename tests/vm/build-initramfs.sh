@@ -33,7 +33,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # crypto "crc32" shash, loaded by request_module() at `rdma link add` time and missing from
 # modules.dep: without crc32_generic/crc32_pclmul the add fails with ENOENT.
 LIGHT_MODULES=(rdma_rxe rdma_ucm rdma_cm ib_uverbs ib_umad configfs veth dummy 8021q
-	crc32_generic crc32_pclmul nf_tables nfnetlink psample sch_netem)
+	crc32_generic crc32_pclmul nf_tables nfnetlink psample sch_netem bridge)
 FULL_MODULES=(virtio_pci 9pnet_virtio 9p overlay)
 
 # host commands for the light VM (their packages: setup.sh)
