@@ -58,6 +58,7 @@ typedef struct Link {
 	ProbeLink *endpoint;
 	int error;	   /* of making the endpoint */
 	uint64_t retry_ns; /* an endpoint not made, or failed, is made again from then on */
+	uint64_t answered, refused; /* by the endpoints closed before this one */
 	sd_event_source *io;
 } Link;
 
@@ -118,22 +119,6 @@ static double now_realtime(void) {
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
-static int addr_parse(const char *s, struct sockaddr_storage *ss) {
-	struct sockaddr_in *in = (struct sockaddr_in *) ss;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, s, &in->sin_addr) == 1) {
-		in->sin_family = AF_INET;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, s, &in6->sin6_addr) == 1) {
-		in6->sin6_family = AF_INET6;
-		return 0;
-	}
-	return -EINVAL;
 }
 
 /* path written whole or not at all (".NAME.tmp" renamed over it): node_exporter and rdmactl
@@ -292,6 +277,39 @@ static void path_probe(Prober *pr, Path *p, uint64_t now) {
 	p->errors[PROBE_STEP_SEND]++; /* every entry outstanding: the timeout is too long */
 }
 
+static uint64_t link_answered(const Link *l) {
+	return l->answered + (l->endpoint ? probe_link_answered(l->endpoint) : 0);
+}
+
+static uint64_t link_refused(const Link *l) {
+	return l->refused + (l->endpoint ? probe_link_refused(l->endpoint) : 0);
+}
+
+/* What each link's endpoint did for the other probers: requests answered, and datagrams
+ * refused (not a probe, or an answer meant for another prober). */
+static int metrics_add_links(Prober *pr, Metrics *m) {
+	static const MetricFamily answered = {
+		"rdmad_probe_answered_total", METRIC_COUNTER,
+		"Probes from other probers (and this one's mesh) a link answered."
+	};
+	static const MetricFamily refused = {
+		"rdmad_probe_refused_total", METRIC_COUNTER,
+		"Datagrams a link received and refused: not a probe, or another prober's answer."
+	};
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < MAX_LINKS; i++) {
+		Link *l = &pr->links[i];
+
+		if (!l->name)
+			continue;
+		r = metrics_add_u64(m, &answered, link_answered(l), "link", l->name, NULL);
+		if (r >= 0)
+			r = metrics_add_u64(m, &refused, link_refused(l), "link", l->name, NULL);
+	}
+	return r;
+}
+
 static int metrics_write(Prober *pr) {
 	static const MetricFamily rtt = { "rdmad_probe_rtt_seconds", METRIC_HISTOGRAM,
 					  "Round trips of the answered probes of a path." };
@@ -337,6 +355,8 @@ static int metrics_write(Prober *pr) {
 					       peer, "kind", kind, NULL);
 	}
 	if (r >= 0)
+		r = metrics_add_links(pr, &m);
+	if (r >= 0)
 		r = metrics_add_double(&m, &written, now_realtime(), NULL);
 	if (r >= 0)
 		r = metrics_format(&m, &text);
@@ -346,15 +366,47 @@ static int metrics_write(Prober *pr) {
 	return file_write_atomic(pr->metrics_path, text);
 }
 
+/* "links": what each link answered and refused, as in the metrics. */
+static int state_add_links(Prober *pr, json_object *root) {
+	json_object *links = json_object_new_array();
+
+	if (!links)
+		return -ENOMEM;
+	json_object_object_add(root, "links", links);
+	for (size_t i = 0; i < MAX_LINKS; i++) {
+		Link *l = &pr->links[i];
+		json_object *o;
+
+		if (!l->name)
+			continue;
+		o = json_object_new_object();
+		if (!o)
+			return -ENOMEM;
+		json_object_array_add(links, o);
+		json_object_object_add(o, "link", json_object_new_string(l->name));
+		json_object_object_add(o, "answered", json_object_new_uint64(link_answered(l)));
+		json_object_object_add(o, "refused", json_object_new_uint64(link_refused(l)));
+	}
+	return 0;
+}
+
 static int state_write(Prober *pr, uint64_t now) {
-	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
-	json_object *paths = json_object_new_array();
+	_cleanup_(json_object_putp) json_object *root = NULL;
+	json_object *paths;
+	int r;
 
 	if (!pr->state_path)
 		return 0;
-	if (!root || !paths)
+	root = json_object_new_object();
+	paths = json_object_new_array();
+	if (!root || !paths) {
+		json_object_put(paths);
 		return -ENOMEM;
+	}
 	json_object_object_add(root, "paths", paths);
+	r = state_add_links(pr, root);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < pr->n_paths; i++) {
 		Path *p = &pr->paths[i];
 		json_object *o = json_object_new_object();
@@ -516,6 +568,10 @@ static void path_remove(Prober *pr, size_t i) {
 }
 
 static void link_close(Link *l) {
+	if (l->endpoint) {
+		l->answered += probe_link_answered(l->endpoint);
+		l->refused += probe_link_refused(l->endpoint);
+	}
 	l->io = sd_event_source_disable_unref(l->io);
 	l->endpoint = probe_link_free(l->endpoint);
 }
@@ -571,7 +627,7 @@ static int link_paths_add(Prober *pr, Link *l) {
 	STRV_FOREACH (peer, l->settings.peers) {
 		struct sockaddr_storage to;
 
-		if (addr_parse(*peer, &to) < 0)
+		if (probe_address_parse(*peer, &to) < 0)
 			return -EINVAL;
 		r = path_add(pr, l, NULL, *peer, "remote", &to);
 		if (r < 0)
@@ -609,7 +665,7 @@ static int prober_links_update(Prober *pr, const ProbeLinkInfo *infos, size_t n)
 				path_remove(pr, k - 1);
 			else {
 				if (p->to_link == l)
-					(void) addr_parse(x->address, &p->to);
+					(void) probe_address_parse(x->address, &p->to);
 				path_reset(p);
 			}
 		}
@@ -626,7 +682,7 @@ static int prober_links_update(Prober *pr, const ProbeLinkInfo *infos, size_t n)
 		fprintf(stderr, "%s: now at %s (was %s)\n", l->name, x->address, l->addr_text);
 		free(l->addr_text);
 		l->addr_text = strdup(x->address);
-		if (!l->addr_text || addr_parse(x->address, &l->addr) < 0)
+		if (!l->addr_text || probe_address_parse(x->address, &l->addr) < 0)
 			return -ENOMEM;
 		r = link_open(pr, l);
 		if (r < 0)
@@ -651,7 +707,7 @@ static int prober_links_update(Prober *pr, const ProbeLinkInfo *infos, size_t n)
 		l->settings.peers = strv_copy(infos[k].settings.peers);
 		if (!l->name || !l->addr_text || (infos[k].settings.peers && !l->settings.peers))
 			return -ENOMEM;
-		if (addr_parse(infos[k].address, &l->addr) < 0)
+		if (probe_address_parse(infos[k].address, &l->addr) < 0)
 			return -EINVAL;
 		r = link_open(pr, l);
 		if (r >= 0)
@@ -833,7 +889,7 @@ int main(int argc, char **argv) {
 			char *eq = strchr(optarg, '=');
 			struct sockaddr_storage ss;
 
-			if (!eq || n_given >= MAX_LINKS || addr_parse(eq + 1, &ss) < 0) {
+			if (!eq || n_given >= MAX_LINKS || probe_address_parse(eq + 1, &ss) < 0) {
 				fprintf(stderr, "--link NAME=ADDR: %s\n", optarg);
 				return 2;
 			}
@@ -846,7 +902,8 @@ int main(int argc, char **argv) {
 		case ARG_PEER: {
 			struct sockaddr_storage ss;
 
-			if (strv_length(cli.peers) >= MAX_PEERS || addr_parse(optarg, &ss) < 0 ||
+			if (strv_length(cli.peers) >= MAX_PEERS ||
+			    probe_address_parse(optarg, &ss) < 0 ||
 			    strv_extend(&cli.peers, optarg) < 0) {
 				fprintf(stderr, "--peer ADDR: %s\n", optarg);
 				return 2;

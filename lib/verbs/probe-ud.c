@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,21 @@ static int sockaddr_copy(const struct sockaddr *sa, uint16_t port, struct sockad
 	memset(ret, 0, sizeof(*ret));
 	memcpy(ret, sa, size);
 	sockaddr_port(ret, port);
+	return 0;
+}
+
+int probe_address_parse(const char *s, struct sockaddr_storage *ret) {
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in *in = (struct sockaddr_in *) &ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) &ss;
+
+	if (inet_pton(AF_INET, s, &in->sin_addr) == 1)
+		in->sin_family = AF_INET;
+	else if (inet_pton(AF_INET6, s, &in6->sin6_addr) == 1)
+		in6->sin6_family = AF_INET6;
+	else
+		return -EINVAL;
+	*ret = ss;
 	return 0;
 }
 

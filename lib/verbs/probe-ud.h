@@ -50,6 +50,9 @@ const char *probe_step_to_string(ProbeStep s);
 typedef void (*probe_reply_t)(void *userdata, uint32_t path, uint64_t seq, uint64_t sent_ns,
 			      uint64_t now_ns);
 
+/* An IPv4 or IPv6 address in text, port 0. */
+int probe_address_parse(const char *s, struct sockaddr_storage *ret);
+
 /* sender: this prober's instance (random), so that answers to another instance are not
  * taken for its own. */
 int probe_transport_new(uint32_t sender, probe_reply_t on_reply, void *userdata,

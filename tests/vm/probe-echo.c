@@ -46,22 +46,6 @@ static void on_reply(void *userdata, uint32_t path, uint64_t seq, uint64_t sent_
 	answered++;
 }
 
-static int parse_addr(const char *s, struct sockaddr_storage *ss) {
-	struct sockaddr_in *in = (struct sockaddr_in *) ss;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, s, &in->sin_addr) == 1) {
-		in->sin_family = AF_INET;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, s, &in6->sin6_addr) == 1) {
-		in6->sin6_family = AF_INET6;
-		return 0;
-	}
-	return -EINVAL;
-}
-
 /* Waits up to ms for either fd, then processes both. */
 static int turn(ProbeTransport *t, ProbeLink *l, int ms) {
 	struct pollfd fds[2] = { { .fd = probe_transport_fd(t), .events = POLLIN },
@@ -97,7 +81,8 @@ int main(int argc, char **argv) {
 		fprintf(stderr, "usage: %s ADDR PORT [PEER COUNT]\n", argv[0]);
 		return 2;
 	}
-	if (parse_addr(argv[1], &addr) < 0 || (argc == 5 && parse_addr(argv[3], &peer) < 0)) {
+	if (probe_address_parse(argv[1], &addr) < 0 ||
+	    (argc == 5 && probe_address_parse(argv[3], &peer) < 0)) {
 		fprintf(stderr, "not an address\n");
 		return 2;
 	}
