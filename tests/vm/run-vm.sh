@@ -27,6 +27,11 @@
 #                     kernel's modules (udev loads e1000e). qemu traces every config space write the guest makes
 #                     (pci_cfg_write) into VM_PCI_TRACE, next to the log (FILE.pci-trace, kept
 #                     with the log), for the scenario's host side
+#   --wire DIR:SIDE   a virtio NIC (light VM only) whose frames go to the VM of the other side,
+#                     through a unix datagram socket pair in DIR (SIDE a or b; their MACs
+#                     52:54:00:00:01:0a and :0b): two VMs on one wire, nothing else on it
+#                     (run-pair.sh starts both). The guest gets virtio_pci.ko and virtio_net.ko
+#                     (`depmod; modprobe -a virtio_pci virtio_net`) and WIRE_SIDE=SIDE in its env
 #   --timeout SEC     stop the VM after SEC seconds and fail (default 300)
 #   --log FILE        the timestamped serial console log, with the guest's dmesg, daemon logs
 #                     and (full VM) journal when the scenario failed; kept only when the run
@@ -67,7 +72,7 @@ CACHE=${RDMAD_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/rdmad-vm}
 MAX_PARALLEL=${RDMAD_VM_MAX_PARALLEL:-2}
 
 variant=light scenario="" timeout=300 log="" keep_log=0 verbose=0 shell=0 prepare=0
-smp=${RDMAD_VM_SMP:-1} mem="" append_extra="" dcbsim=0 netdevsim=0 pcie=0
+smp=${RDMAD_VM_SMP:-1} mem="" append_extra="" dcbsim=0 netdevsim=0 pcie=0 wire=""
 bins=() files=() envs=()
 usage() { sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"; }
 while [ $# -gt 0 ]; do
@@ -79,6 +84,7 @@ while [ $# -gt 0 ]; do
 	--dcbsim) dcbsim=1 ;;
 	--netdevsim) netdevsim=1 ;;
 	--pcie) pcie=1 ;;
+	--wire) wire=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--log) log=$(realpath -m "$2"); shift ;;
 	--keep-log) keep_log=1 ;;
@@ -99,6 +105,11 @@ done
 [ -n "$mem" ] || { [ "$variant" = full ] && mem=2048 || mem=1024; }
 [ "$dcbsim" = 0 ] || [ "$variant" = light ] || { echo "run-vm: --dcbsim needs the light VM" >&2; exit 2; }
 [ "$netdevsim" = 0 ] || [ "$variant" = light ] || { echo "run-vm: --netdevsim needs the light VM" >&2; exit 2; }
+wire_side=${wire##*:} wire_dir=${wire%:*}
+[ -z "$wire" ] || { [ "$variant" = light ] && [ -d "$wire_dir" ] &&
+	{ [ "$wire_side" = a ] || [ "$wire_side" = b ]; }; } ||
+	{ echo "run-vm: --wire DIR:SIDE needs the light VM, a directory and side a or b" >&2; exit 2; }
+[ -z "$wire" ] || envs+=("WIRE_SIDE=$wire_side")
 
 T0=${EPOCHREALTIME/./}
 now="" waited="" wall=""
@@ -225,6 +236,7 @@ if [ "$variant" = light ]; then
 		# lspci's names (package pci.ids, pulled in by pciutils); it prints IDs without them
 		ids=$(realpath -e /usr/share/misc/pci.ids 2> /dev/null) && extra+=(--file "$ids")
 	fi
+	[ -z "$wire" ] || extra+=(--kernel-dir "$kdir" --module virtio_pci --module virtio_net)
 	"$HERE/build-initramfs.sh" --extra-only ${extra[@]+"${extra[@]}"} \
 		--add "$run/start:/vm/start" "$run/extra.cpio" || bail "could not pack the run's files"
 	cat "$base" "$run/extra.cpio" > "$run/initrd.cpio"
@@ -264,6 +276,16 @@ if [ "$pcie" = 1 ]; then
 		-device pcie-root-port,id=rp2,bus=pcie.0,addr=0x1d.0,chassis=1,slot=2
 		-device e1000e,id=nic1,bus=rp2,addr=0.0,netdev=pcie-net1,mac=52:54:00:00:00:11
 		-trace "enable=pci_cfg_write,file=$pci_trace")
+fi
+
+if [ -n "$wire" ]; then
+	# each side binds its own socket and sends to the other's: frames sent before the other
+	# side is up are dropped, as on a cable whose far end is not plugged in yet
+	other=$([ "$wire_side" = a ] && echo b || echo a)
+	rm -f "$wire_dir/$wire_side.sock"
+	# shellcheck disable=SC2054 # the commas belong to qemu's option values
+	qemu+=(-netdev "dgram,id=wire,local.type=unix,local.path=$wire_dir/$wire_side.sock,remote.type=unix,remote.path=$wire_dir/$other.sock"
+		-device "virtio-net-pci,netdev=wire,mac=52:54:00:00:01:0$wire_side")
 fi
 
 if [ "$shell" = 1 ]; then

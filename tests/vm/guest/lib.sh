@@ -93,6 +93,17 @@ wait_until() { # wait_until SECONDS CMD...: poll CMD every 0.1 s until it succee
 	done
 }
 
+within() { # within SECONDS CMD...: CMD every 0.2 s until it succeeds, for SECONDS at most: a
+	# deadline, not a count of tries (a try that reads a state file with jq takes a second
+	# under TCG, so wait_until's count of 0.1 s tries would last far longer than it says)
+	local end=$(($(date +%s) + $1))
+	shift
+	until "$@" 2> /dev/null; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
 tcp_listening() { # tcp_listening PORT: a TCP socket listens on PORT (a perftest server's)
 	local hex
 	hex=$(printf '%04X' "$1")

@@ -16,15 +16,6 @@ set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
 . "$VM_LIB"
 
-within() { # within SECONDS CMD...: CMD every 0.2 s until it succeeds, for SECONDS at most
-	local end=$(($(date +%s) + $1))
-	shift
-	until "$@" 2> /dev/null; do
-		[ "$(date +%s)" -lt "$end" ] || return 1
-		sleep 0.2
-	done
-}
-
 is "PID 1 is systemd" "$(cat /proc/1/comm)" systemd
 meson_install_rdmad
 systemctl daemon-reload
