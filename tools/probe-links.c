@@ -117,7 +117,9 @@ static int link_probe_settings(sd_bus *bus, const char *path, ProbeSettings *ret
 	return 1;
 }
 
-/* The address of the link at path's published GID, or NULL (none published). */
+/* The address of the link at path's published GID, or NULL (none published); -EAGAIN when the
+ * published index is not among the link's Gids yet: two properties read one after the other,
+ * between two of rdmad's updates (a GID moved: read again, rather than take it for gone). */
 static int link_address(sd_bus *bus, const char *path, char **ret) {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	int32_t preferred = -1;
@@ -153,7 +155,7 @@ static int link_address(sd_bus *bus, const char *path, char **ret) {
 			return -EBADMSG;
 		return *ret ? 0 : -ENOMEM;
 	}
-	return r < 0 ? r : 0;
+	return r < 0 ? r : -EAGAIN;
 }
 
 int probe_links_from_rdmad(sd_bus *bus, ProbeLinkInfo **ret, size_t *ret_n) {

@@ -36,5 +36,7 @@ bool probe_settings_equal(const ProbeSettings *a, const ProbeSettings *b);
 int probe_settings_set(ProbeSettings *s, const char *key, const char *value);
 
 /* The links that publish a GID and declare a probe key, in ListLinks' order. Links without a
- * GID (pending, unmanaged, no address) are left out: nothing can be probed from them. */
+ * GID (pending, unmanaged, no address) are left out: nothing can be probed from them. -EAGAIN
+ * when a link's published index is not among its Gids yet (read between two updates): read
+ * again. */
 int probe_links_from_rdmad(sd_bus *bus, ProbeLinkInfo **ret, size_t *ret_n);

@@ -731,21 +731,13 @@ static int links_refresh(Prober *pr) {
 	return r;
 }
 
-static int on_refresh(sd_event_source *s, uint64_t usec, void *userdata) {
-	Prober *pr = userdata;
-	int r = links_refresh(pr);
-
-	if (r < 0)
-		fprintf(stderr, "Failed to follow rdmad's links: %s\n", strerror(-r));
-	return 0;
-}
-
 /* A published GID moved, a link's properties (its Settings among them) changed, a link came or
  * went: the links read again, once for a burst of signals (a reload changes every link's). */
 #define REFRESH_DELAY_USEC (100 * 1000ULL)
 
-static int on_rdmad_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-	Prober *pr = userdata;
+static int on_refresh(sd_event_source *s, uint64_t usec, void *userdata);
+
+static void refresh_schedule(Prober *pr) {
 	int r;
 
 	if (pr->refresh)
@@ -757,6 +749,21 @@ static int on_rdmad_changed(sd_bus_message *m, void *userdata, sd_bus_error *err
 		r = sd_event_source_set_time_relative(pr->refresh, REFRESH_DELAY_USEC);
 	if (r < 0)
 		fprintf(stderr, "Failed to follow rdmad's links: %s\n", strerror(-r));
+}
+
+static int on_refresh(sd_event_source *s, uint64_t usec, void *userdata) {
+	Prober *pr = userdata;
+	int r = links_refresh(pr);
+
+	if (r == -EAGAIN) /* read between two of rdmad's updates: nothing changed, read again */
+		refresh_schedule(pr);
+	else if (r < 0)
+		fprintf(stderr, "Failed to follow rdmad's links: %s\n", strerror(-r));
+	return 0;
+}
+
+static int on_rdmad_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+	refresh_schedule(userdata);
 	return 0;
 }
 

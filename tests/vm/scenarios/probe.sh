@@ -77,15 +77,6 @@ check "... the path fails at connect" grep -q "path failed at connect" "$VM_LOGD
 	diag "$(cat "$VM_LOGDIR/noport.out")"
 
 # ---- rdmad-probe ---------------------------------------------------------------------------
-within() { # within SECONDS CMD...: CMD every 0.2 s until it succeeds, for SECONDS at most: a
-	# deadline, not a count of tries (each try reads the state with jq: a second under TCG)
-	local end=$(($(date +%s) + $1))
-	shift
-	until "$@" 2> /dev/null; do
-		[ "$(date +%s)" -lt "$end" ] || return 1
-		sleep 0.2
-	done
-}
 mkdir -p /run/rdmad-probe # where rdmactl probe reads the state
 state=/run/rdmad-probe/state.json
 metrics=$VM_LOGDIR/prober.prom
@@ -200,6 +191,35 @@ check "rdmad's links: both paths probing, 20 probes or more sent each" \
 	diag "$(cat "$state" "$VM_LOGDIR/prober-rdmad.out")"
 is "... none lost" "$(paths '.lost == 0')" 2
 check "... on the port the profile declares (18700)" cm_listening 18700
+
+# rxe1's address changes: rdmad publishes another GID (PublishedGidChanged), and the same
+# prober moves rxe1's endpoint and paths to it (the wiring of table 100 follows the address)
+prober_pid=$prober
+# .3 is added while .2 is there (a secondary address), then .2 goes: promoted, .3 keeps its GID
+# and becomes the one rdmad publishes (without promote_secondaries the kernel would delete .3
+# with its primary)
+sysctl -qw net.ipv4.conf.veth1.promote_secondaries=1
+ip addr add 192.0.2.3/24 dev veth1
+ip route replace 192.0.2.3/32 dev veth0 src 192.0.2.1 table 100
+ip route replace 192.0.2.1/32 dev veth1 src 192.0.2.3 table 100
+ip addr del 192.0.2.2/24 dev veth1
+ip route del 192.0.2.2/32 table 100 2> /dev/null
+check "rxe1's address changed: the prober moves it to 192.0.2.3 (its log)" \
+	within 60 grep -q "rxe1/1: now at 192.0.2.3 (was 192.0.2.2)" "$VM_LOGDIR/prober-rdmad.out" ||
+	diag "$(tail -n 20 "$VM_LOGDIR/prober-rdmad.out")"
+rtt_count() { # rtt_count LINK PEER: the round trips the metrics count for that path
+	awk -v k="rdmad_probe_rtt_seconds_count{link=\"$1\",peer=\"$2\",kind=\"local\"}" \
+		'$1 == k { print $2 }' "$metrics"
+}
+c1=$(rtt_count rxe1/1 rxe0/1)
+c0=$(rtt_count rxe0/1 rxe1/1)
+more_answers() { # 10 more answers on each path than when the move was seen
+	[ "$(rtt_count rxe1/1 rxe0/1)" -ge $((${c1:-0} + 10)) ] &&
+		[ "$(rtt_count rxe0/1 rxe1/1)" -ge $((${c0:-0} + 10)) ]
+}
+check "... and both paths are answered again, by the same process" within 60 more_answers ||
+	diag "$(cat "$state"; tail -n 20 "$VM_LOGDIR/prober-rdmad.out")"
+is "... which is still $prober_pid" "$(kill -0 "$prober_pid" && echo alive)" alive
 
 # rxe1 no longer probes the mesh (a reload): only rxe0 -> rxe1 is left, without a restart
 profile none
