@@ -82,6 +82,7 @@ typedef struct Path {
 	uint64_t sent, lost, late;
 	unsigned silent;      /* probes lost in a row since the last answer */
 	unsigned silent_made; /* ... since p was made: SILENT_MAX of them, and it is made again */
+	bool device_clock;    /* its last answer was timed by the device's clock */
 	uint64_t errors[_PROBE_STEP_MAX];
 	ProbeStep step; /* where it stopped last, or NONE */
 	int error;
@@ -150,7 +151,10 @@ static Path *path_by_id(Prober *pr, uint32_t id) {
  * GID table; the address handle would send from a stale GID). */
 #define SILENT_MAX 3
 
-static void on_reply(void *userdata, uint32_t id, uint64_t seq, uint64_t sent_ns, uint64_t now) {
+/* An answer: its round trip by the device's clock where the device stamped both completions,
+ * from its post to its completion by ours otherwise. */
+static void on_reply(void *userdata, uint32_t id, uint64_t seq, uint64_t sent_ns, uint64_t now,
+		     uint64_t device_ns) {
 	Prober *pr = userdata;
 	Path *p = path_by_id(pr, id);
 
@@ -158,8 +162,10 @@ static void on_reply(void *userdata, uint32_t id, uint64_t seq, uint64_t sent_ns
 		return; /* a path gone meanwhile */
 	for (size_t i = 0; i < OUTSTANDING; i++)
 		if (p->pending[i].seq == seq && seq != 0) {
-			uint64_t rtt = now - p->pending[i].sent_ns;
+			uint64_t at = p->pending[i].sent_ns,
+				 rtt = device_ns > 0 ? device_ns : now - at;
 
+			p->device_clock = device_ns > 0;
 			p->pending[i] = (Pending){ 0 };
 			if (p->silent >= SILENT_MAX)
 				fprintf(stderr, "%s -> %s: answered again\n", p->from->name,
@@ -167,7 +173,7 @@ static void on_reply(void *userdata, uint32_t id, uint64_t seq, uint64_t sent_ns
 			p->silent = 0;
 			p->silent_made = 0;
 			latency_histogram_add(&p->rtt, rtt);
-			latency_window_add(&p->window, now - rtt, rtt);
+			latency_window_add(&p->window, at, rtt);
 			p->last_success = now_realtime();
 			return;
 		}
@@ -419,8 +425,10 @@ static int state_write(Prober *pr, uint64_t now) {
 		json_object_object_add(o, "peer", json_object_new_string(p->peer));
 		json_object_object_add(o, "kind", json_object_new_string(p->kind));
 		json_object_object_add(o, "state", json_object_new_string(path_state(p)));
-		/* which clock timed the round trips: the software clock, whatever the device */
-		json_object_object_add(o, "clock", json_object_new_string("software"));
+		/* which clock timed its last round trip */
+		json_object_object_add(
+			o, "clock",
+			json_object_new_string(p->device_clock ? "device" : "software"));
 		if (p->step != PROBE_STEP_NONE) {
 			json_object_object_add(
 				o, "step", json_object_new_string(probe_step_to_string(p->step)));
@@ -595,11 +603,12 @@ static int link_open(Prober *pr, Link *l) {
 		return 0;
 	}
 	l->error = 0;
-	fprintf(stderr, "%s: probing from %s port %u; round trips timed by the software clock%s\n",
+	fprintf(stderr, "%s: probing from %s port %u; round trips timed by %s, from %s CQ\n",
 		l->name, l->addr_text, l->settings.port,
 		probe_link_device_timestamps(l->endpoint)
-			? " (the device stamps completions; its clock is not read yet)"
-			: " (the device does not stamp completions)");
+			? "the device's clock (completion timestamps)"
+			: "the software clock (the device does not stamp completions)",
+		probe_link_cq_extended(l->endpoint) ? "an extended" : "a plain");
 	r = sd_event_add_io(pr->event, &l->io, probe_link_fd(l->endpoint), EPOLLIN, on_completions,
 			    l);
 	if (r < 0)

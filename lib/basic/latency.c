@@ -83,3 +83,12 @@ int latency_window_summary(const LatencyWindow *w, uint64_t now_ns, LatencySumma
 	*ret = s;
 	return 0;
 }
+
+uint64_t latency_device_ns(uint64_t from, uint64_t to, uint64_t mask, uint64_t khz) {
+	uint64_t ticks = (to - from) & mask;
+
+	if (khz == 0)
+		return 0;
+	/* ticks / khz ms, in two parts: ticks * 1,000,000 would overflow past 2^44 ticks */
+	return ticks / khz * 1000000 + ticks % khz * 1000000 / khz;
+}

@@ -50,3 +50,9 @@ typedef struct LatencySummary {
 /* What the window holds of the span_ns before now_ns. Quantiles by nearest rank: the p99 of
  * fewer than 100 answers is their largest. */
 int latency_window_summary(const LatencyWindow *w, uint64_t now_ns, LatencySummary *ret);
+
+/* A round trip from a device's completion timestamps: from and to are ticks of its free-running
+ * clock (ibv_wc_read_completion_ts()), which counts at khz (hca_core_clock) and wraps at mask
+ * (completion_timestamp_mask); to is taken to be after from. Nanoseconds, without overflow for
+ * any 64-bit tick count; 0 when khz is 0. */
+uint64_t latency_device_ns(uint64_t from, uint64_t to, uint64_t mask, uint64_t khz);

@@ -9,6 +9,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "latency.h"
 #include "probe-ud.h"
 #include "probe-wire.h"
 
@@ -41,7 +42,25 @@ struct ProbeTransport {
 typedef struct SendSlot {
 	bool busy;
 	struct ibv_ah *ah; /* a reply's, made from its request's completion; freed with the slot */
+	bool request;	   /* a request of path's, seq: its send completion's timestamp is kept */
+	uint32_t path;
+	uint64_t seq;
 } SendSlot;
+
+/* When a request left, by the device's clock (its send completion), until its answer comes. */
+typedef struct SentStamp {
+	bool used;
+	uint32_t path;
+	uint64_t seq;
+	uint64_t ticks;
+} SentStamp;
+
+/* One completion, read from either kind of CQ; ticks when the device stamped it. */
+typedef struct Completion {
+	struct ibv_wc wc;
+	bool stamped;
+	uint64_t ticks;
+} Completion;
 
 struct ProbeLink {
 	IdKind kind; /* first: what the id's context points to */
@@ -58,6 +77,12 @@ struct ProbeLink {
 	 * while the netdev is down puts it there) and sends and receives nothing any more */
 	enum ibv_wc_status failure;
 	bool device_timestamps; /* the device stamps completions (completion_timestamp_mask) */
+	uint64_t clock_mask, clock_khz;
+	/* the CQ: extended (ibv_create_cq_ex()) where the provider has it, with completion
+	 * timestamps where the device offers them; cq_ex NULL for a plain one */
+	struct ibv_cq_ex *cq_ex;
+	SentStamp stamps[SEND_SLOTS];
+	uint32_t next_stamp;
 };
 
 struct ProbePath {
@@ -308,6 +333,34 @@ static int send_post(ProbeLink *l, uint32_t slot, const ProbeMessage *m, struct 
 	return -ibv_post_send(l->id->qp, &wr, &bad);
 }
 
+/* The link's CQ: extended, stamped by the device where it can; extended without stamps where it
+ * cannot; plain where the provider has no extended CQ (ibv_poll_cq() then). */
+static int link_cq_new(ProbeLink *l) {
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = RECV_SLOTS + SEND_SLOTS,
+		.channel = l->completions,
+		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID |
+			    IBV_WC_EX_WITH_SL | IBV_WC_EX_WITH_DLID_PATH_BITS,
+	};
+
+	if (l->device_timestamps) {
+		attr.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+		l->cq_ex = ibv_create_cq_ex(l->id->verbs, &attr);
+		if (!l->cq_ex) { /* offered, but not on this CQ: the software clock */
+			l->device_timestamps = false;
+			attr.wc_flags &= ~(uint64_t) IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+		}
+	}
+	if (!l->cq_ex)
+		l->cq_ex = ibv_create_cq_ex(l->id->verbs, &attr);
+	if (l->cq_ex) {
+		l->cq = ibv_cq_ex_to_cq(l->cq_ex);
+		return 0;
+	}
+	l->cq = ibv_create_cq(l->id->verbs, RECV_SLOTS + SEND_SLOTS, NULL, l->completions, 0);
+	return l->cq ? 0 : -errno;
+}
+
 int probe_link_new(ProbeTransport *t, const struct sockaddr *addr, uint16_t port, ProbeLink **ret) {
 	_cleanup_(probe_link_freep) ProbeLink *l = NULL;
 	struct sockaddr_storage ss;
@@ -337,9 +390,12 @@ int probe_link_new(ProbeTransport *t, const struct sockaddr *addr, uint16_t port
 		return -errno;
 	if (!l->id->verbs)
 		return -ENODEV;
-	if (ibv_query_device_ex(l->id->verbs, NULL, &dev) == 0)
-		l->device_timestamps =
-			dev.completion_timestamp_mask != 0 && dev.hca_core_clock != 0;
+	if (ibv_query_device_ex(l->id->verbs, NULL, &dev) == 0 &&
+	    dev.completion_timestamp_mask != 0 && dev.hca_core_clock != 0) {
+		l->device_timestamps = true;
+		l->clock_mask = dev.completion_timestamp_mask;
+		l->clock_khz = dev.hca_core_clock;
+	}
 	l->pd = ibv_alloc_pd(l->id->verbs);
 	if (!l->pd)
 		return -errno;
@@ -349,9 +405,9 @@ int probe_link_new(ProbeTransport *t, const struct sockaddr *addr, uint16_t port
 	r = fd_nonblocking(l->completions->fd);
 	if (r < 0)
 		return r;
-	l->cq = ibv_create_cq(l->id->verbs, RECV_SLOTS + SEND_SLOTS, NULL, l->completions, 0);
-	if (!l->cq)
-		return -errno;
+	r = link_cq_new(l);
+	if (r < 0)
+		return r;
 	r = ibv_req_notify_cq(l->cq, 0);
 	if (r != 0)
 		return -r;
@@ -414,12 +470,37 @@ bool probe_link_device_timestamps(const ProbeLink *l) {
 	return l->device_timestamps;
 }
 
+bool probe_link_cq_extended(const ProbeLink *l) {
+	return l->cq_ex != NULL;
+}
+
 const char *probe_link_failure(const ProbeLink *l) {
 	return l->failure == IBV_WC_SUCCESS ? NULL : ibv_wc_status_str(l->failure);
 }
 
+/* A request's send completion stamped by the device: kept until its answer (the oldest stamp
+ * goes when all are taken: its answer is long overdue). */
+static void stamp_put(ProbeLink *l, uint32_t path, uint64_t seq, uint64_t ticks) {
+	l->stamps[l->next_stamp++ % SEND_SLOTS] =
+		(SentStamp){ .used = true, .path = path, .seq = seq, .ticks = ticks };
+}
+
+/* The round trip of path's seq by the device's clock, answered at ticks; 0 without a stamp. */
+static uint64_t stamp_take(ProbeLink *l, uint32_t path, uint64_t seq, uint64_t ticks) {
+	for (size_t i = 0; i < SEND_SLOTS; i++) {
+		SentStamp *st = &l->stamps[i];
+
+		if (st->used && st->path == path && st->seq == seq) {
+			st->used = false;
+			return latency_device_ns(st->ticks, ticks, l->clock_mask, l->clock_khz);
+		}
+	}
+	return 0;
+}
+
 /* A datagram received in slot: a request answered, an answer handed on, the rest refused. */
-static void link_received(ProbeLink *l, const struct ibv_wc *wc, uint32_t slot, uint64_t now) {
+static void link_received(ProbeLink *l, const Completion *c, uint32_t slot, uint64_t now) {
+	const struct ibv_wc *wc = &c->wc;
 	const uint8_t *buf = recv_buf(l, slot);
 	ProbeMessage m;
 	uint32_t s;
@@ -435,7 +516,8 @@ static void link_received(ProbeLink *l, const struct ibv_wc *wc, uint32_t slot, 
 					 restart */
 			return;
 		}
-		l->t->on_reply(l->t->userdata, m.path, m.seq, m.sent_ns, now);
+		l->t->on_reply(l->t->userdata, m.path, m.seq, m.sent_ns, now,
+			       c->stamped ? stamp_take(l, m.path, m.seq, c->ticks) : 0);
 		return;
 	}
 	/* a request: back to where it came from, as it came but for the kind */
@@ -454,11 +536,87 @@ static void link_received(ProbeLink *l, const struct ibv_wc *wc, uint32_t slot, 
 	l->answered++;
 }
 
+/* One completion: a send's slot freed (a request's device stamp kept), a receive handled and
+ * its slot posted again. */
+static int link_completed(ProbeLink *l, const Completion *c, uint64_t now_ns) {
+	uint32_t kind = (uint32_t) (c->wc.wr_id >> 32), slot = (uint32_t) c->wc.wr_id;
+
+	if (c->wc.status != IBV_WC_SUCCESS && l->failure == IBV_WC_SUCCESS)
+		l->failure = c->wc.status;
+	if (kind == WR_SEND && slot < SEND_SLOTS) {
+		if (c->stamped && c->wc.status == IBV_WC_SUCCESS && l->sends[slot].request)
+			stamp_put(l, l->sends[slot].path, l->sends[slot].seq, c->ticks);
+		send_slot_release(l, slot);
+	} else if (kind == WR_RECV && slot < RECV_SLOTS) {
+		if (c->wc.status != IBV_WC_SUCCESS)
+			return 0; /* flushed: the QP is in error */
+		link_received(l, c, slot, now_ns);
+		return recv_post(l, slot);
+	}
+	return 0;
+}
+
+/* The fields link_completed() reads, from an extended CQ's current completion (only wr_id and
+ * status are defined for one in error). */
+static void completion_read(ProbeLink *l, Completion *ret) {
+	struct ibv_cq_ex *cq = l->cq_ex;
+
+	*ret = (Completion){ .wc = { .wr_id = cq->wr_id, .status = cq->status } };
+	if (cq->status != IBV_WC_SUCCESS)
+		return;
+	ret->wc.byte_len = ibv_wc_read_byte_len(cq);
+	ret->wc.src_qp = ibv_wc_read_src_qp(cq);
+	ret->wc.wc_flags = ibv_wc_read_wc_flags(cq);
+	ret->wc.slid = ibv_wc_read_slid(cq);
+	ret->wc.sl = ibv_wc_read_sl(cq);
+	ret->wc.dlid_path_bits = ibv_wc_read_dlid_path_bits(cq);
+	if (l->device_timestamps) {
+		ret->stamped = true;
+		ret->ticks = ibv_wc_read_completion_ts(cq);
+	}
+}
+
+/* The extended CQ, one completion for each ibv_start_poll() and ibv_end_poll(): handled after
+ * end_poll (handling posts receives and sends). Not a batch through ibv_next_poll(): providers
+ * disagree on where end_poll leaves the queue once next_poll has found it empty (rxe in Debian
+ * 12's rdma-core moves on once more, and then reads empty entries as completions, forever);
+ * start, read, end is the same on all of them. */
+static int link_poll_ex(ProbeLink *l, uint64_t now_ns) {
+	struct ibv_poll_cq_attr attr = { 0 };
+
+	for (;;) {
+		Completion c;
+		int r = ibv_start_poll(l->cq_ex, &attr);
+
+		if (r == ENOENT)
+			return 0;
+		if (r != 0)
+			return -EIO;
+		completion_read(l, &c);
+		ibv_end_poll(l->cq_ex);
+		r = link_completed(l, &c, now_ns);
+		if (r < 0)
+			return r;
+	}
+}
+
+static int link_poll(ProbeLink *l, uint64_t now_ns) {
+	struct ibv_wc wc[16];
+	int n, r;
+
+	while ((n = ibv_poll_cq(l->cq, ELEMENTSOF(wc), wc)) > 0)
+		for (int i = 0; i < n; i++) {
+			r = link_completed(l, &(Completion){ .wc = wc[i] }, now_ns);
+			if (r < 0)
+				return r;
+		}
+	return n < 0 ? -EIO : 0;
+}
+
 int probe_link_process(ProbeLink *l, uint64_t now_ns) {
 	struct ibv_cq *cq;
-	struct ibv_wc wc[16];
 	void *ctx;
-	int n, r;
+	int r;
 
 	/* the event that woke the caller, if any (the fd is non-blocking), then asked again
 	 * before the queue is read, so that nothing completing meanwhile is missed */
@@ -467,25 +625,7 @@ int probe_link_process(ProbeLink *l, uint64_t now_ns) {
 	r = ibv_req_notify_cq(l->cq, 0);
 	if (r != 0)
 		return -r;
-	while ((n = ibv_poll_cq(l->cq, ELEMENTSOF(wc), wc)) > 0)
-		for (int i = 0; i < n; i++) {
-			uint32_t kind = (uint32_t) (wc[i].wr_id >> 32),
-				 slot = (uint32_t) wc[i].wr_id;
-
-			if (wc[i].status != IBV_WC_SUCCESS && l->failure == IBV_WC_SUCCESS)
-				l->failure = wc[i].status;
-			if (kind == WR_SEND && slot < SEND_SLOTS)
-				send_slot_release(l, slot);
-			else if (kind == WR_RECV && slot < RECV_SLOTS) {
-				if (wc[i].status != IBV_WC_SUCCESS)
-					continue; /* flushed: the QP is in error */
-				link_received(l, &wc[i], slot, now_ns);
-				r = recv_post(l, slot);
-				if (r < 0)
-					return r;
-			}
-		}
-	return n < 0 ? -EIO : 0;
+	return l->cq_ex ? link_poll_ex(l, now_ns) : link_poll(l, now_ns);
 }
 
 int probe_path_new(ProbeLink *l, const struct sockaddr *dst, uint16_t port, uint32_t index,
@@ -556,6 +696,9 @@ int probe_path_send(ProbePath *p, uint64_t seq, uint64_t now_ns) {
 	r = send_slot_take(l, &slot);
 	if (r < 0)
 		return r;
+	l->sends[slot].request = true;
+	l->sends[slot].path = p->index;
+	l->sends[slot].seq = seq;
 	r = send_post(l, slot, &m, p->ah, p->qpn, p->qkey);
 	if (r < 0)
 		send_slot_release(l, slot);

@@ -19,7 +19,8 @@
  * Nothing here blocks: the rdma_cm event channel's fd and each link's completion channel fd
  * are for the caller's event loop, which calls the process functions when they are readable.
  * Times are the caller's CLOCK_MONOTONIC in nanoseconds (software: the completion is polled
- * when the loop wakes up). */
+ * when the loop wakes up); where the device stamps completions, an answer also comes with its
+ * round trip by the device's clock (send completion to receive completion). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,9 +47,11 @@ typedef enum ProbeStep {
 const char *probe_step_to_string(ProbeStep s);
 
 /* A request's answer: on path (the sender's index of it), the request's sequence number and
- * send time, and when the answer's completion was seen. */
+ * send time, and when the answer's completion was seen. device_ns: the round trip by the
+ * device's clock, from the request's send completion to the answer's receive completion, where
+ * the link's device stamps completions (probe_link_device_timestamps()); 0 otherwise. */
 typedef void (*probe_reply_t)(void *userdata, uint32_t path, uint64_t seq, uint64_t sent_ns,
-			      uint64_t now_ns);
+			      uint64_t now_ns, uint64_t device_ns);
 
 /* An IPv4 or IPv6 address in text, port 0. */
 int probe_address_parse(const char *s, struct sockaddr_storage *ret);
@@ -76,10 +79,13 @@ int probe_link_process(ProbeLink *l, uint64_t now_ns);
 /* Probes answered, and datagrams refused (not a probe, or another prober's answer). */
 uint64_t probe_link_answered(const ProbeLink *l);
 uint64_t probe_link_refused(const ProbeLink *l);
-/* Whether the link's device stamps completions with its own clock (ibv_query_device_ex()'s
- * completion_timestamp_mask and hca_core_clock). Round trips are timed with the software clock
- * (CLOCK_MONOTONIC when a completion is polled) all the same: the device clock is not read yet. */
+/* Whether the link's completions are stamped by its device's clock (ibv_query_device_ex()'s
+ * completion_timestamp_mask and hca_core_clock, and a CQ made with completion timestamps): its
+ * answers then come with device_ns. */
 bool probe_link_device_timestamps(const ProbeLink *l);
+/* Whether its completions are read from an extended CQ (ibv_create_cq_ex()), as they must be for
+ * device timestamps; a provider without one gets a plain CQ. */
+bool probe_link_cq_extended(const ProbeLink *l);
 /* NULL, or why the link's QP stopped (the status of its first completion in error): it sends
  * and receives nothing any more, and is to be freed and made again. */
 const char *probe_link_failure(const ProbeLink *l);

@@ -38,7 +38,8 @@ static void on_term(int sig) {
 	stop = 1;
 }
 
-static void on_reply(void *userdata, uint32_t path, uint64_t seq, uint64_t sent_ns, uint64_t now) {
+static void on_reply(void *userdata, uint32_t path, uint64_t seq, uint64_t sent_ns, uint64_t now,
+		     uint64_t device_ns) {
 	printf("reply path %" PRIu32 " seq %" PRIu64 " rtt_us %.1f\n", path, seq,
 	       (now - sent_ns) / 1e3);
 	if (answered < sizeof(rtts_ns) / sizeof(rtts_ns[0]))

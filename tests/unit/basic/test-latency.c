@@ -70,5 +70,19 @@ TEST(window_keeps_at_most_capacity) {
 	CHECK_INTEQ(latency_window_init(&w, 60 * S, 0), -EINVAL);
 }
 
-TESTS_MAIN(TEST_ENTRY(histogram_bounds), TEST_ENTRY(window_quantiles_and_losses),
-	   TEST_ENTRY(window_keeps_at_most_capacity))
+TEST(device_clock_round_trips) {
+	/* 1 GHz: a tick a nanosecond */
+	CHECK(latency_device_ns(1000, 3500, UINT64_MAX, 1000000) == 2500);
+	/* mlx5's 156.25 MHz: 156,250 ticks a millisecond, 25 ticks 160 ns */
+	CHECK(latency_device_ns(0, 156250, UINT64_MAX, 156250) == 1 * MS);
+	CHECK(latency_device_ns(7, 32, UINT64_MAX, 156250) == 160);
+	/* a 48-bit clock that wrapped between the send and the answer */
+	CHECK(latency_device_ns(0xFFFFFFFFFFF0ULL, 0x10, 0xFFFFFFFFFFFFULL, 1000000) == 32);
+	/* far past where ticks * 1e6 overflows 64 bits: 2^50 ticks at 1 MHz */
+	CHECK(latency_device_ns(0, 1ULL << 50, UINT64_MAX, 1000) == (1ULL << 50) * 1000);
+	/* no clock rate: no figure */
+	CHECK(latency_device_ns(0, 100, UINT64_MAX, 0) == 0);
+}
+
+TESTS_MAIN(TEST_ENTRY(histogram_bounds), TEST_ENTRY(device_clock_round_trips),
+	   TEST_ENTRY(window_quantiles_and_losses), TEST_ENTRY(window_keeps_at_most_capacity))

@@ -98,6 +98,11 @@ check "rdmad-probe: both paths probing, 20 probes or more sent each" \
 	within 30 paths_are 2 '.state == "probing" and .sent >= 20' ||
 	diag "$(cat "$state" "$VM_LOGDIR/prober.out")"
 is "rdmad-probe: no probe lost over 5 s" "$(paths '.lost == 0')" 2
+is "rxe stamps no completion: both paths timed by the software clock" \
+	"$(paths '.clock == "software"')" 2
+check "... their completions read from an extended CQ (ibv_create_cq_ex())" \
+	grep -q "^rxe0/1: probing from .*, from an extended CQ" "$VM_LOGDIR/prober.out" ||
+	diag "$(head -n 5 "$VM_LOGDIR/prober.out")"
 check "rdmad-probe: the round-trip histogram of rxe0/1 -> rxe1/1 in its metrics" \
 	grep -q '^rdmad_probe_rtt_seconds_count{link="rxe0/1",peer="rxe1/1",kind="local"} [1-9]' \
 	"$metrics"
