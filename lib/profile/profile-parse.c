@@ -157,6 +157,23 @@ char **item_list_steal(ItemList *l) {
 	return strv;
 }
 
+int parse_item_list(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
+		    int (*item)(SchemaContext *, const SchemaKey *, yaml_node_t *, void *),
+		    void *dest) {
+	_cleanup_(item_list_done) ItemList l = { 0 };
+	int r;
+
+	r = item_list_init(&l, node); /* an empty list is a valid, empty, declaration */
+	if (r < 0)
+		return r;
+	r = for_each_item(ctx, row, node, item, &l);
+	if (r < 0)
+		return r;
+	strv_free(*(char ***) dest);
+	*(char ***) dest = item_list_steal(&l);
+	return 0;
+}
+
 int parse_unsigned(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest) {
 	long long v;
 	int r;

@@ -6,7 +6,6 @@
 #include <sys/socket.h>
 
 #include "profile-values.h"
-#include "strv.h"
 
 /* "500ms" or "1s": digits, then the unit, which is never implied (a bare 500 could be either). */
 int parse_duration_ms(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest) {
@@ -57,22 +56,11 @@ static int peer_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node
 
 /* probe.peers: the addresses of remote links whose prober answers; [] probes none. */
 int parse_probe_peers(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest) {
-	_cleanup_(item_list_done) ItemList l = { 0 };
-	int r;
-
 	if (node->type != YAML_SEQUENCE_NODE)
 		return schema_error(ctx, node, "'%s' expects a list of addresses, got %s",
 				    row->path, yaml_node_kind(node));
 	if (node_n_items(node) > (size_t) row->max)
 		return schema_error(ctx, node, "'%s' lists %zu peers, at most %lld", row->path,
 				    node_n_items(node), row->max);
-	r = item_list_init(&l, node);
-	if (r < 0)
-		return r;
-	r = for_each_item(ctx, row, node, peer_item, &l);
-	if (r < 0)
-		return r;
-	strv_free(*(char ***) dest);
-	*(char ***) dest = item_list_steal(&l);
-	return 0;
+	return parse_item_list(ctx, row, node, peer_item, dest);
 }

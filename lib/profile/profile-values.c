@@ -109,18 +109,7 @@ static int module_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *no
 }
 
 int parse_modules(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest) {
-	_cleanup_(item_list_done) ItemList l = { 0 };
-	int r;
-
-	r = item_list_init(&l, node); /* an empty list is a valid, empty, declaration */
-	if (r < 0)
-		return r;
-	r = for_each_item(ctx, row, node, module_item, &l);
-	if (r < 0)
-		return r;
-	strv_free(*(char ***) dest);
-	*(char ***) dest = item_list_steal(&l);
-	return 0;
+	return parse_item_list(ctx, row, node, module_item, dest);
 }
 
 /* rdma.node-description: a format of at most row->max bytes whose only escapes are %h (the host
@@ -149,10 +138,11 @@ int parse_node_description(SchemaContext *ctx, const SchemaKey *row, yaml_node_t
 			continue;
 		c++;
 		if (*c != 'h' && *c != 'd' && *c != '%')
-			return schema_error(ctx, node,
-					    "'%s': '%%%.1s' at offset %zu: the escapes are %%h (host "
-					    "name), %%d (device name) and %%%%",
-					    row->path, c, (size_t) (c - s - 1));
+			return schema_error(
+				ctx, node,
+				"'%s': '%%%.1s' at offset %zu: the escapes are %%h (host "
+				"name), %%d (device name) and %%%%",
+				row->path, c, (size_t) (c - s - 1));
 	}
 	copy = strdup(s);
 	if (!copy)
@@ -197,18 +187,7 @@ static int counter_item(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *n
 
 /* counters.optional: the whole set of optional counters to enable ([] disables them all). */
 int parse_counters(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest) {
-	_cleanup_(item_list_done) ItemList l = { 0 };
-	int r;
-
-	r = item_list_init(&l, node); /* an empty list is a valid, empty, declaration */
-	if (r < 0)
-		return r;
-	r = for_each_item(ctx, row, node, counter_item, &l);
-	if (r < 0)
-		return r;
-	strv_free(*(char ***) dest);
-	*(char ***) dest = item_list_steal(&l);
-	return 0;
+	return parse_item_list(ctx, row, node, counter_item, dest);
 }
 
 typedef struct AddressList {

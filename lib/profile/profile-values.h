@@ -31,6 +31,11 @@ int item_list_add(ItemList *l, const char *s, bool unique);
 void item_list_done(ItemList *l);
 int item_list_init(ItemList *l, const yaml_node_t *node);
 char **item_list_steal(ItemList *l);
+/* A scalar or a list of scalars into the strv at dest (replaced only on success): item checks
+ * each one and adds it to the ItemList it is given. */
+int parse_item_list(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
+		    int (*item)(SchemaContext *, const SchemaKey *, yaml_node_t *, void *),
+		    void *dest);
 size_t node_n_items(const yaml_node_t *node);
 int parse_bool(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 int parse_unsigned(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
