@@ -9,7 +9,6 @@
  * the file atomically, for node_exporter's textfile collector (rdmad-metrics.timer). */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,19 +300,6 @@ static int pause_metrics(Metrics *m, const char *netdev, char ***done) {
 	return r;
 }
 
-/* The file, atomically: node_exporter reads it at any time. */
-static int output_write(const char *path, const char *text) {
-	_cleanup_free_ char *a = strdup(path), *b = strdup(path);
-	_cleanup_close_ int dirfd = -EBADF;
-
-	if (!a || !b)
-		return -ENOMEM;
-	dirfd = open(dirname(a), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0)
-		return -errno;
-	return write_file_atomic_at(dirfd, basename(b), text, 0644);
-}
-
 int verb_metrics(const Options *o, int argc, char **argv) {
 	_cleanup_(host_state_freep) HostState *h = NULL;
 	_cleanup_(metrics_done) Metrics m = { 0 };
@@ -354,7 +340,7 @@ int verb_metrics(const Options *o, int argc, char **argv) {
 		fputs(text, stdout);
 		return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	}
-	r = output_write(o->output, text);
+	r = write_file_atomic(o->output, text, 0644); /* node_exporter reads it at any time */
 	if (r < 0) {
 		fprintf(stderr, "rdmactl metrics: cannot write %s: %s\n", o->output, strerror(-r));
 		return EXIT_FAILURE;

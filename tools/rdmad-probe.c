@@ -108,13 +108,6 @@ typedef struct Prober {
 	sd_bus *bus; /* rdmad's, when the links are its */
 } Prober;
 
-static uint64_t now_ns(void) {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * NSEC_PER_SEC + (uint64_t) ts.tv_nsec;
-}
-
 static double now_realtime(void) {
 	struct timespec ts;
 
@@ -124,20 +117,6 @@ static double now_realtime(void) {
 
 /* path written whole or not at all (".NAME.tmp" renamed over it): node_exporter and rdmactl
  * never read half a file. */
-static int file_write_atomic(const char *path, const char *text) {
-	_cleanup_free_ char *d = strdup(path), *b = strdup(path);
-	int dfd, r;
-
-	if (!d || !b)
-		return -ENOMEM;
-	dfd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
-	r = write_file_atomic_at(dfd, basename(b), text, 0644);
-	close(dfd);
-	return r;
-}
-
 /* An answer: its round trip from the time this prober recorded, not the echoed one. */
 static Path *path_by_id(Prober *pr, uint32_t id) {
 	for (size_t i = 0; i < pr->n_paths; i++)
@@ -269,7 +248,7 @@ static void path_probe(Prober *pr, Path *p, uint64_t now) {
 		if (p->pending[i].seq == 0) {
 			/* the clock read right before the post, not at the tick's start: the probes
 			 * of the paths before this one are not its round trip */
-			uint64_t t = now_ns();
+			uint64_t t = now_monotonic_nsec();
 
 			r = probe_path_send(p->p, ++p->seq, t);
 			if (r < 0) {
@@ -369,7 +348,7 @@ static int metrics_write(Prober *pr) {
 	metrics_done(&m);
 	if (r < 0)
 		return r;
-	return file_write_atomic(pr->metrics_path, text);
+	return write_file_atomic(pr->metrics_path, text, 0644);
 }
 
 /* "links": what each link answered and refused, as in the metrics. */
@@ -441,8 +420,8 @@ static int state_write(Prober *pr, uint64_t now) {
 		json_object_object_add(o, "p99_usec", json_object_new_double(s.p99_ns / 1e3));
 		json_object_object_add(o, "max_usec", json_object_new_double(s.max_ns / 1e3));
 	}
-	return file_write_atomic(pr->state_path,
-				 json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
+	return write_file_atomic(
+		pr->state_path, json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN), 0644);
 }
 
 #define WRITE_INTERVAL_NS NSEC_PER_SEC
@@ -481,7 +460,7 @@ static int link_check(Prober *pr, Link *l, uint64_t now) {
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 	Prober *pr = userdata;
-	uint64_t now = now_ns();
+	uint64_t now = now_monotonic_nsec();
 	int r;
 
 	for (size_t i = 0; i < pr->n_paths; i++)
@@ -508,7 +487,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 				fprintf(stderr, "%s: %s\n", pr->links[i].name, strerror(-r));
 		}
 	for (size_t i = 0; i < pr->n_paths; i++)
-		path_probe(pr, &pr->paths[i], now_ns());
+		path_probe(pr, &pr->paths[i], now_monotonic_nsec());
 	(void) sd_event_source_set_time_relative(s, prober_tick_ns(pr) / 1000);
 	(void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 	return 0;
@@ -525,7 +504,7 @@ static int on_cm(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
 
 static int on_completions(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
 	Link *l = userdata;
-	int r = probe_link_process(l->endpoint, now_ns());
+	int r = probe_link_process(l->endpoint, now_monotonic_nsec());
 
 	if (r < 0)
 		fprintf(stderr, "%s: completions: %s\n", l->name, strerror(-r));
@@ -599,7 +578,7 @@ static int link_open(Prober *pr, Link *l) {
 			fprintf(stderr, "%s: no endpoint on %s port %u: %s\n", l->name,
 				l->addr_text, l->settings.port, strerror(-r));
 		l->error = r;
-		l->retry_ns = now_ns() + ENDPOINT_RETRY_NS;
+		l->retry_ns = now_monotonic_nsec() + ENDPOINT_RETRY_NS;
 		return 0;
 	}
 	l->error = 0;
@@ -804,8 +783,8 @@ static int prober_setup(Prober *pr, ProbeLinkInfo *given, size_t n_given) {
 		if (access(pr->links_file, F_OK) < 0)
 			return sd_event_exit(pr->event, 0); /* gone before we began */
 	}
-	r = probe_transport_new((uint32_t) (now_ns() ^ (uint64_t) getpid() << 16), on_reply, pr,
-				&pr->transport);
+	r = probe_transport_new((uint32_t) (now_monotonic_nsec() ^ (uint64_t) getpid() << 16),
+				on_reply, pr, &pr->transport);
 	if (r < 0)
 		return r;
 	r = sd_event_add_io(pr->event, &pr->cm_io, probe_transport_fd(pr->transport), EPOLLIN,

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,6 +116,33 @@ int write_file_atomic_at(int dirfd, const char *name, const char *text, mode_t m
 	if (r < 0)
 		(void) unlinkat(dirfd, tmp, 0);
 	return r;
+}
+
+uint64_t now_monotonic_nsec(void) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000000 + (uint64_t) ts.tv_nsec;
+}
+
+int write_file_atomic(const char *path, const char *text, mode_t mode) {
+	_cleanup_free_ char *d = strdup(path), *b = strdup(path);
+	_cleanup_close_ int dirfd = -EBADF;
+
+	if (!d || !b)
+		return -ENOMEM;
+	dirfd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -errno;
+	return write_file_atomic_at(dirfd, basename(b), text, mode);
+}
+
+int fd_nonblock(int fd) {
+	int flags = fcntl(fd, F_GETFL);
+
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
 }
 
 uint64_t now_monotonic_usec(void) {

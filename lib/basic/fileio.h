@@ -23,9 +23,14 @@ FILE *fdopen_consume(int fd, const char *mode);
 /* Make dirfd/name hold text, mode (whatever the umask): written to ".NAME.tmp" beside it and
  * renamed over it, so that a reader sees the old content or the new, never a part. */
 int write_file_atomic_at(int dirfd, const char *name, const char *text, mode_t mode);
+/* The same at a path: its directory opened for the rename. */
+int write_file_atomic(const char *path, const char *text, mode_t mode);
+/* O_NONBLOCK added to fd's flags. */
+int fd_nonblock(int fd);
 /* Read fd (a pipe from a child) until EOF, at most max bytes, waiting until deadline
  * (CLOCK_MONOTONIC, µs) at most. *buf (allocated, NUL-terminated) and *size hold what came, even
  * on failure. Returns 0 at EOF, -ETIME at the deadline, -EFBIG past max, -ENOMEM, -errno. */
 int read_all_until(int fd, uint64_t deadline_usec, size_t max, char **buf, size_t *size);
 /* CLOCK_MONOTONIC, in µs. */
 uint64_t now_monotonic_usec(void);
+uint64_t now_monotonic_nsec(void);

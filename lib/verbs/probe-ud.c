@@ -9,9 +9,11 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "fileio.h"
 #include "latency.h"
 #include "probe-ud.h"
 #include "probe-wire.h"
+#include "verbs-util.h"
 
 #define RECV_SLOTS	   64
 #define SEND_SLOTS	   64
@@ -111,21 +113,6 @@ const char *probe_step_to_string(ProbeStep s) {
 	return s < _PROBE_STEP_MAX ? step_table[s] : NULL;
 }
 
-static int fd_nonblocking(int fd) {
-	int flags = fcntl(fd, F_GETFL);
-
-	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
-		return -errno;
-	return 0;
-}
-
-static void sockaddr_port(struct sockaddr_storage *ss, uint16_t port) {
-	if (ss->ss_family == AF_INET)
-		((struct sockaddr_in *) ss)->sin_port = htons(port);
-	else if (ss->ss_family == AF_INET6)
-		((struct sockaddr_in6 *) ss)->sin6_port = htons(port);
-}
-
 static int sockaddr_copy(const struct sockaddr *sa, uint16_t port, struct sockaddr_storage *ret) {
 	size_t size = sa->sa_family == AF_INET	  ? sizeof(struct sockaddr_in)
 		      : sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
@@ -135,7 +122,7 @@ static int sockaddr_copy(const struct sockaddr *sa, uint16_t port, struct sockad
 		return -EAFNOSUPPORT;
 	memset(ret, 0, sizeof(*ret));
 	memcpy(ret, sa, size);
-	sockaddr_port(ret, port);
+	sockaddr_set_port(ret, port);
 	return 0;
 }
 
@@ -166,7 +153,7 @@ int probe_transport_new(uint32_t sender, probe_reply_t on_reply, void *userdata,
 	t->channel = rdma_create_event_channel();
 	if (!t->channel)
 		return -errno;
-	r = fd_nonblocking(t->channel->fd);
+	r = fd_nonblock(t->channel->fd);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(t);
@@ -402,7 +389,7 @@ int probe_link_new(ProbeTransport *t, const struct sockaddr *addr, uint16_t port
 	l->completions = ibv_create_comp_channel(l->id->verbs);
 	if (!l->completions)
 		return -errno;
-	r = fd_nonblocking(l->completions->fd);
+	r = fd_nonblock(l->completions->fd);
 	if (r < 0)
 		return r;
 	r = link_cq_new(l);

@@ -33,7 +33,7 @@
 #define SELFTEST_TEARDOWN_MSEC 500
 
 static int64_t now_msec(void) {
-	return (int64_t) (now_nsec() / 1000000);
+	return (int64_t) (now_monotonic_nsec() / 1000000);
 }
 
 /* rxe's count of packets the kernel refused to send (ip_local_out() failed), or -1 when the
@@ -119,7 +119,7 @@ static int setup_failed(SelftestResult *result, int error, const char *what) {
 }
 
 int selftest_run_bounded(const SelftestParams *params, SelftestResult *result) {
-	uint64_t start = params->start_nsec ? params->start_nsec : now_nsec();
+	uint64_t start = params->start_nsec ? params->start_nsec : now_monotonic_nsec();
 	int64_t deadline = (int64_t) (start / 1000000) + (int64_t) params->timeout_sec * 1000 +
 			   SELFTEST_GRACE_MSEC;
 	int64_t sent_err = send_errors(&params->link), peer_sent_err = -1;

@@ -234,12 +234,12 @@ static int client_measure(Selftest *t) {
 	for (uint32_t i = 0; i < n; i++) {
 		pattern_fill(c->data, c->size, i + 1);
 		snprintf(what, sizeof(what), "round trip %" PRIu32 " of %" PRIu32, i + 1, n);
-		t0 = now_nsec();
+		t0 = now_monotonic_nsec();
 		r = client_ping(t, i + 1, c->size, what, &check);
 		if (r < 0)
 			return r;
 		/* The wire's round trip, not the peer's reading of the bytes. */
-		elapsed = now_nsec() - t0;
+		elapsed = now_monotonic_nsec() - t0;
 		samples[i] = elapsed > check ? elapsed - check : 1;
 	}
 	r = selftest_latency_compute(samples, n, &t->result->latency);
@@ -251,7 +251,7 @@ static int client_measure(Selftest *t) {
 	t->phase = SELFTEST_STEP_COMPLETION;
 	snprintf(what, sizeof(what), "the bandwidth burst of %" PRIu32 " RDMA WRITEs", n);
 	pattern_fill(c->data, c->size, burst_seq);
-	t0 = now_nsec();
+	t0 = now_monotonic_nsec();
 	while (posted < n) {
 		while (posted < n && c->outstanding < BURST_WINDOW) {
 			r = side_post_send(c, c->size, false);
@@ -269,7 +269,7 @@ static int client_measure(Selftest *t) {
 	r = client_wait_completions(t, c->recvs, what);
 	if (r < 0)
 		return r;
-	elapsed = now_nsec() - t0;
+	elapsed = now_monotonic_nsec() - t0;
 	bytes = c->size * n;
 	t->result->bandwidth_bps = (uint64_t) ((double) bytes * 8.0 * (double) NSEC_PER_SEC /
 					       (double) (elapsed > 0 ? elapsed : 1));
@@ -280,7 +280,7 @@ static int client_measure(Selftest *t) {
 /* rdma_cm gets a share of what is left of the test for each resolution, so that its own error
  * comes before our deadline. */
 static int cm_timeout_ms(const Selftest *t) {
-	uint64_t now = now_nsec(), left = t->deadline > now ? t->deadline - now : 0;
+	uint64_t now = now_monotonic_nsec(), left = t->deadline > now ? t->deadline - now : 0;
 	uint64_t ms = left / 1000000 * 3 / 4;
 
 	return ms < 100 ? 100 : ms > 30000 ? 30000 : (int) ms;
@@ -331,7 +331,8 @@ static int client_resolve(Selftest *t, const struct sockaddr_storage *dst) {
 	int r;
 
 	for (;;) {
-		uint64_t now = now_nsec(), left = t->deadline > now ? t->deadline - now : 0;
+		uint64_t now = now_monotonic_nsec(),
+			 left = t->deadline > now ? t->deadline - now : 0;
 		uint64_t ms = left / 1000000 * 3 / 4;
 
 		if (ms > ADDR_ATTEMPT_MS)
@@ -359,7 +360,7 @@ static int client_resolve(Selftest *t, const struct sockaddr_storage *dst) {
 		if (c->addr_resolved)
 			return 0;
 		r = c->addr_status;
-		now = now_nsec();
+		now = now_monotonic_nsec();
 		if ((r != -ETIMEDOUT && r != -ENODATA) || now + 100 * 1000000ULL >= t->deadline) {
 			snprintf(hint, sizeof(hint),
 				 "Is %s up and reachable from %s (ping -I %s %s)? rdma_cm needs "
@@ -436,7 +437,7 @@ static int run(Selftest *t) {
 		sockaddr_set_port(&a, 0);
 		sockaddr_format((struct sockaddr *) &a, t->peer_addr, sizeof(t->peer_addr));
 	}
-	start = now_nsec();
+	start = now_monotonic_nsec();
 	t->phase = SELFTEST_STEP_ADDRESS_RESOLUTION;
 	r = client_resolve(t, &dst);
 	if (r < 0)
@@ -478,7 +479,7 @@ static int run(Selftest *t) {
 	r = client_wait(t, &c->established, "connecting");
 	if (r < 0)
 		return r;
-	t->result->setup_usec = (now_nsec() - start) / 1000;
+	t->result->setup_usec = (now_monotonic_nsec() - start) / 1000;
 	t->result->has_setup = true;
 	r = side_check_qp(c);
 	if (r < 0)
@@ -495,7 +496,7 @@ int selftest_run(const SelftestParams *params, SelftestResult *result) {
 		.server = { .role = "server", .link = &params->link, .result = result },
 		.phase = SELFTEST_STEP_LINK,
 		.client_event = client_event,
-		.deadline = (params->start_nsec ? params->start_nsec : now_nsec()) +
+		.deadline = (params->start_nsec ? params->start_nsec : now_monotonic_nsec()) +
 			    (uint64_t) params->timeout_sec * NSEC_PER_SEC,
 	};
 	SelftestStep phase;

@@ -9,7 +9,9 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "fileio.h"
 #include "selftest.h"
+#include "verbs-util.h"
 
 #define SELFTEST_MAGIC	 UINT32_C(0x52445354) /* "RDST" */
 #define SELFTEST_VERSION 1
@@ -68,13 +70,9 @@ typedef struct Side {
 	uint64_t deadline;   /* server of --listen: the client's time is up */
 } Side;
 
-/* CLOCK_MONOTONIC */
-uint64_t now_nsec(void);
 void pattern_fill(uint8_t *buf, uint64_t size, uint32_t seq);
 const char *sockaddr_format(const struct sockaddr *sa, char *buf, size_t size);
-void sockaddr_set_port(struct sockaddr_storage *ss, uint16_t port);
 void side_free(Side *s);
-int fd_nonblock(int fd);
 /* PD, completion channel, CQ, QP and the two registered buffers of a side whose id is bound
  * to a device. access: what the peer may do to the data buffer. */
 int side_setup(Side *s, uint64_t size, int access);

@@ -75,7 +75,8 @@ static int server_accept(Selftest *t, struct rdma_cm_id *id, const void *data, s
 			return r;
 		}
 		selftest_result_set_gids(t->params, &t->session);
-		s->deadline = now_nsec() + (uint64_t) t->params->timeout_sec * NSEC_PER_SEC;
+		s->deadline =
+			now_monotonic_nsec() + (uint64_t) t->params->timeout_sec * NSEC_PER_SEC;
 	}
 	s->id = id;
 	s->iterations = be32toh(c.iterations);
@@ -193,7 +194,7 @@ int selftest_pump(Selftest *t, uint64_t deadline, int stop_fd) {
 
 	/* The deadline holds for the whole test, not only while nothing happens: a run whose
 	 * completions keep coming (a long --iters) ends there too. */
-	now = now_nsec();
+	now = now_monotonic_nsec();
 	if (now >= deadline)
 		return -ETIME;
 	/* Completions first, spinning a little: the latency is the wire's, not poll()'s. */
@@ -208,7 +209,7 @@ int selftest_pump(Selftest *t, uint64_t deadline, int stop_fd) {
 		}
 		if (got > 0)
 			return 0;
-		now = now_nsec();
+		now = now_monotonic_nsec();
 	} while (now < spin_until);
 	if (now >= deadline)
 		return -ETIME;
@@ -229,7 +230,7 @@ int selftest_pump(Selftest *t, uint64_t deadline, int stop_fd) {
 	if (r < 0)
 		return errno == EINTR ? 0 : negative_errno();
 	if (r == 0)
-		return now_nsec() >= deadline ? -ETIME : 0;
+		return now_monotonic_nsec() >= deadline ? -ETIME : 0;
 	if (stop_fd >= 0 && p[n - 1].revents)
 		return 1;
 	for (size_t i = 0; i < ELEMENTSOF(sides); i++)
@@ -306,7 +307,7 @@ void selftest_free(Selftest *t) {
 	/* Disconnect cleanly when connected, for a short while: the peer sees a DREQ rather
 	 * than a connection that times out. */
 	if (t->client.id && t->client.established && !t->client.disconnected && t->events) {
-		uint64_t until = now_nsec() + DISCONNECT_NSEC;
+		uint64_t until = now_monotonic_nsec() + DISCONNECT_NSEC;
 
 		t->client.disconnecting = t->server.disconnecting = true;
 		(void) rdma_disconnect(t->client.id);

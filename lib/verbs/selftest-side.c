@@ -13,13 +13,6 @@
 
 #include "selftest-internal.h"
 
-uint64_t now_nsec(void) {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * NSEC_PER_SEC + (uint64_t) ts.tv_nsec;
-}
-
 /* The pattern of ping seq: 64-bit words that depend on seq and their offset, so that every
  * round trip writes other bytes than the one before, everywhere. */
 static inline uint64_t pattern_word(uint32_t seq, uint64_t k) {
@@ -77,13 +70,6 @@ const char *sockaddr_format(const struct sockaddr *sa, char *buf, size_t size) {
 	return buf;
 }
 
-void sockaddr_set_port(struct sockaddr_storage *ss, uint16_t port) {
-	if (ss->ss_family == AF_INET)
-		((struct sockaddr_in *) ss)->sin_port = htons(port);
-	else
-		((struct sockaddr_in6 *) ss)->sin6_port = htons(port);
-}
-
 static const char *wr_name(uint64_t wr_id) {
 	switch (wr_id) {
 	case WR_RECV:
@@ -138,14 +124,6 @@ void side_free(Side *s) {
 	free(s->data);
 	free(s->msgs);
 	*s = (Side){ .role = s->role, .link = s->link, .result = s->result };
-}
-
-int fd_nonblock(int fd) {
-	int flags = fcntl(fd, F_GETFL);
-
-	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
-		return negative_errno();
-	return 0;
 }
 
 static int fail_mr(Side *s, uint64_t size, int error) {
@@ -306,7 +284,7 @@ static int server_ping(Side *s) {
 	if (be32toh(in->magic) != SELFTEST_MAGIC || be32toh(in->kind) != MSG_PING)
 		return selftest_fail(s->result, SELFTEST_STEP_DATA, -EBADMSG, NULL,
 				     "%s: a message that is no selftest ping", s->role);
-	t0 = now_nsec();
+	t0 = now_monotonic_nsec();
 	bad = pattern_check(s->data, s->size, seq);
 	*out = (Message){
 		.magic = htobe32(SELFTEST_MAGIC),
@@ -314,7 +292,7 @@ static int server_ping(Side *s) {
 		.seq = in->seq,
 		.status = htobe32(bad < s->size),
 		.offset = htobe64(bad),
-		.check_nsec = htobe64(now_nsec() - t0),
+		.check_nsec = htobe64(now_monotonic_nsec() - t0),
 		.expected = bad < s->size ? pattern_at(seq, bad) : 0,
 		.got = bad < s->size ? s->data[bad] : 0,
 	};

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "probe-ud.h"
 
 #define NSEC_PER_MSEC 1000000ULL
@@ -26,13 +27,6 @@
 static volatile sig_atomic_t stop;
 static uint64_t answered, sent_seq;
 static uint64_t rtts_ns[100000];
-
-static uint64_t now_ns(void) {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
-}
 
 static void on_term(int sig) {
 	stop = 1;
@@ -57,7 +51,7 @@ static int turn(ProbeTransport *t, ProbeLink *l, int ms) {
 		return -errno;
 	r = probe_transport_process(t);
 	if (r >= 0)
-		r = probe_link_process(l, now_ns());
+		r = probe_link_process(l, now_monotonic_nsec());
 	return r;
 }
 
@@ -114,8 +108,9 @@ int main(int argc, char **argv) {
 		fprintf(stderr, "path: %s\n", strerror(-r));
 		return 2;
 	}
-	deadline = now_ns() + 10000 * NSEC_PER_MSEC;
-	while (!probe_path_ready(p) && !probe_path_failed(p, NULL, NULL) && now_ns() < deadline)
+	deadline = now_monotonic_nsec() + 10000 * NSEC_PER_MSEC;
+	while (!probe_path_ready(p) && !probe_path_failed(p, NULL, NULL) &&
+	       now_monotonic_nsec() < deadline)
 		if (turn(t, l, 100) < 0)
 			break;
 	if (probe_path_failed(p, &step, &error) || !probe_path_ready(p)) {
@@ -125,10 +120,10 @@ int main(int argc, char **argv) {
 		return 2;
 	}
 	printf("path ready\n");
-	next = now_ns();
+	next = now_monotonic_nsec();
 	deadline = UINT64_MAX;
 	while (!stop) {
-		uint64_t now = now_ns();
+		uint64_t now = now_monotonic_nsec();
 
 		if (sent_seq < count && now >= next) {
 			r = probe_path_send(p, ++sent_seq, now);
