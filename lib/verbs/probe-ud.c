@@ -15,8 +15,12 @@
 #include "probe-wire.h"
 #include "verbs-util.h"
 
-#define RECV_SLOTS	   64
-#define SEND_SLOTS	   64
+/* A link sends a request on each of its paths at once when they fall due together (up to 63
+ * others in the mesh and 256 peers) and answers other probers meanwhile; their answers and
+ * requests arrive as a burst. A UD datagram with no receive posted is dropped silently: it
+ * would count as loss. */
+#define RECV_SLOTS	   512
+#define SEND_SLOTS	   512
 #define GRH_SIZE	   40 /* what a UD receive gets before the payload */
 #define RECV_SIZE	   (GRH_SIZE + PROBE_WIRE_SIZE)
 #define RESOLVE_TIMEOUT_MS 2000
@@ -74,6 +78,8 @@ struct ProbeLink {
 	uint8_t *buf; /* RECV_SLOTS of RECV_SIZE, then SEND_SLOTS of PROBE_WIRE_SIZE */
 	struct ibv_mr *mr;
 	SendSlot sends[SEND_SLOTS];
+	uint32_t free_sends[SEND_SLOTS]; /* the slots not busy, a stack */
+	uint32_t n_free_sends;
 	uint64_t answered, refused;
 	/* the first completion with an error: the QP is in the error state (on Soft-RoCE, a send
 	 * while the netdev is down puts it there) and sends and receives nothing any more */
@@ -285,19 +291,23 @@ static int recv_post(ProbeLink *l, uint32_t slot) {
 }
 
 static int send_slot_take(ProbeLink *l, uint32_t *ret) {
-	for (uint32_t i = 0; i < SEND_SLOTS; i++)
-		if (!l->sends[i].busy) {
-			l->sends[i].busy = true;
-			*ret = i;
-			return 0;
-		}
-	return -ENOBUFS;
+	uint32_t i;
+
+	if (l->n_free_sends == 0)
+		return -ENOBUFS;
+	i = l->free_sends[--l->n_free_sends];
+	l->sends[i].busy = true;
+	*ret = i;
+	return 0;
 }
 
 static void send_slot_release(ProbeLink *l, uint32_t slot) {
+	if (!l->sends[slot].busy)
+		return;
 	if (l->sends[slot].ah)
 		ibv_destroy_ah(l->sends[slot].ah);
 	l->sends[slot] = (SendSlot){ 0 };
+	l->free_sends[l->n_free_sends++] = slot;
 }
 
 /* m from slot's buffer to qpn behind ah. */
@@ -369,6 +379,8 @@ int probe_link_new(ProbeTransport *t, const struct sockaddr *addr, uint16_t port
 	if (!l)
 		return -ENOMEM;
 	l->kind = ID_LINK;
+	for (uint32_t i = SEND_SLOTS; i > 0; i--)
+		l->free_sends[l->n_free_sends++] = i - 1;
 	l->t = t;
 	if (rdma_create_id(t->channel, &l->id, l, RDMA_PS_UDP) < 0)
 		return -errno;
@@ -528,16 +540,23 @@ static void link_received(ProbeLink *l, const Completion *c, uint32_t slot, uint
 static int link_completed(ProbeLink *l, const Completion *c, uint64_t now_ns) {
 	uint32_t kind = (uint32_t) (c->wc.wr_id >> 32), slot = (uint32_t) c->wc.wr_id;
 
-	if (c->wc.status != IBV_WC_SUCCESS && l->failure == IBV_WC_SUCCESS)
+	/* a send in error, or receives flushed: the QP is in the error state. A receive in error
+	 * otherwise (a datagram longer than a probe: local length error) is that datagram's
+	 * alone, refused. */
+	if (c->wc.status != IBV_WC_SUCCESS && l->failure == IBV_WC_SUCCESS &&
+	    (kind == WR_SEND || c->wc.status == IBV_WC_WR_FLUSH_ERR))
 		l->failure = c->wc.status;
 	if (kind == WR_SEND && slot < SEND_SLOTS) {
 		if (c->stamped && c->wc.status == IBV_WC_SUCCESS && l->sends[slot].request)
 			stamp_put(l, l->sends[slot].path, l->sends[slot].seq, c->ticks);
 		send_slot_release(l, slot);
 	} else if (kind == WR_RECV && slot < RECV_SLOTS) {
+		if (c->wc.status == IBV_WC_WR_FLUSH_ERR)
+			return 0; /* the QP is in error: made again by the caller */
 		if (c->wc.status != IBV_WC_SUCCESS)
-			return 0; /* flushed: the QP is in error */
-		link_received(l, c, slot, now_ns);
+			l->refused++;
+		else
+			link_received(l, c, slot, now_ns);
 		return recv_post(l, slot);
 	}
 	return 0;

@@ -86,7 +86,7 @@ bool probe_link_device_timestamps(const ProbeLink *l);
 /* Whether its completions are read from an extended CQ (ibv_create_cq_ex()), as they must be for
  * device timestamps; a provider without one gets a plain CQ. */
 bool probe_link_cq_extended(const ProbeLink *l);
-/* NULL, or why the link's QP stopped (the status of its first completion in error): it sends
+/* NULL, or why the link's QP stopped (its first send in error, or its receives flushed): it sends
  * and receives nothing any more, and is to be freed and made again. */
 const char *probe_link_failure(const ProbeLink *l);
 
