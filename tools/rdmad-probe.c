@@ -79,7 +79,7 @@ typedef struct Path {
 	uint64_t due_ns;   /* its next probe */
 	uint64_t seq;
 	Pending pending[OUTSTANDING];
-	uint64_t sent, lost, late;
+	uint64_t sent, lost;
 	unsigned silent;      /* probes lost in a row since the last answer */
 	unsigned silent_made; /* ... since p was made: SILENT_MAX of them, and it is made again */
 	bool device_clock;    /* its last answer was timed by the device's clock */
@@ -156,7 +156,7 @@ static void on_reply(void *userdata, uint32_t id, uint64_t seq, uint64_t sent_ns
 			p->last_success = now_realtime();
 			return;
 		}
-	p->late++; /* after its timeout, counted lost already */
+	/* not pending: answered after its timeout, counted lost already */
 }
 
 static void path_reset(Path *p);
@@ -842,6 +842,26 @@ static void prober_done(Prober *pr) {
 	sd_event_unref(pr->event);
 }
 
+/* A whole decimal number from 1 to max: "1s" or "7473x" is refused, not read as 1 or 7473. */
+static int number_parse(const char *s, unsigned max, unsigned *ret) {
+	unsigned long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v == 0 || v > max)
+		return -EINVAL;
+	*ret = (unsigned) v;
+	return 0;
+}
+
+static int usage_error(const char *option, const char *value) {
+	fprintf(stderr, "rdmad-probe: %s: '%s' is not a number in range\n", option, value);
+	return 2;
+}
+
 int main(int argc, char **argv) {
 	enum {
 		ARG_LINK = 0x100,
@@ -888,10 +908,13 @@ int main(int argc, char **argv) {
 				fprintf(stderr, "--link NAME=ADDR: %s\n", optarg);
 				return 2;
 			}
-			given[n_given++] = (ProbeLinkInfo){
+			given[n_given] = (ProbeLinkInfo){
 				.name = strndup(optarg, (size_t) (eq - optarg)),
 				.address = strdup(eq + 1),
 			};
+			if (!given[n_given].name || !given[n_given].address)
+				return 1;
+			n_given++;
 			break;
 		}
 		case ARG_PEER: {
@@ -909,13 +932,16 @@ int main(int argc, char **argv) {
 			cli.mesh = true;
 			break;
 		case ARG_PORT:
-			cli.port = (unsigned) strtoul(optarg, NULL, 10);
+			if (number_parse(optarg, 65535, &cli.port) < 0)
+				return usage_error("--port", optarg);
 			break;
 		case ARG_INTERVAL:
-			cli.interval_ms = (unsigned) strtoul(optarg, NULL, 10);
+			if (number_parse(optarg, 3600000, &cli.interval_ms) < 0)
+				return usage_error("--interval MS", optarg);
 			break;
 		case ARG_TIMEOUT:
-			cli.timeout_ms = (unsigned) strtoul(optarg, NULL, 10);
+			if (number_parse(optarg, 3600000, &cli.timeout_ms) < 0)
+				return usage_error("--timeout MS", optarg);
 			break;
 		case ARG_METRICS:
 			pr.metrics_path = optarg;
@@ -926,9 +952,14 @@ int main(int argc, char **argv) {
 		case ARG_LINKS_FILE:
 			pr.links_file = optarg;
 			break;
-		case ARG_WINDOW:
-			pr.window_ns = strtoull(optarg, NULL, 10) * NSEC_PER_SEC;
+		case ARG_WINDOW: {
+			unsigned secs;
+
+			if (number_parse(optarg, 86400, &secs) < 0)
+				return usage_error("--window SECONDS", optarg);
+			pr.window_ns = secs * NSEC_PER_SEC;
 			break;
+		}
 		default:
 			return 2;
 		}

@@ -139,7 +139,7 @@ int main(int argc, char **argv) {
 			break;
 	}
 	if (answered > 0) {
-		size_t n = answered < sizeof(rtts_ns) / sizeof(rtts_ns[0]) ? answered : 0;
+		size_t n = answered < ELEMENTSOF(rtts_ns) ? answered : ELEMENTSOF(rtts_ns);
 
 		qsort(rtts_ns, n, sizeof(uint64_t), u64_compare);
 		printf("sent %" PRIu64 " answered %" PRIu64 " p50_us %.1f max_us %.1f\n", sent_seq,
