@@ -86,66 +86,44 @@ int probe_settings_set(ProbeSettings *s, const char *key, const char *value) {
 	return 0;
 }
 
-/* The probe.* rows of the link at path: 1 when it declares one, 0 when none. */
-static int link_probe_settings(sd_bus *bus, const char *path, ProbeSettings *ret) {
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	ProbeSettings s = { .interval_ms = PROBE_INTERVAL_MS_DEFAULT,
-			    .timeout_ms = PROBE_TIMEOUT_MS_DEFAULT,
-			    .mesh = true,
-			    .port = PROBE_PORT_DEFAULT };
+/* The probe.* rows of the Settings variant at reply's position into s; *declared when one is
+ * there. */
+static int settings_read(sd_bus_message *reply, ProbeSettings *s, bool *declared) {
 	const char *key, *desired, *current, *result, *error;
-	bool declared = false;
 	int r;
 
-	r = sd_bus_get_property(bus, RDMAD_BUS_NAME, path, RDMAD_LINK_IFACE, "Settings", NULL,
-				&reply, "a(sssss)");
-	if (r < 0)
-		return r;
-	r = sd_bus_message_enter_container(reply, 'a', "(sssss)");
+	r = sd_bus_message_enter_container(reply, 'v', "a(sssss)");
+	if (r >= 0)
+		r = sd_bus_message_enter_container(reply, 'a', "(sssss)");
 	while (r >= 0 && (r = sd_bus_message_read(reply, "(sssss)", &key, &desired, &current,
 						  &result, &error)) > 0) {
 		if (strncmp(key, "probe.", 6) != 0)
 			continue;
-		declared = true;
-		r = probe_settings_set(&s, key, desired);
+		*declared = true;
+		r = probe_settings_set(s, key, desired);
 	}
-	if (r < 0 || !declared) {
-		strv_free(s.peers);
-		return r < 0 ? r : 0;
-	}
-	*ret = s;
-	return 1;
+	if (r >= 0)
+		r = sd_bus_message_exit_container(reply);
+	if (r >= 0)
+		r = sd_bus_message_exit_container(reply);
+	return r;
 }
 
-/* The address of the link at path's published GID, or NULL (none published); -EAGAIN when the
- * published index is not among the link's Gids yet: two properties read one after the other,
- * between two of rdmad's updates (a GID moved: read again, rather than take it for gone). */
-static int link_address(sd_bus *bus, const char *path, char **ret) {
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	int32_t preferred = -1;
-	uint32_t index;
+/* The address of the GID at index in the Gids variant at reply's position (its IPv4 address,
+ * or the IPv6 GID itself); *ret left NULL when index is not there. */
+static int gid_address(sd_bus_message *reply, int32_t index, char **ret) {
 	const char *gid, *type, *netdev, *ipv4;
+	uint32_t i;
 	int r;
 
-	r = sd_bus_get_property_trivial(bus, RDMAD_BUS_NAME, path, RDMAD_LINK_IFACE,
-					"PreferredGidIndex", NULL, 'i', &preferred);
-	if (r < 0)
-		return r;
-	*ret = NULL;
-	if (preferred < 0)
-		return 0;
-	r = sd_bus_get_property(bus, RDMAD_BUS_NAME, path, RDMAD_LINK_IFACE, "Gids", NULL, &reply,
-				"a(ussss)");
-	if (r < 0)
-		return r;
-	r = sd_bus_message_enter_container(reply, 'a', "(ussss)");
-	if (r < 0)
-		return r;
-	while ((r = sd_bus_message_read(reply, "(ussss)", &index, &gid, &type, &netdev, &ipv4)) >
-	       0) {
+	r = sd_bus_message_enter_container(reply, 'v', "a(ussss)");
+	if (r >= 0)
+		r = sd_bus_message_enter_container(reply, 'a', "(ussss)");
+	while (r >= 0 &&
+	       (r = sd_bus_message_read(reply, "(ussss)", &i, &gid, &type, &netdev, &ipv4)) > 0) {
 		struct in6_addr a;
 
-		if (index != (uint32_t) preferred)
+		if (index < 0 || i != (uint32_t) index || *ret)
 			continue;
 		if (*ipv4)
 			*ret = strdup(ipv4);
@@ -153,12 +131,71 @@ static int link_address(sd_bus *bus, const char *path, char **ret) {
 			*ret = strdup(gid);
 		else
 			return -EBADMSG;
-		return *ret ? 0 : -ENOMEM;
+		if (!*ret)
+			return -ENOMEM;
 	}
-	return r < 0 ? r : -EAGAIN;
+	if (r >= 0)
+		r = sd_bus_message_exit_container(reply);
+	if (r >= 0)
+		r = sd_bus_message_exit_container(reply);
+	return r;
 }
 
-int probe_links_from_rdmad(sd_bus *bus, ProbeLinkInfo **ret, size_t *ret_n) {
+/* The link at path, from one GetAll of its properties: a consistent snapshot (reading
+ * PreferredGidIndex and Gids in two calls could fall between two of rdmad's updates, and find
+ * the published index missing from the Gids). 1 with its probe settings and the address of its
+ * published GID; 0 when it declares no probe key or publishes no GID. */
+static int link_read(sd_bus *bus, const char *path, ProbeSettings *ret_settings,
+		     char **ret_address) {
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	ProbeSettings s = { .interval_ms = PROBE_INTERVAL_MS_DEFAULT,
+			    .timeout_ms = PROBE_TIMEOUT_MS_DEFAULT,
+			    .mesh = true,
+			    .port = PROBE_PORT_DEFAULT };
+	_cleanup_free_ char *address = NULL;
+	bool declared = false;
+	int32_t preferred = -1;
+	int r;
+
+	r = sd_bus_call_method(bus, RDMAD_BUS_NAME, path, "org.freedesktop.DBus.Properties",
+			       "GetAll", NULL, &reply, "s", RDMAD_LINK_IFACE);
+	if (r < 0)
+		return r;
+	/* two passes over the dictionary: Gids is read once PreferredGidIndex is known */
+	for (int pass = 0; r >= 0 && pass < 2; pass++) {
+		const char *name;
+
+		r = pass == 0 ? 0 : sd_bus_message_rewind(reply, true);
+		if (r >= 0)
+			r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+		while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+			r = sd_bus_message_read(reply, "s", &name);
+			if (r >= 0 && pass == 0 && streq(name, "Settings"))
+				r = settings_read(reply, &s, &declared);
+			else if (r >= 0 && pass == 0 && streq(name, "PreferredGidIndex"))
+				r = sd_bus_message_read(reply, "v", "i", &preferred);
+			else if (r >= 0 && pass == 1 && streq(name, "Gids"))
+				r = gid_address(reply, preferred, &address);
+			else if (r >= 0)
+				r = sd_bus_message_skip(reply, "v");
+			if (r >= 0)
+				r = sd_bus_message_exit_container(reply);
+		}
+		if (r >= 0)
+			r = sd_bus_message_exit_container(reply);
+		if (r >= 0 && (!declared || preferred < 0))
+			break; /* nothing to probe from: Gids not needed */
+	}
+	if (r < 0 || !declared || !address) {
+		strv_free(s.peers);
+		return r < 0 ? r : 0;
+	}
+	*ret_settings = s;
+	*ret_address = TAKE_PTR(address);
+	return 1;
+}
+
+int probe_links_from_rdmad(sd_bus *bus, char *const *names, ProbeLinkInfo **ret, size_t *ret_n) {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	ProbeLinkInfo *l = NULL;
 	size_t n = 0;
@@ -172,24 +209,16 @@ int probe_links_from_rdmad(sd_bus *bus, ProbeLinkInfo **ret, size_t *ret_n) {
 	r = sd_bus_message_enter_container(reply, 'a', "(sos)");
 	while (r >= 0 && (r = sd_bus_message_read(reply, "(sos)", &name, &path, &state)) > 0) {
 		_cleanup_free_ char *address = NULL;
+		ProbeSettings settings = { 0 };
 		ProbeLinkInfo *x;
 
-		ProbeSettings settings = { 0 };
-
-		if (streq(state, "unmanaged"))
+		if (streq(state, "unmanaged") || (names && !strv_contains(names, name)))
 			continue;
-		r = link_probe_settings(bus, path, &settings);
+		r = link_read(bus, path, &settings, &address);
 		if (r < 0)
 			break;
-		if (r == 0) /* no probe key declared for it */
+		if (r == 0) /* no probe key declared for it, or no GID published */
 			continue;
-		r = link_address(bus, path, &address);
-		if (r < 0 || !address) {
-			strv_free(settings.peers);
-			if (r < 0)
-				break;
-			continue;
-		}
 		x = reallocarray(l, n + 1, sizeof(ProbeLinkInfo));
 		if (!x) {
 			strv_free(settings.peers);

@@ -35,8 +35,7 @@ bool probe_settings_equal(const ProbeSettings *a, const ProbeSettings *b);
  * not have published. Keys of other sections are left alone (0). */
 int probe_settings_set(ProbeSettings *s, const char *key, const char *value);
 
-/* The links that publish a GID and declare a probe key, in ListLinks' order. Links without a
- * GID (pending, unmanaged, no address) are left out: nothing can be probed from them. -EAGAIN
- * when a link's published index is not among its Gids yet (read between two updates): read
- * again. */
-int probe_links_from_rdmad(sd_bus *bus, ProbeLinkInfo **ret, size_t *ret_n);
+/* The links that publish a GID and declare a probe key, in ListLinks' order; of names only
+ * when given (rdmad's probe.links: the others are not asked). Links without a GID (pending,
+ * unmanaged, no address) are left out: nothing can be probed from them. */
+int probe_links_from_rdmad(sd_bus *bus, char *const *names, ProbeLinkInfo **ret, size_t *ret_n);

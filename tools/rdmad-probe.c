@@ -99,7 +99,7 @@ typedef struct Prober {
 	sd_event_source *cm_io, *tick, *refresh;
 	Link links[MAX_LINKS];
 	uint64_t window_ns; /* of the figures rdmactl probe shows: a minute */
-	const char *metrics_path, *state_path, *links_file;
+	const char *metrics_path, *state_path, *links_file, *links_file_name;
 	uint64_t written_ns;		/* when the files were last written */
 	int metrics_error, state_error; /* of the last write, said when it changes */
 	Path *paths;
@@ -566,6 +566,18 @@ static void link_close(Link *l) {
 /* An endpoint that could not be made, or whose QP failed, is made again this much later. */
 #define ENDPOINT_RETRY_NS (5 * NSEC_PER_SEC)
 
+/* A link no longer probed: its paths both ways removed, its endpoint closed, its slot free. */
+static void link_forget(Prober *pr, Link *l) {
+	for (size_t k = pr->n_paths; k > 0; k--)
+		if (pr->paths[k - 1].from == l || pr->paths[k - 1].to_link == l)
+			path_remove(pr, k - 1);
+	link_close(l);
+	free(l->name);
+	free(l->addr_text);
+	strv_free(l->settings.peers);
+	*l = (Link){ 0 };
+}
+
 /* Its endpoint: a failure is the link's (said once, its paths wait, and it is tried again),
  * not the prober's. */
 static int link_open(Prober *pr, Link *l) {
@@ -657,24 +669,24 @@ static int prober_links_update(Prober *pr, const ProbeLinkInfo *infos, size_t n)
 				path_reset(p);
 			}
 		}
-		link_close(l);
 		if (!moved) {
 			/* gone, or its settings changed: made again below, with new paths */
 			fprintf(stderr, "%s: %s\n", l->name,
 				x ? "probe settings changed" : "no longer published, not probed");
-			l->name = mfree(l->name);
-			l->addr_text = mfree(l->addr_text);
-			l->settings.peers = strv_free(l->settings.peers);
+			link_forget(pr, l);
 			continue;
 		}
+		link_close(l);
 		fprintf(stderr, "%s: now at %s (was %s)\n", l->name, x->address, l->addr_text);
 		free(l->addr_text);
 		l->addr_text = strdup(x->address);
-		if (!l->addr_text || probe_address_parse(x->address, &l->addr) < 0)
-			return -ENOMEM;
-		r = link_open(pr, l);
-		if (r < 0)
+		r = l->addr_text ? probe_address_parse(x->address, &l->addr) : -ENOMEM;
+		if (r >= 0)
+			r = link_open(pr, l);
+		if (r < 0) {
+			link_forget(pr, l); /* a new link at the next refresh */
 			return r;
+		}
 	}
 	for (size_t k = 0; k < n; k++) {
 		Link *l = NULL;
@@ -693,25 +705,65 @@ static int prober_links_update(Prober *pr, const ProbeLinkInfo *infos, size_t n)
 			     .addr_text = strdup(infos[k].address),
 			     .settings = infos[k].settings };
 		l->settings.peers = strv_copy(infos[k].settings.peers);
-		if (!l->name || !l->addr_text || (infos[k].settings.peers && !l->settings.peers))
-			return -ENOMEM;
-		if (probe_address_parse(infos[k].address, &l->addr) < 0)
-			return -EINVAL;
-		r = link_open(pr, l);
+		r = !l->name || !l->addr_text || (infos[k].settings.peers && !l->settings.peers)
+			    ? -ENOMEM
+			    : probe_address_parse(infos[k].address, &l->addr);
+		if (r >= 0)
+			r = link_open(pr, l);
 		if (r >= 0)
 			r = link_paths_add(pr, l);
-		if (r < 0)
+		if (r < 0) {
+			/* not half made: the slot is free again, and the next refresh adds it */
+			link_forget(pr, l);
 			return r;
+		}
 	}
+	return 0;
+}
+
+/* rdmad's probe.links: the names of the links that declare a probe key, a line each. NULL in
+ * *ret without the file (then every managed link is asked). */
+static int links_file_read(const char *path, char ***ret) {
+	_cleanup_free_ char *line = NULL;
+	char **names = NULL;
+	size_t size = 0;
+	ssize_t n;
+	FILE *f;
+	int r = 0;
+
+	*ret = NULL;
+	if (!path)
+		return 0;
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	while (r >= 0 && (n = getline(&line, &size, f)) > 0) {
+		if (line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		if (*line)
+			r = strv_extend(&names, line);
+	}
+	fclose(f);
+	if (r < 0) {
+		strv_free(names);
+		return r;
+	}
+	*ret = names;
 	return 0;
 }
 
 static int links_refresh(Prober *pr) {
 	ProbeLinkInfo *infos = NULL;
+	char **names = NULL;
 	size_t n = 0;
 	int r;
 
-	r = probe_links_from_rdmad(pr->bus, &infos, &n);
+	/* only the links rdmad lists there are asked for their properties: at thousands of
+	 * managed links, asking each at every refresh would hold the loop */
+	r = links_file_read(pr->links_file, &names);
+	if (r >= 0)
+		r = probe_links_from_rdmad(pr->bus, names, &infos, &n);
+	strv_free(names);
 	if (r < 0)
 		return r;
 	r = prober_links_update(pr, infos, n);
@@ -743,9 +795,7 @@ static int on_refresh(sd_event_source *s, uint64_t usec, void *userdata) {
 	Prober *pr = userdata;
 	int r = links_refresh(pr);
 
-	if (r == -EAGAIN) /* read between two of rdmad's updates: nothing changed, read again */
-		refresh_schedule(pr);
-	else if (r < 0)
+	if (r < 0)
 		fprintf(stderr, "Failed to follow rdmad's links: %s\n", strerror(-r));
 	return 0;
 }
@@ -756,13 +806,18 @@ static int on_rdmad_changed(sd_bus_message *m, void *userdata, sd_bus_error *err
 }
 
 /* rdmad removed probe.links: no link declares a probe key any more */
+/* rdmad rewrote probe.links (the links to ask changed: read again), or removed it (no link
+ * declares a probe key any more: leave). Other files of the directory are not looked at. */
 static int on_links_file(sd_event_source *s, const struct inotify_event *ev, void *userdata) {
 	Prober *pr = userdata;
 
+	if (ev->len == 0 || !streq(ev->name, pr->links_file_name))
+		return 0;
 	if (access(pr->links_file, F_OK) < 0 && errno == ENOENT) {
 		fprintf(stderr, "%s removed: no link to probe\n", pr->links_file);
 		return sd_event_exit(pr->event, 0);
 	}
+	refresh_schedule(pr);
 	return 0;
 }
 
@@ -774,9 +829,13 @@ static int prober_setup(Prober *pr, ProbeLinkInfo *given, size_t n_given) {
 
 		if (!d)
 			return -ENOMEM;
+		pr->links_file_name = strrchr(pr->links_file, '/')
+					      ? strrchr(pr->links_file, '/') + 1
+					      : pr->links_file;
 		/* the directory's: rdmad replaces the file by a rename, which a watch on the file
 		 * itself would take for its removal */
-		r = sd_event_add_inotify(pr->event, NULL, dirname(d), IN_DELETE | IN_MOVED_FROM,
+		r = sd_event_add_inotify(pr->event, NULL, dirname(d),
+					 IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE,
 					 on_links_file, pr);
 		if (r < 0)
 			return r;
