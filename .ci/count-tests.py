@@ -5,6 +5,9 @@
 # With --failures, print instead each test that did not pass, with the end of its output: the
 # CI shows only the tail of .ci/run's output, so a failure must be named there, next to the
 # count, not only hundreds of lines above it.
+#
+# With --slowest N, print instead the N longest tests of each log with their wall time: where
+# the CI's minutes go, seen the day a test grows.
 import json
 import os
 import sys
@@ -15,6 +18,21 @@ args = sys.argv[1:]
 failures = args[:1] == ["--failures"]
 if failures:
     args = args[1:]
+if args[:1] == ["--slowest"]:
+    n = int(args[1])
+    for path in args[2:]:
+        build = os.path.basename(os.path.dirname(os.path.dirname(path)))
+        try:
+            rows = [json.loads(x) for x in open(path).read().splitlines() if x.strip()]
+        except OSError:
+            continue
+        rows.sort(key=lambda r: -r.get("duration", 0))
+        total = sum(r.get("duration", 0) for r in rows)
+        print(f"{build}: {len(rows)} tests, {total:.0f} s of test time "
+              f"(two run at a time)")
+        for r in rows[:n]:
+            print(f"  {r.get('duration', 0):6.0f}  {r.get('name')}")
+    sys.exit(0)
 
 passed = failed = skipped = 0
 for path in args:
