@@ -104,6 +104,22 @@ within() { # within SECONDS CMD...: CMD every 0.2 s until it succeeds, for SECON
 	done
 }
 
+# Verdicts on RDMA traffic come from what crossed the wire, never from a tool's exit status:
+# rping's server can exit 255 after a complete exchange (its CM thread reads the event channel
+# the main thread destroyed: "rdma_get_cm_event: Bad file descriptor" after DISCONNECT,
+# rdma-core 44), and perftest's exit status covers its teardown and clock calibration too.
+rping_answered() { # rping_answered LOG: the pings an rping client (-v) got answered
+	grep -c '^ping data' "$1"
+}
+rping_served() { # rping_served LOG: the pings an rping server (-v) answered
+	grep -c '^server ping data' "$1"
+}
+bw_completed() { # bw_completed LOG ITERATIONS: perftest's client printed its result row with
+	# ITERATIONS done (ib_write_bw -n: an RC write completes once the peer acknowledged it)
+	awk -v n="$2" '/#bytes/ { f = 1; next } f && $1 ~ /^[0-9]+$/ { ok = $2 == n; exit }
+		END { exit !ok }' "$1"
+}
+
 tcp_listening() { # tcp_listening PORT: a TCP socket listens on PORT (a perftest server's)
 	local hex
 	hex=$(printf '%04X' "$1")

@@ -228,11 +228,10 @@ server=$!
 # the client fails at once if the server is not listening yet: wait for it, not a fixed time
 wait_until 20 tcp_listening 18515 || diag "ib_write_bw's server does not listen"
 
-check "ib_write_bw -x \$(rdmactl gid ...) between the two rdmad-managed links" \
-	logged "$VM_LOGDIR/bw-client.log" timeout 60 \
-	ib_write_bw -F -d rxe1 -x "$gid1" -n 100 -p 18515 192.0.2.1
-wait "$server"
-check "ib_write_bw server side completed" test $? -eq 0
+timeout 60 ib_write_bw -F -d rxe1 -x "$gid1" -n 100 -p 18515 192.0.2.1 > "$VM_LOGDIR/bw-client.log" 2>&1
+check "ib_write_bw -x \$(rdmactl gid ...) between the two rdmad-managed links: 100 writes" \
+	bw_completed "$VM_LOGDIR/bw-client.log" 100
+wait "$server" || diag "ib_write_bw's server exited $?"
 
 # Links rdmad created and no profile declares any more are removed; others never are.
 rdma link add rxe9 type rxe netdev lo 2> /dev/null || ip link add dummy9 type dummy

@@ -48,19 +48,17 @@ capture_start
 ib_write_bw -F -d rxe0 -x "$gid0" -n 200 -s 65536 -p 18515 > /tmp/bw-server.log 2>&1 &
 server=$!
 wait_until 20 tcp_listening 18515 || diag "ib_write_bw's server does not listen"
-check "ib_write_bw rxe1 -> rxe0 (RC, RoCE v2 IPv4 GID $gid1 -> $gid0)" \
-	logged /tmp/bw-client.log timeout 60 \
-	ib_write_bw -F -d rxe1 -x "$gid1" -n 200 -s 65536 -p 18515 192.0.2.1
-wait "$server"
-check "ib_write_bw server side completed" test $? -eq 0
+timeout 60 ib_write_bw -F -d rxe1 -x "$gid1" -n 200 -s 65536 -p 18515 192.0.2.1 \
+	> /tmp/bw-client.log 2>&1
+wait "$server" || diag "ib_write_bw's server exited $?"
 result=$(grep -A1 '#bytes' /tmp/bw-client.log | tail -n1)
 diag "ib_write_bw: $result"
 # The bandwidth is a figure: perftest calibrates its clock against gettimeofday(), which under
 # TCG on a loaded host can fail (r^2 < 0.9: -F makes it report 0 instead of exiting 1). That all
 # 200 writes of 64 KiB completed is the verdict.
 # shellcheck disable=SC2016 # an awk program
-check "ib_write_bw completed 200 writes of 64 KiB" awk '{ exit !($1 == 65536 && $2 == 200) }' \
-	<<< "$result"
+check "ib_write_bw rxe1 -> rxe0 (RC, RoCE v2 IPv4 GID $gid1 -> $gid0): 200 writes of 64 KiB" \
+	awk '{ exit !($1 == 65536 && $2 == 200) }' <<< "$result"
 is "raw verbs packets ignore default_roce_tos" "$(capture_stop)" "tos 0x0"
 
 # ---- rdma_cm -------------------------------------------------------------------------------
@@ -68,11 +66,10 @@ capture_start
 rping -s -a 192.0.2.1 -C 5 -v > /tmp/rping-server.log 2>&1 &
 server=$!
 wait_until 20 cm_listening 7174 || diag "rping's server does not listen"
-check "rping rxe1 -> rxe0 (rdma_cm, 5 pings)" logged /tmp/rping-client.log \
-	timeout 60 rping -c -a 192.0.2.1 -I 192.0.2.2 -C 5 -v
-wait "$server"
-check "rping server side completed" test $? -eq 0
-is "rping received 5 replies" "$(grep -c '^ping data' /tmp/rping-client.log)" 5
+timeout 60 rping -c -a 192.0.2.1 -I 192.0.2.2 -C 5 -v > /tmp/rping-client.log 2>&1
+wait "$server" || diag "rping's server exited $?"
+is "rping rxe1 -> rxe0 (rdma_cm): 5 pings answered" "$(rping_answered /tmp/rping-client.log)" 5
+is "... 5 served by rxe0's side" "$(rping_served /tmp/rping-server.log)" 5
 is "rdma_cm packets carry the client's default_roce_tos $TOS" "$(capture_stop)" \
 	"$(printf 'tos 0x%x' "$TOS")"
 cat /tmp/bw-client.log /tmp/rping-client.log

@@ -21,8 +21,14 @@ ip addr add 192.0.2.3/24 dev veth1
 wait_until 20 has_gid rxe1 1 "$(gid_of_ipv4 192.0.2.3)" || bail "rxe1 has no GID for 192.0.2.3"
 route_over_wire veth0 192.0.2.1 veth1 192.0.2.2
 ip route add 192.0.2.3/32 dev veth0 src 192.0.2.1 table 100
+# what reaches veth0 on the RoCE port, for the whole run: the wire's side of each verdict
+tcpdump -Z root -l -n -i veth0 udp dst port 4791 > "$VM_LOGDIR/veth0.pcap.txt" 2> "$VM_LOGDIR/tcpdump.err" &
+TCPDUMP=$!
+wait_until 20 grep -q "listening on" "$VM_LOGDIR/tcpdump.err" || bail "tcpdump on veth0 does not start"
 
-# rping_from SRC: rdma_cm rxe1 (bound to SRC) -> rxe0, 3 pings, the client given 15 s
+# rping_from SRC: rdma_cm rxe1 (bound to SRC) -> rxe0, 3 pings, the client given 15 s; passes
+# when all 3 were answered. Judged by the pings, not rping's exit status (lib.sh, rping_answered:
+# its teardown can fail after a complete exchange).
 rping_from() {
 	local server rc=0
 	rping -s -a 192.0.2.1 -C 3 > "$VM_LOGDIR/rping-server.log" 2>&1 &
@@ -32,9 +38,26 @@ rping_from() {
 	echo "$rc" > "$VM_LOGDIR/rping-$1.rc"
 	kill "$server" 2> /dev/null
 	wait "$server" 2> /dev/null
-	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data' "$VM_LOGDIR/rping-$1.log")" -eq 3 ]
+	[ "$(rping_answered "$VM_LOGDIR/rping-$1.log")" -eq 3 ]
 }
-rping_refused() { ! rping_from "$1"; }
+# roce_from SRC: UDP 4791 packets from SRC that reached veth0 in this run. tcpdump sees a packet
+# as it arrives, before netfilter's input hook: a packet rdmad's chain dropped is counted too.
+roce_from() {
+	grep -c "IP $1\.[0-9]* > 192\.0\.2\.1\.4791: UDP" "$VM_LOGDIR/veth0.pcap.txt"
+}
+roce_grew() { [ "$(roce_from "$1")" -gt "$2" ]; }
+# rping_refused SRC: none of the pings answered, while SRC's RoCE packets did reach veth0: the
+# drop is rdmad's rule, not a route or a link that carried nothing
+rping_refused() {
+	local before
+	before=$(roce_from "$1")
+	rping_from "$1"
+	[ "$(rping_answered "$VM_LOGDIR/rping-$1.log")" -eq 0 ] || return 1
+	wait_until 20 roce_grew "$1" "$before" || {
+		diag "no RoCE packet from $1 reached veth0"
+		return 1
+	}
+}
 # the ruleset without rdmad's table, as JSON
 others() {
 	nft -j list ruleset | jq -S 'del(.nftables[] | select(.table.name == "rdmad" or
@@ -107,5 +130,6 @@ check "the key removed and rdmad reloaded: table inet rdmad is removed" wait_unt
 check "rping from 192.0.2.3 passes again" rping_from 192.0.2.3
 kill "$RDMAD"
 wait "$RDMAD" 2> /dev/null
+kill "$TCPDUMP"
 check "rdmad logged the removal" grep -q 'security.roce-allow-from table inet rdmad .* -> table inet rdmad: absent' "$VM_LOGDIR/rdmad.log"
 done_testing
