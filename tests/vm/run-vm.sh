@@ -207,7 +207,8 @@ if [ "$variant" = light ]; then guest_dir=/vm/guest; else guest_dir=$HERE/guest;
 {
 	echo "#!/bin/bash"
 	printf 'export %s=%q\n' VM_VARIANT "$variant" VM_SCENARIO "$scenario" \
-		VM_BINS "${bins[*]-}" VM_SHELL "$shell" VM_LIB "$guest_dir/lib.sh"
+		VM_BINS "${bins[*]-}" VM_SHELL "$shell" VM_LIB "$guest_dir/lib.sh" \
+		VM_KERNEL_RELEASE "$kver"
 	for e in ${envs[@]+"${envs[@]}"}; do
 		printf 'export %s=%q\n' "${e%%=*}" "${e#*=}"
 	done

@@ -12,7 +12,11 @@ set -uo pipefail
 . "$VM_LIB"
 
 is "PID 1 is systemd" "$(cat /proc/1/comm)" systemd
-is "the kernel is the VM's" "$(uname -r)" "$(ls /lib/modules)"
+# the release run-vm.sh booted (the host's /lib/modules may hold others: headers of another
+# kernel, installed for a module build, bring a directory there)
+is "the kernel is the VM's ($VM_KERNEL_RELEASE)" "$(uname -r)" "$VM_KERNEL_RELEASE"
+is "... and its modules are the ones mounted at /lib/modules/$VM_KERNEL_RELEASE" \
+	"$(modinfo -F vermagic veth | cut -d' ' -f1)" "$VM_KERNEL_RELEASE"
 diag "system state: $(systemctl is-system-running 2>&1)"
 diag "failed units: $(systemctl list-units --state=failed --no-legend --plain | awk '{print $1}')"
 for unit in systemd-journald.service systemd-udevd.service dbus.socket; do
