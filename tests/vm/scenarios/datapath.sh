@@ -37,7 +37,9 @@ capture_start() { # RoCE v2 packets rxe1 sends, with their IPv4 header (tos)
 	wait_until 20 grep -q "listening on" /tmp/capture.err
 }
 capture_stop() { # prints the distinct ToS values seen
-	sleep 0.3
+	# tcpdump writes each packet's line (-l) as it reads it: the last packet of the exchange is
+	# in the log once it is seen, not after a fixed time
+	wait_until 20 grep -q 'tos 0x' /tmp/capture.log
 	kill "$capture"
 	wait "$capture" 2> /dev/null
 	grep -o 'tos 0x[0-9a-f]*' /tmp/capture.log | sort -u | tr '\n' ' ' | sed 's/ $//'

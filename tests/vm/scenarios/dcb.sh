@@ -231,8 +231,14 @@ check "rdmactl status: qos.pfc converged again" \
 # The kernel puts the GIDs of a VLAN's addresses into the RDMA port below it; the address event
 # is on the VLAN. rdmad must look at that port again: creating the VLAN changes the lower
 # netdev (an event rdmad follows), so the address comes once that has settled.
+last_reconcile() {
+	busctl get-property org.rdmad1 /org/rdmad1 org.rdmad1.Manager LastReconcileUSec
+}
+reconciled_since() { [ "$(last_reconcile)" != "$1" ]; }
+# the reconcile the VLAN's events start has ended: the address event comes after it
+before=$(last_reconcile)
 ip link add link "$DEV" name "$DEV.100" type vlan id 100 && ip link set "$DEV.100" up
-sleep 2
+wait_until 20 reconciled_since "$before" || diag "no reconcile after the VLAN was made"
 ip addr add 198.51.100.1/24 dev "$DEV.100"
 check "a VLAN's address: its GID appears in Link.Gids (rdmad re-reads the port below)" \
 	wait_until 20 sh -c "busctl get-property org.rdmad1 /org/rdmad1/link/rxe0_2f1 org.rdmad1.Link Gids |

@@ -102,8 +102,9 @@ cat >> "$CONF/50-rxe.yaml" << 'YAML'
 match: {device: "rxe*"}
 roce: {tos: 106}
 YAML
+loaded=$(grep -c 'Loaded' "$LOG")
 kill -HUP "$RDMAD"
-sleep 1
+wait_until 20 sh -c "[ \$(grep -c Loaded $LOG) -gt $loaded ]" || diag "rdmad did not say it reloaded"
 lines=$(wc -l < "$LOG")
 end=$(($(date +%s) + 10))
 churn=0
