@@ -142,8 +142,9 @@ int main(int argc, char **argv) {
 		size_t n = answered < ELEMENTSOF(rtts_ns) ? answered : ELEMENTSOF(rtts_ns);
 
 		qsort(rtts_ns, n, sizeof(uint64_t), u64_compare);
-		printf("sent %" PRIu64 " answered %" PRIu64 " p50_us %.1f max_us %.1f\n", sent_seq,
-		       answered, rtts_ns[(n - 1) / 2] / 1e3, rtts_ns[n - 1] / 1e3);
+		printf("sent %" PRIu64 " answered %" PRIu64 " min_us %.1f p50_us %.1f max_us %.1f\n",
+		       sent_seq, answered, rtts_ns[0] / 1e3, rtts_ns[(n - 1) / 2] / 1e3,
+		       rtts_ns[n - 1] / 1e3);
 	} else
 		printf("sent %" PRIu64 " answered 0\n", sent_seq);
 	probe_path_free(p);

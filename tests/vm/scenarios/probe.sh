@@ -3,8 +3,8 @@
 # before the prober: UD datagrams over rdma_cm's UDP port space between two rxe links on a veth
 # pair, with the policy routing of selftest.sh:
 #   - a responder on rxe1's address answers every probe from rxe0's, and the other way round
-#   - netem's 5 ms on veth1 moves the round trip up by about 5 ms (a loose check here; the
-#     prober's scenario holds it to 5 +- 1.5 ms over a window)
+#   - with netem's 5 ms on veth1, no round trip is shorter than 5 ms (the prober's part below
+#     holds the p50 to 5 +- 1.5 ms over a window)
 #   - with veth1 down the probes go unanswered, and the prober exits 1, bounded
 #   - nothing answers on another port: the path fails at "connect"
 # Then rdmad-probe (work in progress: its links on the command line) on both links, --mesh,
@@ -35,22 +35,27 @@ stop_responder() {
 probe() { # probe NAME SRC DST COUNT: probe-echo's output in $VM_LOGDIR/NAME.out; its status
 	timeout 60 probe-echo "$2" "$PORT" "$3" "$4" > "$VM_LOGDIR/$1.out" 2>&1
 }
-p50() { awk '/^sent/ { for (i = 1; i < NF; i++) if ($i == "p50_us") print $(i + 1) }' \
-	"$VM_LOGDIR/$1.out"; }
+stat_us() { # stat_us NAME FIELD: a figure (min_us, p50_us, max_us) of probe-echo's summary
+	awk -v f="$2" '/^sent/ { for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' \
+		"$VM_LOGDIR/$1.out"
+}
 
 check "responder on rxe1 listens on port $PORT" responder 192.0.2.2 resp1
 probe fwd 192.0.2.1 192.0.2.2 20
 is "rxe0 -> rxe1: 20 probes, every one answered (exit 0)" "$?" 0 ||
 	diag "$(cat "$VM_LOGDIR/fwd.out")"
 diag "rxe0 -> rxe1: $(tail -n 1 "$VM_LOGDIR/fwd.out")"
-base=$(p50 fwd)
 
 check "netem: 5 ms on veth1" tc qdisc add dev veth1 root netem delay 5ms
 probe netem 192.0.2.1 192.0.2.2 20
 is "with 5 ms of netem on veth1: every probe answered" "$?" 0
 diag "netem: $(tail -n 1 "$VM_LOGDIR/netem.out")"
-check "with 5 ms of netem on veth1: p50 up by 4 ms at least (${base:-?} us before)" \
-	awk -v a="${base:-0}" -v b="$(p50 netem)" 'BEGIN { exit !(b - a >= 4000) }'
+# A fixed delay shows in the fastest round trip, which no load on this machine can lower: every
+# answer crosses veth1's netem. (A median moves with load: under ASan and TCG, 20 probes' p50
+# rose by 3.9 ms once. The prober's check below holds the p50 to 5 +- 1.5 ms over 30 s.)
+check "with 5 ms of netem on veth1: no round trip under 5 ms (min $(stat_us netem min_us) us, \
+$(stat_us fwd min_us) us before)" \
+	awk -v m="$(stat_us netem min_us)" 'BEGIN { exit !(m != "" && m >= 5000) }'
 tc qdisc del dev veth1 root
 
 ip link set veth1 down
