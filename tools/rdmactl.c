@@ -154,7 +154,11 @@ int main(int argc, char **argv) {
 		{ 0 },
 	};
 	_cleanup_strv_free_ char **config_dirs = NULL, **links = NULL;
-	Options o = { .root = "/", .port = 7472, .size = 65536, .iters = 1000, .timeout = 10,
+	Options o = { .root = "/",
+		      .port = 7472,
+		      .size = 65536,
+		      .iters = 1000,
+		      .timeout = 10,
 		      .gid_index = -1 };
 	unsigned given = 0;
 	const struct Verb *verb = NULL;
@@ -260,7 +264,8 @@ int main(int argc, char **argv) {
 			v = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || optarg[0] == '-' ||
 			    v < limits[c - ARG_PORT].min || v > limits[c - ARG_PORT].max) {
-				fprintf(stderr, "rdmactl: %s wants a number from %lu to %lu, got '%s'\n",
+				fprintf(stderr,
+					"rdmactl: %s wants a number from %lu to %lu, got '%s'\n",
 					limits[c - ARG_PORT].name, limits[c - ARG_PORT].min,
 					limits[c - ARG_PORT].max, optarg);
 				return EXIT_FAILURE;
