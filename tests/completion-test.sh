@@ -3,7 +3,8 @@
 #
 # The bash completion of rdmactl: _rdmactl on command lines split as readline splits them,
 # COMPREPLY compared with the expected set. The commands and options are those of
-# `rdmactl --help` (so a new command or option missing from the completion fails here); link
+# `rdmactl --help` (so a new command or option missing from the completion fails here), whose
+# command table must line up (a long command name once pushed its description over); link
 # names come from the fixture trees, which list their links without their netdevs present.
 #
 #   tests/completion-test.sh RDMACTL COMPLETION-FILE
@@ -83,6 +84,21 @@ check() {
 mapfile -t commands < <("$rdmactl" --help | sed -n '/^Commands:/,/^$/p' | awk 'NR > 1 && NF { print $1 }')
 mapfile -t options < <("$rdmactl" --help | sed -n '/^Options:/,$p' | grep -o -- '--[a-z][a-z-]*' | sort -u)
 
+# The command table of --help lines up: every description starts in one column (after the
+# table's last run of two blanks), and so do the arguments of the commands that take some.
+i=$((i + 1))
+columns=$("$rdmactl" --help | sed -n '/^Commands:/,/^$/p' | awk 'NR > 1 && NF {
+        match($0, /.*  /); h = RLENGTH + 1; help[h]++
+        match($0, /^  [^ ]+ +/); if (RLENGTH + 1 != h) args[RLENGTH + 1]++ }
+        END { for (c in help) printf "help:%s ", c; for (c in args) printf "args:%s ", c }')
+if [[ $columns =~ ^help:[0-9]+\ args:[0-9]+\ $ ]]; then
+        echo "ok $i - the command table of rdmactl --help lines up ($columns)"
+else
+        echo "not ok $i - the command table of rdmactl --help lines up"
+        echo "# columns where descriptions (help:) and arguments (args:) start: $columns"
+        "$rdmactl" --help | sed -n '/^Commands:/,/^$/p' | sed 's/^/# /'
+        failed=1
+fi
 check "every command of rdmactl --help" "rdmactl " "${commands[@]}"
 check "a command from its prefix" "rdmactl st" status
 check "commands sharing a prefix" "rdmactl re" reload reconcile

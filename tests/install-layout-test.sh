@@ -6,7 +6,9 @@
 # (`systemd-analyze unit-paths`), dbus-daemon's system bus configuration (the <includedir>s
 # of /usr/share/dbus-1/system.conf; <standard_system_servicedirs/> as dbus-daemon(1) lists
 # them), bash-completion's on-demand directories, polkitd's compiled-in actions directory (the
-# strings of its binary), and rdmad's own compiled profile search path. Configures scratch builds only (no compile, nothing installed). Prints TAP.
+# strings of its binary), and rdmad's own compiled profile search path; the Prometheus rules,
+# which no reader looks for in one place, in rdmad's data directory. Configures scratch builds
+# only (no compile, nothing installed). Prints TAP.
 #
 #   tests/install-layout-test.sh SOURCE_DIR
 set -euo pipefail
@@ -73,6 +75,12 @@ for k, v in json.load(open(sys.argv[1])).items():
                 "$(dirname "$(dest rdmactl | grep completions)")" "${completion_dirs[@]}"
         in_list "--prefix=$prefix: the drop-in README in the search path's first (the administrator's) dir" \
                 "$(dirname "$(dest README)")" "${search[0]}"
+        # no reader has a standard place: data under <datadir>/rdmad, not documentation that a
+        # package gzips and a minimal image drops (contrib/meson.build)
+        for rules in rdmad.rules.yml rdmad-probe.rules.yml; do
+                in_list "--prefix=$prefix: the alerting rules $rules in <datadir>/rdmad/prometheus" \
+                        "$(dirname "$(dest "$rules")")" "$prefix/share/rdmad/prometheus"
+        done
         if [[ ${search[*]} == "/etc/rdmad /run/rdmad /usr/local/lib/rdmad /usr/lib/rdmad" ]]; then
                 ok "--prefix=$prefix: search path /etc, /run, /usr/local/lib, /usr/lib (networkd's order)"
         else

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "config.h"
 #include "rdmactl.h"
@@ -66,12 +67,22 @@ static const struct Verb {
 };
 
 static void help(FILE *f) {
+	int name_width = 0, args_width = 0;
+
+	/* the columns as wide as the table's longest name and arguments */
+	for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
+		if ((int) strlen(verbs[i].name) > name_width)
+			name_width = (int) strlen(verbs[i].name);
+		if ((int) strlen(verbs[i].args) > args_width)
+			args_width = (int) strlen(verbs[i].args);
+	}
 	fprintf(f, "Usage: rdmactl [OPTIONS] COMMAND [ARGS]\n\n"
 		   "Declarative RDMA configuration: inspect, plan, and drive rdmad.\n\n"
 		   "plan and gid ask rdmad when it runs, and read the host directly when it does\n"
 		   "not or when --root/--config-dir name another host.\n\nCommands:\n");
 	for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-		fprintf(f, "  %-9s %-13s %s\n", verbs[i].name, verbs[i].args, verbs[i].help);
+		fprintf(f, "  %-*s %-*s  %s\n", name_width, verbs[i].name, args_width,
+			verbs[i].args, verbs[i].help);
 	fprintf(f, "\nOptions:\n"
 		   "  --root DIR        Read sysfs, configfs and profiles under DIR (default /)\n"
 		   "  --config-dir DIR  Read profiles from DIR instead of the drop-in dirs\n"
@@ -154,7 +165,11 @@ int main(int argc, char **argv) {
 		{ 0 },
 	};
 	_cleanup_strv_free_ char **config_dirs = NULL, **links = NULL;
-	Options o = { .root = "/", .port = 7472, .size = 65536, .iters = 1000, .timeout = 10,
+	Options o = { .root = "/",
+		      .port = 7472,
+		      .size = 65536,
+		      .iters = 1000,
+		      .timeout = 10,
 		      .gid_index = -1 };
 	unsigned given = 0;
 	const struct Verb *verb = NULL;
@@ -260,7 +275,8 @@ int main(int argc, char **argv) {
 			v = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || optarg[0] == '-' ||
 			    v < limits[c - ARG_PORT].min || v > limits[c - ARG_PORT].max) {
-				fprintf(stderr, "rdmactl: %s wants a number from %lu to %lu, got '%s'\n",
+				fprintf(stderr,
+					"rdmactl: %s wants a number from %lu to %lu, got '%s'\n",
 					limits[c - ARG_PORT].name, limits[c - ARG_PORT].min,
 					limits[c - ARG_PORT].max, optarg);
 				return EXIT_FAILURE;

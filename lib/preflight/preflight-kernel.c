@@ -34,6 +34,8 @@ static const CoreModule core_modules[] = {
  * tell, the row warns with what was looked at. */
 static int check_module(Preflight *p, const KernelModules *k, const CoreModule *m) {
 	_cleanup_free_ char *evidence = NULL, *fix = NULL;
+	/* the release in a fix's paths; unknown, the pattern: /boot/config-<release> */
+	const char *release = k->release ? k->release : "<release>";
 	ModulePresence presence;
 	int r;
 
@@ -64,7 +66,7 @@ static int check_module(Preflight *p, const KernelModules *k, const CoreModule *
 			r = asprintf(&fix,
 				     "install this kernel's modules (/lib/modules/%s), or modprobe "
 				     "%s where the kernel's modules are (a container's host)",
-				     strna(k->release), m->name);
+				     release, m->name);
 		if (r < 0)
 			return -ENOMEM;
 		return preflight_add(p, "kernel.module", m->name, PREFLIGHT_FAIL, fix,
@@ -75,7 +77,7 @@ static int check_module(Preflight *p, const KernelModules *k, const CoreModule *
 			    &fix,
 			    "modprobe %s if it is a module; /proc/config.gz (CONFIG_IKCONFIG_PROC) "
 			    "or /boot/config-%s would tell (%s)",
-			    m->name, strna(k->release), m->config) < 0)
+			    m->name, release, m->config) < 0)
 			return -ENOMEM;
 		return preflight_add(p, "kernel.module", m->name, PREFLIGHT_WARN, fix,
 				     "not loaded as a module, and whether this kernel has it "

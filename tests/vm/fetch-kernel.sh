@@ -35,8 +35,10 @@ set -euo pipefail
 #   6.1   Debian 12's own kernel (bookworm-security), the default, from the host's apt sources
 #   6.12  Debian 13's kernel series as Debian 12 has it in bookworm-backports (built with
 #         Debian 12's gcc-12, so its headers build dcbsim here). The host's sources stay as
-#         they are: bookworm-backports is read from a private apt list in the cache
-#         (SOURCE below), for the download only.
+#         they are: bookworm-backports is read from a private apt list in the cache, for the
+#         download only. That list is the host's own entry of bookworm (else of the host's
+#         own release, for a Debian 13 host) with only its suite changed (apt-source.sh):
+#         the same mirror, proxy or snapshot URI, components and options as the host's apt.
 # When a pin leaves the archive, the script falls back to the newest package of the same
 # series (FALLBACK, a basic regular expression over apt's package names) and says so; move the pin forward then.
 KERNEL=${RDMAD_VM_KERNEL:-6.1}
@@ -45,17 +47,18 @@ case "$KERNEL" in
 	PIN_PKG=linux-image-6.1.0-57-amd64-unsigned
 	PIN_VERSION=6.1.192-3
 	FALLBACK=
-	SOURCE= ;;
+	SUITE= ;;
 6.12)
 	PIN_PKG=linux-image-6.12.95+deb12-amd64-unsigned
 	PIN_VERSION=6.12.95-1~bpo12+1
 	FALLBACK='linux-image-6.12.*+deb12-amd64-unsigned'
-	SOURCE='http://deb.debian.org/debian bookworm-backports main' ;;
+	SUITE=bookworm-backports ;;
 *)
 	echo "fetch-kernel: error: RDMAD_VM_KERNEL=$KERNEL: the pinned kernels are 6.1 and 6.12" >&2
 	exit 2 ;;
 esac
 
+HERE=$(cd "$(dirname "$0")" && pwd)
 CACHE=${RDMAD_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/rdmad-vm}
 PKG=${RDMAD_VM_KERNEL_PKG:-$PIN_PKG}
 VERSION=${RDMAD_VM_KERNEL_VERSION:-$PIN_VERSION}
@@ -69,18 +72,33 @@ kernel_dir() { echo "$CACHE/kernel/${1}_${2}"; }
 is_complete() { [ -f "$(kernel_dir "$1" "$2")/complete" ]; }
 
 # The private apt list of a kernel from another suite: its own sources, package lists and
-# state in $CACHE/apt/$KERNEL, updated once a day at most (under the download lock).
+# state in $CACHE/apt/$KERNEL, updated once a day at most (under the download lock), and at
+# once when the host's entry changed (another mirror). The entry is the host's own Debian
+# archive with SUITE for its suite (apt-source.sh), in the host entry's format: sources.list
+# for a one-line entry, parts/host.sources for a deb822 stanza.
 private_apt() {
-	local d=$CACHE/apt/$KERNEL
-	[ -n "$SOURCE" ] || return 0
+	local d=$CACHE/apt/$KERNEL codename entry file
+	[ -n "$SUITE" ] || return 0
 	mkdir -p "$d/lists/partial" "$d/parts"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $SOURCE" > "$d/sources.list"
+	# shellcheck source=/dev/null
+	codename=$( (. /etc/os-release && echo "${VERSION_CODENAME:-}") 2> /dev/null || true)
+	# the release SUITE belongs to first, then the host's own: any Debian mirror has both
+	# shellcheck disable=SC2086 # no codename, no second suite
+	entry=$("$HERE/apt-source.sh" /etc/apt "$SUITE" "${SUITE%%-*}" $codename) ||
+		die "no Debian archive in the host's apt sources to take $SUITE from (see above)"
+	file=$d/parts/host.sources
+	[[ $entry != deb\ * ]] || file=$d/sources.list
+	if [ "$(cat "$file" 2> /dev/null)" != "$entry" ]; then
+		rm -f "$d/sources.list" "$d/parts/host.sources" "$d/lists/"*_* 2> /dev/null
+		printf '%s\n' "$entry" > "$file"
+	fi
+	touch "$d/sources.list"
 	APT=(-o "Dir::Etc::SourceList=$d/sources.list" -o "Dir::Etc::SourceParts=$d/parts"
 		-o "Dir::State::Lists=$d/lists" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
 		-o APT::Sandbox::User=root)
 	if [ -z "$(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mtime -1 2> /dev/null)" ]; then
-		log "apt-get update of the private list $d/sources.list ($SOURCE)"
-		apt-get "${APT[@]}" update -q >&2 || die "apt-get update of $SOURCE failed"
+		log "apt-get update of the private list in $d: ${entry//$'\n'/; }"
+		apt-get "${APT[@]}" update -q >&2 || die "apt-get update of $SUITE failed"
 	fi
 }
 
@@ -93,7 +111,7 @@ fallback_kernel() {
 	local signed
 	if [ -n "$FALLBACK" ]; then
 		PKG=$(apt-cache "${APT[@]}" pkgnames linux-image- | grep -x "$FALLBACK" | sort -V | tail -n1)
-		[ -n "$PKG" ] || die "apt knows no $FALLBACK in $SOURCE"
+		[ -n "$PKG" ] || die "apt knows no $FALLBACK in $SUITE"
 	else
 		signed=$(apt-cache depends linux-image-amd64 2>/dev/null |
 			awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }')

@@ -1,8 +1,9 @@
 #!/bin/bash
 # deb.sh (full VM: run-vm.sh --full) - rdmad's Debian package installed with dpkg on a host
 # booted with systemd: its maintainer scripts enable and start rdmad.service, the shipped
-# profile is loaded, org.rdmad1 answers root and nobody, a drop-in in /etc/rdmad takes effect
-# on `systemctl reload rdmad`, and `dpkg --purge` stops rdmad and leaves nothing behind.
+# profile is loaded, org.rdmad1 answers root and nobody, the installed alerting rules pass
+# promtool, a drop-in in /etc/rdmad takes effect on `systemctl reload rdmad`, and
+# `dpkg --purge` stops rdmad and leaves nothing behind.
 #   RDMAD_DEB  the package (tests/deb/build-deb.sh builds it)
 # Everything rdmad needs comes from the package: no unit, policy, profile or binary is put in
 # place by hand (the only file written is the test's own drop-in), and no --bin is given, so
@@ -90,6 +91,15 @@ check "org.rdmad1 is activatable (the package's activation file)" wait_until 20 
 check "polkitd knows the package's actions: org.rdmad1.reload, auth_admin_keep when active" \
 	logged "$VM_LOGDIR/pkaction.txt" bash -c \
 	"pkaction --verbose --action-id org.rdmad1.reload | grep -Eq 'implicit active: +auth_admin_keep'"
+# The alerting rules, where the README's install table says, as the package left them (not
+# gzipped, as files under /usr/share/doc would be): Prometheus's own promtool (the host's
+# /usr/bin/promtool) loads each, as a rule_files: entry naming it would.
+for rules in rdmad.rules.yml rdmad-probe.rules.yml; do
+	check "the package ships /usr/share/rdmad/prometheus/$rules" \
+		grep -qx "/usr/share/rdmad/prometheus/$rules" "$VM_LOGDIR/dpkg-L.txt"
+	check "... promtool check rules passes on the installed copy" \
+		logged "$VM_LOGDIR/promtool-$rules.log" promtool check rules "/usr/share/rdmad/prometheus/$rules"
+done
 
 # ---- the daemon on the system bus ------------------------------------------------------------
 check "rdmad owns org.rdmad1 on the system bus" wait_until 20 busctl --system status org.rdmad1
