@@ -14,6 +14,13 @@ import sys
 
 TAIL = 20
 
+def label(path):
+    """The build a log is of, and which run of it: build-ci, or build-ci (testlog-6.12)."""
+    build = os.path.basename(os.path.dirname(os.path.dirname(path)))
+    base = os.path.splitext(os.path.basename(path))[0]
+    return build if base == "testlog" else f"{build} ({base})"
+
+
 args = sys.argv[1:]
 failures = args[:1] == ["--failures"]
 if failures:
@@ -21,7 +28,7 @@ if failures:
 if args[:1] == ["--slowest"]:
     n = int(args[1])
     for path in args[2:]:
-        build = os.path.basename(os.path.dirname(os.path.dirname(path)))
+        build = label(path)
         try:
             rows = [json.loads(x) for x in open(path).read().splitlines() if x.strip()]
         except OSError:
@@ -36,7 +43,7 @@ if args[:1] == ["--slowest"]:
 
 passed = failed = skipped = 0
 for path in args:
-    build = os.path.basename(os.path.dirname(os.path.dirname(path)))
+    build = label(path)
     try:
         lines = open(path).read().splitlines()
     except OSError:
