@@ -31,7 +31,7 @@ DAEMON = {
     "log": 0, "port-status": 0, "bus-args": 0, "bus-polkit": 0, "bus-util": 0,
     "manager-helper": 0, "scope-newlink": 0, "ratelimit": 0, "slice-source": 0,
     "status-gids": 0,
-    "manager": 1, "manager-reconcile": 1, "manager-dirty": 1, "manager-publish": 1, "manager-watch": 1,
+    "manager": 1, "manager-reconcile": 1, "manager-dirty": 1, "manager-status": 1, "manager-publish": 1, "manager-watch": 1,
     "manager-describe": 1, "manager-emit": 1, "manager-plan": 1, "manager-gpus": 1,
     "manager-bus": 2, "link-bus": 2, "manager-checks": 2,
     "rdmad": 3,
