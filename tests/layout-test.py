@@ -17,6 +17,7 @@ import sys
 RANKS = {
     "basic": 0,
     "profile": 1,
+    "client": 1,
     "codec": 2,
     "host": 3,
     "plan": 4,

@@ -38,9 +38,9 @@
 #include "latency.h"
 #include "macro.h"
 #include "metrics.h"
-#include "bus-client.h"
 #include "probe-links.h"
 #include "probe-ud.h"
+#include "rdmad-bus.h"
 #include "strv.h"
 
 #define MAX_LINKS     64
