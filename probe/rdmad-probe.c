@@ -4,7 +4,7 @@
  * (lib/verbs/probe-ud.c), and writes each path's round trips and losses as Prometheus text
  * (node_exporter's textfile directory) and as JSON for rdmactl probe.
  *
- * The links are rdmad's, with the address of the GID each publishes (ListLinks; tools/
+ * The links are rdmad's, with the address of the GID each publishes (ListLinks;
  * probe-links.c), followed as PublishedGidChanged says they change: a path whose link or peer
  * moved to another address is made again, and keeps its figures. Each link's probe settings
  * are the probe.* rows of its Settings (rdmad.yaml(5)): only the links that declare one are
