@@ -11,11 +11,11 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
 build=$(realpath -m "${1:-$src/build}")
-ninja -C "$build" tools/rdmad-probe tests/vm/probe-echo > /dev/null
+ninja -C "$build" probe/rdmad-probe tests/vm/probe-echo > /dev/null
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 rc=0
-"$src/tests/vm/run-vm.sh" --bin "$build/tools/rdmad-probe" --bin "$build/tests/vm/probe-echo" \
+"$src/tests/vm/run-vm.sh" --bin "$build/probe/rdmad-probe" --bin "$build/tests/vm/probe-echo" \
 	--timeout 600 --log "${TMPDIR:-/tmp}/rdmad-vm-probe-cost.log" "$here/vm-probe-cost.sh" \
 	> "$log" 2>&1 || rc=$?
 sed -n 's/^# probe-cost: /bench-probe: /p' "$log"

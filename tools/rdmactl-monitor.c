@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "bus-client.h"
+#include "bus-json.h"
 #include "output.h"
 #include "rdmactl.h"
 #include "terminal.h"

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-client.h"
 #include "macro.h"
 #include "probe-links.h"
+#include "rdmad-bus.h"
 #include "strv.h"
 
 void probe_link_infos_free(ProbeLinkInfo *l, size_t n) {

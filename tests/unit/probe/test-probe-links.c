@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* tools/probe-links.c: a link's probe.* Settings rows, as rdmad publishes them (settings-format.c
+/* probe/probe-links.c: a link's probe.* Settings rows, as rdmad publishes them (settings-format.c
  * writes them), into the prober's settings; what rdmad would not write is refused. */
 #include "probe-links.h"
 #include "strv.h"

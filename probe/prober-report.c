@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What the prober writes, once a second at most: each path's round trips, losses and errors,
+ * and what each link answered for other probers, as Prometheus text (node_exporter's textfile
+ * directory) and as JSON for rdmactl probe. */
+#include <errno.h>
+#include <json-c/json.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "json-util.h"
+#include "macro.h"
+#include "metrics.h"
+#include "prober.h"
+
+/* What each link's endpoint did for the other probers: requests answered, and datagrams
+ * refused (not a probe, or an answer meant for another prober). */
+static int metrics_add_links(Prober *pr, Metrics *m) {
+	static const MetricFamily answered = {
+		"rdmad_probe_answered_total", METRIC_COUNTER,
+		"Probes from other probers (and this one's mesh) a link answered."
+	};
+	static const MetricFamily refused = {
+		"rdmad_probe_refused_total", METRIC_COUNTER,
+		"Datagrams a link received and refused: not a probe, or another prober's answer."
+	};
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < MAX_LINKS; i++) {
+		Link *l = &pr->links[i];
+
+		if (!l->name)
+			continue;
+		r = metrics_add_u64(m, &answered, link_answered(l), "link", l->name, NULL);
+		if (r >= 0)
+			r = metrics_add_u64(m, &refused, link_refused(l), "link", l->name, NULL);
+	}
+	return r;
+}
+
+int prober_metrics_write(Prober *pr) {
+	static const MetricFamily rtt = { "rdmad_probe_rtt_seconds", METRIC_HISTOGRAM,
+					  "Round trips of the answered probes of a path." };
+	static const MetricFamily sent = { "rdmad_probe_sent_total", METRIC_COUNTER,
+					   "Probes sent on a path." };
+	static const MetricFamily lost = { "rdmad_probe_lost_total", METRIC_COUNTER,
+					   "Probes of a path not answered within the timeout." };
+	static const MetricFamily errors = { "rdmad_probe_errors_total", METRIC_COUNTER,
+					     "Failures of a path, by the step it stopped at." };
+	static const MetricFamily success = {
+		"rdmad_probe_last_success_timestamp_seconds", METRIC_GAUGE,
+		"When a probe of a path was last answered (0: never)."
+	};
+	static const MetricFamily written = { "rdmad_probe_last_write_timestamp_seconds",
+					      METRIC_GAUGE, "When rdmad-probe wrote this file." };
+	double bounds[LATENCY_BUCKETS];
+	_cleanup_free_ char *text = NULL;
+	Metrics m = { 0 };
+	int r = 0;
+
+	if (!pr->metrics_path)
+		return 0;
+	for (size_t i = 0; i < LATENCY_BUCKETS; i++)
+		bounds[i] = (double) latency_bounds_ns[i] / 1e9;
+	for (size_t i = 0; r >= 0 && i < pr->n_paths; i++) {
+		Path *p = &pr->paths[i];
+		const char *link = p->from->name, *peer = p->peer, *kind = p->kind;
+
+		r = metrics_add_histogram(&m, &rtt, bounds, LATENCY_BUCKETS, p->rtt.counts,
+					  (double) p->rtt.sum_ns / 1e9, "link", link, "peer", peer,
+					  "kind", kind, NULL);
+		if (r >= 0)
+			r = metrics_add_u64(&m, &sent, p->sent, "link", link, "peer", peer, "kind",
+					    kind, NULL);
+		if (r >= 0)
+			r = metrics_add_u64(&m, &lost, p->lost, "link", link, "peer", peer, "kind",
+					    kind, NULL);
+		for (ProbeStep s = PROBE_STEP_ADDRESS; r >= 0 && s < _PROBE_STEP_MAX; s++)
+			r = metrics_add_u64(&m, &errors, p->errors[s], "link", link, "peer", peer,
+					    "kind", kind, "step", probe_step_to_string(s), NULL);
+		if (r >= 0)
+			r = metrics_add_double(&m, &success, p->last_success, "link", link, "peer",
+					       peer, "kind", kind, NULL);
+	}
+	if (r >= 0)
+		r = metrics_add_links(pr, &m);
+	if (r >= 0)
+		r = metrics_add_double(&m, &written, now_realtime(), NULL);
+	if (r >= 0)
+		r = metrics_format(&m, &text);
+	metrics_done(&m);
+	if (r < 0)
+		return r;
+	return write_file_atomic(pr->metrics_path, text, 0644);
+}
+
+/* "links": what each link answered and refused, as in the metrics. */
+static int state_add_links(Prober *pr, json_object *root) {
+	json_object *links = json_object_new_array();
+
+	if (!links)
+		return -ENOMEM;
+	json_object_object_add(root, "links", links);
+	for (size_t i = 0; i < MAX_LINKS; i++) {
+		Link *l = &pr->links[i];
+		json_object *o;
+
+		if (!l->name)
+			continue;
+		o = json_object_new_object();
+		if (!o)
+			return -ENOMEM;
+		json_object_array_add(links, o);
+		json_object_object_add(o, "link", json_object_new_string(l->name));
+		json_object_object_add(o, "answered", json_object_new_uint64(link_answered(l)));
+		json_object_object_add(o, "refused", json_object_new_uint64(link_refused(l)));
+	}
+	return 0;
+}
+
+int prober_state_write(Prober *pr, uint64_t now) {
+	_cleanup_(json_object_putp) json_object *root = NULL;
+	json_object *paths;
+	int r;
+
+	if (!pr->state_path)
+		return 0;
+	root = json_object_new_object();
+	paths = json_object_new_array();
+	if (!root || !paths) {
+		json_object_put(paths);
+		return -ENOMEM;
+	}
+	json_object_object_add(root, "paths", paths);
+	r = state_add_links(pr, root);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < pr->n_paths; i++) {
+		Path *p = &pr->paths[i];
+		json_object *o = json_object_new_object();
+		LatencySummary s;
+
+		if (!o || latency_window_summary(&p->window, now, &s) < 0)
+			return -ENOMEM;
+		json_object_array_add(paths, o);
+		json_object_object_add(o, "link", json_object_new_string(p->from->name));
+		json_object_object_add(o, "peer", json_object_new_string(p->peer));
+		json_object_object_add(o, "kind", json_object_new_string(p->kind));
+		json_object_object_add(o, "state", json_object_new_string(path_state(p)));
+		/* which clock timed its last round trip */
+		json_object_object_add(
+			o, "clock",
+			json_object_new_string(p->device_clock ? "device" : "software"));
+		if (p->step != PROBE_STEP_NONE) {
+			json_object_object_add(
+				o, "step", json_object_new_string(probe_step_to_string(p->step)));
+			json_object_object_add(o, "error",
+					       json_object_new_string(strerror(-p->error)));
+		}
+		json_object_object_add(o, "sent", json_object_new_uint64(s.sent));
+		json_object_object_add(o, "lost", json_object_new_uint64(s.lost));
+		json_object_object_add(o, "p50_usec", json_object_new_double(s.p50_ns / 1e3));
+		json_object_object_add(o, "p99_usec", json_object_new_double(s.p99_ns / 1e3));
+		json_object_object_add(o, "max_usec", json_object_new_double(s.max_ns / 1e3));
+	}
+	return write_file_atomic(
+		pr->state_path, json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN), 0644);
+}

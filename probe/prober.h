@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What the prober's files share (probe/README.md): its links (a fixed table of slots), the
+ * paths between them and to peers, and the Prober that holds both. rdmad-probe.c runs the loop,
+ * prober-link.c keeps the links and their endpoints, prober-path.c a path's probes, and
+ * prober-report.c writes the metrics and state files. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+
+#include "latency.h"
+#include "probe-links.h"
+#include "probe-ud.h"
+
+#define MAX_LINKS     64
+#define MAX_PEERS     64
+#define OUTSTANDING   64 /* probes awaiting an answer, a path */
+#define NSEC_PER_MSEC 1000000ULL
+#define NSEC_PER_SEC  1000000000ULL
+
+/* A slot of Prober.links: its place never changes, paths point to it; name NULL when free. */
+typedef struct Link {
+	char *name;
+	struct sockaddr_storage addr;
+	char *addr_text;
+	ProbeSettings settings;
+	ProbeLink *endpoint;
+	int error;	   /* of making the endpoint */
+	uint64_t retry_ns; /* an endpoint not made, or failed, is made again from then on */
+	uint64_t answered, refused; /* by the endpoints closed before this one */
+	sd_event_source *io;
+} Link;
+
+typedef struct Pending {
+	uint64_t seq, sent_ns; /* seq 0: a free entry */
+} Pending;
+
+typedef struct Path {
+	uint32_t id; /* what its probes carry: a path's place in the array changes */
+	Link *from;
+	Link *to_link; /* the mesh's: the link probed; NULL for a peer */
+	char *peer;    /* a link's name (mesh), or an address */
+	const char *kind;
+	struct sockaddr_storage to;
+	ProbePath *p;
+	uint64_t retry_ns; /* a failed path is made again from then on */
+	uint64_t made_ns;  /* when p was made: its setup has PATH_SETUP_NS */
+	uint64_t due_ns;   /* its next probe */
+	uint64_t seq;
+	Pending pending[OUTSTANDING];
+	uint64_t sent, lost;
+	unsigned silent;      /* probes lost in a row since the last answer */
+	unsigned silent_made; /* ... since p was made: SILENT_MAX of them, and it is made again */
+	bool device_clock;    /* its last answer was timed by the device's clock */
+	uint64_t errors[_PROBE_STEP_MAX];
+	ProbeStep step; /* where it stopped last, or NONE */
+	int error;
+	ProbeStep said_step; /* what the log said last: a change is said once */
+	int said_error;
+	double last_success; /* CLOCK_REALTIME, seconds; 0 never */
+	LatencyHistogram rtt;
+	LatencyWindow window;
+} Path;
+
+typedef struct Prober {
+	sd_event *event;
+	ProbeTransport *transport;
+	sd_event_source *cm_io, *tick, *refresh;
+	Link links[MAX_LINKS];
+	uint64_t window_ns; /* of the figures rdmactl probe shows: a minute */
+	const char *metrics_path, *state_path, *links_file, *links_file_name;
+	uint64_t written_ns;		/* when the files were last written */
+	int metrics_error, state_error; /* of the last write, said when it changes */
+	Path *paths;
+	size_t n_paths;
+	uint32_t next_id;
+	sd_bus *bus; /* rdmad's, when the links are its */
+} Prober;
+
+static inline double now_realtime(void) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+/* prober-path.c: a path's life. */
+/* An answer to a probe of this prober (probe_transport_new()'s callback, userdata the Prober). */
+void on_reply(void *userdata, uint32_t id, uint64_t seq, uint64_t sent_ns, uint64_t now,
+	      uint64_t device_ns);
+void path_expire(Path *p, uint64_t now, uint64_t timeout);
+const char *path_state(const Path *p);
+void path_probe(Prober *pr, Path *p, uint64_t now);
+int path_add(Prober *pr, Link *from, Link *to_link, const char *peer, const char *kind,
+	     const struct sockaddr_storage *to);
+void path_reset(Path *p);
+void path_remove(Prober *pr, size_t i);
+
+/* prober-link.c: the links, their endpoints and paths, following rdmad's. */
+uint64_t link_answered(const Link *l);
+uint64_t link_refused(const Link *l);
+int link_check(Prober *pr, Link *l, uint64_t now);
+void link_close(Link *l);
+int prober_links_update(Prober *pr, const ProbeLinkInfo *infos, size_t n);
+/* rdmad's probe.links watched: 0, or 1 when it is gone already (the loop told to exit). */
+int prober_links_file_watch(Prober *pr);
+/* rdmad's links read, and read again as its signals say they changed: -ESRCH without rdmad. */
+int prober_links_follow(Prober *pr);
+
+/* prober-report.c: the files, each written whole (write_file_atomic()); none without its path. */
+int prober_metrics_write(Prober *pr);
+int prober_state_write(Prober *pr, uint64_t now);
