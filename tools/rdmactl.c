@@ -90,8 +90,9 @@ static void help(FILE *f) {
 		   "  --port N          selftest: rdma_cm port (default 7472)\n"
 		   "  --size BYTES      selftest: message size (default 65536)\n"
 		   "  --iters N         selftest: round trips measured (default 1000)\n"
-		   "  --timeout S       selftest: give up after S seconds (default 10);\n"
-		   "                    wait-online: (default 120)\n"
+		   "  --timeout S       selftest: give up when nothing progresses for S seconds\n"
+		   "                    (default 10); wait-online: give up after S (default 120)\n"
+		   "  --deadline S      selftest: give up after S seconds in all (default: none)\n"
 		   "  --gid-index N     selftest: use this GID index, not the one rdmad publishes\n"
 		   "  --link LINK       wait-online: wait for LINK (repeatable; default: every\n"
 		   "                    managed link)\n"
@@ -118,6 +119,7 @@ int main(int argc, char **argv) {
 		ARG_SIZE,
 		ARG_ITERS,
 		ARG_TIMEOUT,
+		ARG_DEADLINE,
 		ARG_GID_INDEX,
 		ARG_LINK,
 		ARG_ANY,
@@ -142,6 +144,7 @@ int main(int argc, char **argv) {
 		{ "size", required_argument, NULL, ARG_SIZE },
 		{ "iters", required_argument, NULL, ARG_ITERS },
 		{ "timeout", required_argument, NULL, ARG_TIMEOUT },
+		{ "deadline", required_argument, NULL, ARG_DEADLINE },
 		{ "gid-index", required_argument, NULL, ARG_GID_INDEX },
 		{ "link", required_argument, NULL, ARG_LINK },
 		{ "any", no_argument, NULL, ARG_ANY },
@@ -154,7 +157,11 @@ int main(int argc, char **argv) {
 		{ 0 },
 	};
 	_cleanup_strv_free_ char **config_dirs = NULL, **links = NULL;
-	Options o = { .root = "/", .port = 7472, .size = 65536, .iters = 1000, .timeout = 10,
+	Options o = { .root = "/",
+		      .port = 7472,
+		      .size = 65536,
+		      .iters = 1000,
+		      .timeout = 10,
 		      .gid_index = -1 };
 	unsigned given = 0;
 	const struct Verb *verb = NULL;
@@ -242,6 +249,7 @@ int main(int argc, char **argv) {
 		case ARG_SIZE:
 		case ARG_ITERS:
 		case ARG_TIMEOUT:
+		case ARG_DEADLINE:
 		case ARG_GID_INDEX: {
 			static const struct {
 				const char *name;
@@ -251,16 +259,19 @@ int main(int argc, char **argv) {
 				[ARG_SIZE - ARG_PORT] = { "--size", 1, 1UL << 30 },
 				[ARG_ITERS - ARG_PORT] = { "--iters", 1, 10000000 },
 				[ARG_TIMEOUT - ARG_PORT] = { "--timeout", 1, 3600 },
+				[ARG_DEADLINE - ARG_PORT] = { "--deadline", 1, 86400 },
 				[ARG_GID_INDEX - ARG_PORT] = { "--gid-index", 0, 65535 },
 			};
-			unsigned long v, *dest[] = { &o.port, &o.size, &o.iters, &o.timeout, NULL };
+			unsigned long v, *dest[] = { &o.port,	 &o.size,     &o.iters,
+						     &o.timeout, &o.deadline, NULL };
 			char *end;
 
 			errno = 0;
 			v = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || optarg[0] == '-' ||
 			    v < limits[c - ARG_PORT].min || v > limits[c - ARG_PORT].max) {
-				fprintf(stderr, "rdmactl: %s wants a number from %lu to %lu, got '%s'\n",
+				fprintf(stderr,
+					"rdmactl: %s wants a number from %lu to %lu, got '%s'\n",
 					limits[c - ARG_PORT].name, limits[c - ARG_PORT].min,
 					limits[c - ARG_PORT].max, optarg);
 				return EXIT_FAILURE;
