@@ -29,6 +29,9 @@ int bus_arg_roce_version(const char *s, GidType *ret);
 #define SELF_TEST_ITERS_MAX   1000000U
 #define SELF_TEST_TIMEOUT_MAX 300U
 #define SELF_TEST_PEER_MAX    255
+/* The timeout is rdmactl's --timeout, the longest wait for progress; the whole test, which goes
+ * on while it progresses, ends within this (--deadline), and the caller is answered. */
+#define SELF_TEST_DEADLINE 300U
 bool bus_arg_self_test_peer_valid(const char *peer) _pure_;
 bool bus_arg_self_test_limits_valid(uint32_t size, uint32_t iters, uint32_t timeout) _const_;
 

@@ -173,7 +173,7 @@ static void self_test_done(Helper *h, int status, const char *output, void *user
 }
 
 int method_self_test(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-	char size_s[16], iters_s[16], timeout_s[16], q[ARG_QUOTE_MAX + 4];
+	char size_s[16], iters_s[16], timeout_s[16], deadline_s[16], q[ARG_QUOTE_MAX + 4];
 	const char *link, *peer;
 	uint32_t size, iters, timeout;
 	Manager *m = userdata;
@@ -209,6 +209,7 @@ int method_self_test(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 	snprintf(size_s, sizeof(size_s), "%" PRIu32, size ? size : 65536);
 	snprintf(iters_s, sizeof(iters_s), "%" PRIu32, iters ? iters : 1000);
 	snprintf(timeout_s, sizeof(timeout_s), "%" PRIu32, timeout ? timeout : 10);
+	snprintf(deadline_s, sizeof(deadline_s), "%u", SELF_TEST_DEADLINE);
 	char *const args[] = { "selftest",
 			       "--json",
 			       "--size",
@@ -217,14 +218,17 @@ int method_self_test(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 			       iters_s,
 			       "--timeout",
 			       timeout_s,
+			       "--deadline",
+			       deadline_s,
 			       "--",
 			       s->name,
 			       peer[0] ? (char *) peer : NULL,
 			       NULL };
 
 	log_info("SelfTest() of %s%s%s", s->name, peer[0] ? " with " : "", peer);
+	/* rdmactl returns within its --deadline + 2 s whatever the kernel does. */
 	r = helper_run_rdmactl(m->event, m->bus, args,
-			       (uint64_t) (timeout ? timeout : 10) * 1000000 + 30 * 1000000ULL,
+			       (uint64_t) SELF_TEST_DEADLINE * 1000000 + 30 * 1000000ULL,
 			       "selftest", self_test_done, m, &m->self_test);
 	if (r < 0)
 		return sd_bus_error_setf(error, ERROR_HELPER,

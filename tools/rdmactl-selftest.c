@@ -203,7 +203,8 @@ int verb_selftest(const Options *o, int argc, char **argv) {
 		.size = o->size,
 		.iterations = (uint32_t) o->iters,
 		.timeout_sec = (uint32_t) o->timeout,
-		.start_nsec = monotonic_nsec(), /* --timeout bounds the whole command */
+		.deadline_sec = (uint32_t) o->deadline,
+		.start_nsec = monotonic_nsec(), /* the bounds start with the command */
 	};
 	const char *peer = argc > 1 ? argv[1] : NULL;
 	const HostDevice *d;

@@ -101,8 +101,9 @@ static void help(FILE *f) {
 		   "  --port N          selftest: rdma_cm port (default 7472)\n"
 		   "  --size BYTES      selftest: message size (default 65536)\n"
 		   "  --iters N         selftest: round trips measured (default 1000)\n"
-		   "  --timeout S       selftest: give up after S seconds (default 10);\n"
-		   "                    wait-online: (default 120)\n"
+		   "  --timeout S       selftest: give up when nothing progresses for S seconds\n"
+		   "                    (default 10); wait-online: give up after S (default 120)\n"
+		   "  --deadline S      selftest: give up after S seconds in all (default: none)\n"
 		   "  --gid-index N     selftest: use this GID index, not the one rdmad publishes\n"
 		   "  --link LINK       wait-online: wait for LINK (repeatable; default: every\n"
 		   "                    managed link)\n"
@@ -129,6 +130,7 @@ int main(int argc, char **argv) {
 		ARG_SIZE,
 		ARG_ITERS,
 		ARG_TIMEOUT,
+		ARG_DEADLINE,
 		ARG_GID_INDEX,
 		ARG_LINK,
 		ARG_ANY,
@@ -153,6 +155,7 @@ int main(int argc, char **argv) {
 		{ "size", required_argument, NULL, ARG_SIZE },
 		{ "iters", required_argument, NULL, ARG_ITERS },
 		{ "timeout", required_argument, NULL, ARG_TIMEOUT },
+		{ "deadline", required_argument, NULL, ARG_DEADLINE },
 		{ "gid-index", required_argument, NULL, ARG_GID_INDEX },
 		{ "link", required_argument, NULL, ARG_LINK },
 		{ "any", no_argument, NULL, ARG_ANY },
@@ -257,6 +260,7 @@ int main(int argc, char **argv) {
 		case ARG_SIZE:
 		case ARG_ITERS:
 		case ARG_TIMEOUT:
+		case ARG_DEADLINE:
 		case ARG_GID_INDEX: {
 			static const struct {
 				const char *name;
@@ -266,9 +270,11 @@ int main(int argc, char **argv) {
 				[ARG_SIZE - ARG_PORT] = { "--size", 1, 1UL << 30 },
 				[ARG_ITERS - ARG_PORT] = { "--iters", 1, 10000000 },
 				[ARG_TIMEOUT - ARG_PORT] = { "--timeout", 1, 3600 },
+				[ARG_DEADLINE - ARG_PORT] = { "--deadline", 1, 86400 },
 				[ARG_GID_INDEX - ARG_PORT] = { "--gid-index", 0, 65535 },
 			};
-			unsigned long v, *dest[] = { &o.port, &o.size, &o.iters, &o.timeout, NULL };
+			unsigned long v, *dest[] = { &o.port,	 &o.size,     &o.iters,
+						     &o.timeout, &o.deadline, NULL };
 			char *end;
 
 			errno = 0;

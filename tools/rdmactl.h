@@ -16,19 +16,20 @@ typedef struct Options {
 	const char *roce;   /* gid: --roce v1|v2 */
 	bool sysfs;	    /* gids: --sysfs, not one verbs query per device */
 	bool no_pager;
-	pid_t pid; /* reload: rdmad's PID, for a SIGHUP when it is not on the bus */
+	pid_t pid;	  /* reload: rdmad's PID, for a SIGHUP when it is not on the bus */
 	const char *user; /* preflight: --user, whose access to the device nodes is judged */
 	/* selftest */
-	bool listen;	   /* --listen: the passive side for a remote client */
-	unsigned long port;	   /* rdma_cm port */
-	unsigned long size;	   /* bytes per message */
-	unsigned long iters;   /* round trips measured */
-	unsigned long timeout; /* seconds for the whole test */
-	int gid_index;	   /* --gid-index, -1: the one rdmad publishes */
-	bool timeout_given;    /* --timeout (selftest, wait-online) */
+	bool listen;		/* --listen: the passive side for a remote client */
+	unsigned long port;	/* rdma_cm port */
+	unsigned long size;	/* bytes per message */
+	unsigned long iters;	/* round trips measured */
+	unsigned long timeout;	/* seconds without progress (wait-online: in all) */
+	unsigned long deadline; /* --deadline: seconds for the whole test, 0: none */
+	int gid_index;		/* --gid-index, -1: the one rdmad publishes */
+	bool timeout_given;	/* --timeout (selftest, wait-online) */
 	/* wait-online */
-	char **links; /* --link, NULL: every managed link */
-	bool any;     /* --any: one ready link is enough */
+	char **links;	    /* --link, NULL: every managed link */
+	bool any;	    /* --any: one ready link is enough */
 	bool watch;	    /* counters: --watch, rates */
 	const char *output; /* metrics: --output FILE */
 } Options;

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* selftest_run_bounded(): the test in a child that can be abandoned.
  *
- * Every wait of the test itself is bounded by its deadline, but the kernel can hold a process
- * past it: rdma_destroy_id() of an id whose REQ was sent and never completed (a Soft-RoCE link
- * whose packets a cgroup filter drops: send_err grows, the MAD never completes) waits in the
- * kernel until the CM id's last reference goes (cm_destroy_id_wait_timeout, every 10 s), and
- * a process killed there cannot finish exiting either. So the child hands its result over a
- * pipe as soon as it is known, before it tears anything down, and the parent waits for the
- * result and the child's exit only until timeout_sec + 1 s. */
+ * Every wait of the test itself is bounded (timeout_sec since its last progress, deadline_sec
+ * in all), but the kernel can hold a process past that: rdma_destroy_id() of an id whose REQ
+ * was sent and never completed (a Soft-RoCE link whose packets a cgroup filter drops: send_err
+ * grows, the MAD never completes) waits in the kernel until the CM id's last reference goes
+ * (cm_destroy_id_wait_timeout, every 10 s), and a process killed there cannot finish exiting
+ * either. So the child hands its result over a pipe as soon as it is known, before it tears
+ * anything down, and stores the time of each progress in memory it shares with the parent;
+ * the parent waits for the result and the child's exit only until the same bounds + 1 s. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,7 +26,7 @@
 #include "fileio.h"
 #include "selftest-internal.h"
 
-/* After the test's own deadline: the result's bytes. */
+/* After the test's own bounds: the result's bytes. */
 #define SELFTEST_GRACE_MSEC 1000
 /* The packed result: its strings are a sentence or two each. */
 #define SELFTEST_RESULT_MAX (1U << 20)
@@ -110,6 +112,17 @@ static void child_end(pid_t pid, int64_t deadline) {
 	(void) waitpid(pid, NULL, WNOHANG);
 }
 
+/* The child's last progress, shared with it. */
+static void progress_unmapp(uint64_t **p) {
+	if (*p && *p != MAP_FAILED)
+		(void) munmap(*p, sizeof(**p));
+}
+
+/* Until when the parent waits, in ms: the child's bounds as it last said, and the grace. */
+static int64_t wait_until_msec(const SelftestProgress *bounds) {
+	return (int64_t) (selftest_progress_wake(bounds) / 1000000) + SELFTEST_GRACE_MSEC;
+}
+
 /* A failure before the test, recorded in result: 0, or -ENOMEM. */
 static int setup_failed(SelftestResult *result, int error, const char *what) {
 	int r = selftest_fail(result, SELFTEST_STEP_LINK, error, NULL, "%s: %s", what,
@@ -120,18 +133,26 @@ static int setup_failed(SelftestResult *result, int error, const char *what) {
 
 int selftest_run_bounded(const SelftestParams *params, SelftestResult *result) {
 	uint64_t start = params->start_nsec ? params->start_nsec : now_monotonic_nsec();
-	int64_t deadline = (int64_t) (start / 1000000) + (int64_t) params->timeout_sec * 1000 +
-			   SELFTEST_GRACE_MSEC;
 	int64_t sent_err = send_errors(&params->link), peer_sent_err = -1;
+	_cleanup_(progress_unmapp) uint64_t *progress = NULL;
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_close_ int fd = -EBADF;
+	SelftestProgress bounds;
+	SelftestExpiry e;
 	size_t size = 0;
-	int64_t teardown;
+	uint64_t last;
+	int64_t teardown, until;
 	int pipefd[2], r;
 	pid_t pid;
 
 	if (params->peer_kind == SELFTEST_PEER_LINK)
 		peer_sent_err = send_errors(&params->peer);
+	progress = mmap(NULL, sizeof(*progress), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			-1, 0);
+	if (progress == MAP_FAILED)
+		return setup_failed(result, -errno, "cannot share memory with the test's process");
+	*progress = start;
+	selftest_progress_init(&bounds, start, params->timeout_sec, params->deadline_sec);
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return setup_failed(result, -errno, "cannot make a pipe for the test's process");
 	fflush(NULL);
@@ -147,6 +168,7 @@ int selftest_run_bounded(const SelftestParams *params, SelftestResult *result) {
 		int out = pipefd[1];
 
 		p.start_nsec = start;
+		p.progress_nsec = progress;
 		close(pipefd[0]);
 		p.result_ready = hand_over;
 		p.result_ready_userdata = &out;
@@ -157,7 +179,18 @@ int selftest_run_bounded(const SelftestParams *params, SelftestResult *result) {
 	close(pipefd[1]);
 	fd = pipefd[0];
 
-	r = read_all_until(fd, (uint64_t) deadline * 1000, SELFTEST_RESULT_MAX, &buf, &size);
+	/* The result, for as long as the child progresses (the time of its last progress is
+	 * the count: it changes with each). */
+	for (;;) {
+		r = read_all_until(fd, (uint64_t) wait_until_msec(&bounds) * 1000,
+				   SELFTEST_RESULT_MAX, &buf, &size);
+		if (r != -ETIME)
+			break;
+		last = __atomic_load_n(progress, __ATOMIC_RELAXED);
+		if (last == bounds.last_nsec)
+			break;
+		(void) selftest_progress_update(&bounds, last, last);
+	}
 	if (r == -ENOMEM) {
 		child_end(pid, 0);
 		return r;
@@ -167,14 +200,23 @@ int selftest_run_bounded(const SelftestParams *params, SelftestResult *result) {
 	else if (r == 0)
 		r = -ECHILD; /* ended without a result: out of memory, or killed */
 	teardown = now_msec() + SELFTEST_TEARDOWN_MSEC;
-	child_end(pid, r == -ETIME ? 0 : teardown < deadline ? teardown : deadline);
+	until = wait_until_msec(&bounds);
+	child_end(pid, r == -ETIME ? 0 : teardown < until ? teardown : until);
 	if (r == -ENOMEM)
 		return r;
-	if (r == -ETIME)
+	e = selftest_progress_expired(&bounds, selftest_progress_wake(&bounds));
+	if (r == -ETIME && e == SELFTEST_EXPIRY_DEADLINE)
 		r = selftest_fail(result, SELFTEST_STEP_TIMEOUT, -ETIME,
 				  "The kernel held the test in a verbs or RDMA CM call past its "
 				  "deadline; see dmesg and the link's counters (rdmactl counters)",
-				  "the test did not end within the %" PRIu32 " s of --timeout",
+				  "the test did not end within the %" PRIu32 " s of --deadline",
+				  params->deadline_sec);
+	else if (r == -ETIME)
+		r = selftest_fail(result, SELFTEST_STEP_TIMEOUT, -ETIME,
+				  "The kernel held the test in a verbs or RDMA CM call; see dmesg "
+				  "and the link's counters (rdmactl counters)",
+				  "the test's process made no progress for the %" PRIu32
+				  " s of --timeout and gave no result",
 				  params->timeout_sec);
 	else if (r < 0)
 		r = selftest_fail(result, SELFTEST_STEP_LINK, r, NULL,

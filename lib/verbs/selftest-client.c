@@ -126,15 +126,56 @@ static int client_event(Selftest *t, const struct rdma_cm_event *e, const void *
 	}
 }
 
+/* What the client has reached and completed: the measure of its progress. */
+static uint64_t client_count(const Selftest *t) {
+	const Side *c = &t->client;
+
+	return c->completed + c->addr_resolved + c->route_resolved + c->established;
+}
+
+/* The stage the client begins (total: of what), counted from here. */
+static void client_stage(Selftest *t, SelftestStage stage, uint32_t total) {
+	t->progress.stage = stage;
+	t->progress.done = 0;
+	t->progress.total = total;
+	t->stage_base = stage == SELFTEST_STAGE_ROUND_TRIPS ? t->client.recvs : t->client.completed;
+}
+
+/* How far the client got in its stage: round trips answered, RDMA WRITEs of the burst done. */
+static void client_position(Selftest *t) {
+	SelftestProgress *p = &t->progress;
+	const Side *c = &t->client;
+	uint64_t n;
+
+	if (p->stage == SELFTEST_STAGE_SETUP)
+		return;
+	n = (p->stage == SELFTEST_STAGE_ROUND_TRIPS ? c->recvs : c->completed) - t->stage_base;
+	p->done = n < p->total ? (uint32_t) n : p->total;
+}
+
 /* One turn of the loop, for the client: -ECANCELED when the test failed (meanwhile, or now:
- * the deadline, the loop itself), -ENOMEM. what names what is awaited, for a timeout. */
+ * nothing for --timeout, --deadline, the loop itself), -ENOMEM. what names what is awaited,
+ * for a timeout during the setup. */
 static int client_turn(Selftest *t, const char *what) {
+	const SelftestParams *p = t->params;
+	SelftestExpiry e;
+	uint64_t now;
 	int r;
 
 	if (selftest_failed(t->result))
 		return -ECANCELED;
-	r = selftest_pump(t, t->deadline, -1);
-	if (r == -ETIME && t->phase == SELFTEST_STEP_CONNECT)
+	r = selftest_pump(t, selftest_progress_wake(&t->progress), -1);
+	now = now_monotonic_nsec();
+	if (selftest_progress_update(&t->progress, client_count(t), now) && p->progress_nsec)
+		__atomic_store_n(p->progress_nsec, now, __ATOMIC_RELAXED);
+	/* Judged on what came, whatever woke us: events that are no progress of the client
+	 * (its retries of address resolution, the local server's completions) do not hold the
+	 * wait open. */
+	e = r == 0 || r == -ETIME ? selftest_progress_expired(&t->progress, now)
+				  : SELFTEST_EXPIRY_NONE;
+	if (r == -ETIME)
+		r = 0;
+	if (e == SELFTEST_EXPIRY_STALLED && t->phase == SELFTEST_STEP_CONNECT)
 		/* The REQ was neither accepted, rejected nor reported unreachable by the CM:
 		 * a connect failure, whatever the kernel does with the REQ afterwards. */
 		return selftest_fail(
@@ -143,13 +184,11 @@ static int client_turn(Selftest *t, const char *what) {
 			"selftest --listen there), and the counters of both links "
 			"(rdmactl counters)",
 			"%s: no answer from %s within the %" PRIu32 " s of --timeout", what,
-			t->peer_text, t->params->timeout_sec);
-	if (r == -ETIME)
-		return selftest_fail(t->result, SELFTEST_STEP_TIMEOUT, -ETIME,
-				     "Raise --timeout (or lower --iters or --size); or see why the "
-				     "peer does not answer",
-				     "%s: nothing within the %" PRIu32 " s of --timeout", what,
-				     t->params->timeout_sec);
+			t->peer_text, p->timeout_sec);
+	if (e != SELFTEST_EXPIRY_NONE) {
+		client_position(t);
+		return selftest_progress_fail(&t->progress, e, what, t->result);
+	}
 	if (r < 0 && r != -ENOMEM)
 		return selftest_fail(t->result, t->phase, r, NULL, "%s: waiting failed: %s", what,
 				     strerror(-r));
@@ -231,6 +270,7 @@ static int client_measure(Selftest *t) {
 	samples = calloc(n, sizeof(*samples));
 	if (!samples)
 		return -ENOMEM;
+	client_stage(t, SELFTEST_STAGE_ROUND_TRIPS, n);
 	for (uint32_t i = 0; i < n; i++) {
 		pattern_fill(c->data, c->size, i + 1);
 		snprintf(what, sizeof(what), "round trip %" PRIu32 " of %" PRIu32, i + 1, n);
@@ -249,6 +289,7 @@ static int client_measure(Selftest *t) {
 
 	/* The bandwidth: n WRITEs, BURST_WINDOW in flight; then a ping checks what arrived. */
 	t->phase = SELFTEST_STEP_COMPLETION;
+	client_stage(t, SELFTEST_STAGE_BURST, n);
 	snprintf(what, sizeof(what), "the bandwidth burst of %" PRIu32 " RDMA WRITEs", n);
 	pattern_fill(c->data, c->size, burst_seq);
 	t0 = now_monotonic_nsec();
@@ -277,10 +318,11 @@ static int client_measure(Selftest *t) {
 	return client_ping(t, burst_seq, 0, "the check of the bandwidth burst's data", NULL);
 }
 
-/* rdma_cm gets a share of what is left of the test for each resolution, so that its own error
- * comes before our deadline. */
+/* rdma_cm gets a share of what is left of the wait for each resolution, so that its own error
+ * comes before ours. */
 static int cm_timeout_ms(const Selftest *t) {
-	uint64_t now = now_monotonic_nsec(), left = t->deadline > now ? t->deadline - now : 0;
+	uint64_t now = now_monotonic_nsec(), wake = selftest_progress_wake(&t->progress),
+		 left = wake > now ? wake - now : 0;
 	uint64_t ms = left / 1000000 * 3 / 4;
 
 	return ms < 100 ? 100 : ms > 30000 ? 30000 : (int) ms;
@@ -320,7 +362,7 @@ static int peer_resolve(Selftest *t, struct sockaddr_storage *ret) {
 	return 0;
 }
 
-/* rdma_resolve_addr() in short attempts until the deadline: when the neighbour is not known
+/* rdma_resolve_addr() in short attempts until the wait ends: when the neighbour is not known
  * yet, the kernel looks again only when the attempt times out (it was not woken by the ARP
  * answer over two links of one host: 7.5 s of a 10 s test), so a short attempt that fails
  * with ETIMEDOUT is tried again, and the first answer wins. */
@@ -331,8 +373,8 @@ static int client_resolve(Selftest *t, const struct sockaddr_storage *dst) {
 	int r;
 
 	for (;;) {
-		uint64_t now = now_monotonic_nsec(),
-			 left = t->deadline > now ? t->deadline - now : 0;
+		uint64_t now = now_monotonic_nsec(), wake = selftest_progress_wake(&t->progress),
+			 left = wake > now ? wake - now : 0;
 		uint64_t ms = left / 1000000 * 3 / 4;
 
 		if (ms > ADDR_ATTEMPT_MS)
@@ -361,7 +403,8 @@ static int client_resolve(Selftest *t, const struct sockaddr_storage *dst) {
 			return 0;
 		r = c->addr_status;
 		now = now_monotonic_nsec();
-		if ((r != -ETIMEDOUT && r != -ENODATA) || now + 100 * 1000000ULL >= t->deadline) {
+		if ((r != -ETIMEDOUT && r != -ENODATA) ||
+		    now + 100 * 1000000ULL >= selftest_progress_wake(&t->progress)) {
 			snprintf(hint, sizeof(hint),
 				 "Is %s up and reachable from %s (ping -I %s %s)? rdma_cm needs "
 				 "its neighbour (ARP/ND) answer",
@@ -496,12 +539,13 @@ int selftest_run(const SelftestParams *params, SelftestResult *result) {
 		.server = { .role = "server", .link = &params->link, .result = result },
 		.phase = SELFTEST_STEP_LINK,
 		.client_event = client_event,
-		.deadline = (params->start_nsec ? params->start_nsec : now_monotonic_nsec()) +
-			    (uint64_t) params->timeout_sec * NSEC_PER_SEC,
 	};
 	SelftestStep phase;
 	int r;
 
+	selftest_progress_init(&t.progress,
+			       params->start_nsec ? params->start_nsec : now_monotonic_nsec(),
+			       params->timeout_sec, params->deadline_sec);
 	selftest_result_set_gids(params, result);
 	r = run(&t);
 	phase = t.phase;
@@ -510,6 +554,12 @@ int selftest_run(const SelftestParams *params, SelftestResult *result) {
 	/* Every failure is recorded where it happens; this one was not. */
 	if (r < 0 && !selftest_failed(result) &&
 	    selftest_fail(result, phase, r, NULL, "%s", strerror(-r)) == -ENOMEM) {
+		r = -ENOMEM;
+		goto finish;
+	}
+	/* A failure past the setup says how far the test got. */
+	client_position(&t);
+	if (selftest_progress_note(&t.progress, result) < 0) {
 		r = -ENOMEM;
 		goto finish;
 	}

@@ -10,6 +10,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "fileio.h"
+#include "selftest-progress.h"
 #include "selftest.h"
 #include "verbs-util.h"
 
@@ -17,7 +18,6 @@
 #define SELFTEST_VERSION 1
 /* Outstanding RDMA WRITEs of the bandwidth burst. */
 #define BURST_WINDOW 8
-#define NSEC_PER_SEC (1000 * 1000 * 1000ULL)
 
 /* The wr_id of every work request: what it was, for a completion with an error (whose opcode
  * is undefined). */
@@ -62,12 +62,12 @@ typedef struct Side {
 	uint32_t remote_rkey;
 	unsigned outstanding; /* signaled sends and writes not completed yet */
 	unsigned recvs;	      /* RECV completions */
+	uint64_t completed;   /* completions without an error, of any kind: progress */
 	Message received;
 	bool addr_done, addr_resolved, route_resolved, established, disconnected, disconnecting;
 	int addr_status;     /* of an ADDR_ERROR */
 	uint32_t iterations; /* server: what the client announced */
 	uint32_t pings;	     /* server: pings answered */
-	uint64_t deadline;   /* server of --listen: the client's time is up */
 } Side;
 
 void pattern_fill(uint8_t *buf, uint64_t size, uint32_t seq);
@@ -120,8 +120,6 @@ typedef struct RejectData {
 	uint32_t reserved;
 } RejectData;
 
-#define NSEC_INFINITY UINT64_MAX
-
 /* A test: the client and, for a local peer or --listen, the server, on one rdma_cm event
  * channel. */
 typedef struct Selftest {
@@ -134,7 +132,9 @@ typedef struct Selftest {
 	bool serving;		/* --listen */
 	SelftestResult session; /* --listen: the current client's */
 	SelftestStep phase;	/* what the client is at: the step a failure to wait is */
-	uint64_t deadline;
+	/* The client's bounds and how far it got; --listen: the current client's. */
+	SelftestProgress progress;
+	uint64_t stage_base; /* the client's count (recvs, completed) when its stage began */
 	char peer_text[INET6_ADDRSTRLEN + 8]; /* the peer's address and port */
 	char peer_addr[INET6_ADDRSTRLEN];     /* ... without the port */
 	/* An rdma_cm event for the client's id, after its acknowledgement: selftest-client.c's
@@ -144,8 +144,9 @@ typedef struct Selftest {
 } Selftest;
 
 /* selftest-loop.c: the event loop and the server. Wait for something to happen, up to deadline
- * (NSEC_INFINITY: forever) or stop_fd. Returns 0 after handling what came, 1 when stop_fd is
- * readable, -ETIME at the deadline, -ENOMEM. */
+ * (NSEC_INFINITY: forever) or stop_fd. Returns 0 after handling what came (what is there is
+ * handled even past the deadline), 1 when stop_fd is readable, -ETIME when nothing came by
+ * the deadline, -ENOMEM. */
 int selftest_pump(Selftest *t, uint64_t deadline, int stop_fd);
 /* The rdma_cm event channel, non-blocking; a failure at step "link" (no rdma_ucm). */
 int selftest_events_open(Selftest *t);

@@ -315,6 +315,7 @@ static int side_completion(Side *s, const struct ibv_wc *wc) {
 				     s->role, wr_name(wc->wr_id), ibv_wc_status_str(wc->status),
 				     (int) wc->status, wc->vendor_err);
 	}
+	s->completed++;
 	switch (wc->wr_id) {
 	case WR_RECV:
 		s->recvs++;

@@ -9,9 +9,11 @@
  * the bandwidth, and a last ping checks what the burst wrote.
  *
  * The peer is the link itself (loopback), another link of this host (both sides run here, in
- * one poll loop), or HOST[:PORT] of a remote `rdmactl selftest --listen`. Every wait is bounded
- * by the test's deadline; every completion is checked. Nothing here prints: a failure is a
- * SelftestResult that names the step, what happened, and what to check.
+ * one poll loop), or HOST[:PORT] of a remote `rdmactl selftest --listen`. Every wait is bounded:
+ * by timeout_sec since the last progress (a step of the connection reached, a completion), and
+ * by deadline_sec for the whole test when one is given; every completion is checked. Nothing
+ * here prints: a failure is a SelftestResult that names the step, what happened, how far the
+ * test got and what to check.
  *
  * The latency of a round trip is from posting the RDMA WRITE to the completion of the reply's
  * RECV, less the time the server took to check the bytes (its reply says how long).
@@ -20,7 +22,8 @@
  * one side's verbs resources and work (selftest-internal.h), selftest-link.c the link and GID
  * checks on a HostState, selftest-route.c the kernel's route between the two addresses,
  * selftest-result.c the pure parts (steps, percentiles, HOST[:PORT], JSON, the packed result),
- * selftest-bounded.c the child process that bounds it all by --timeout. */
+ * selftest-progress.c the two bounds and how far a test got (pure), selftest-bounded.c the
+ * child process that bounds it all against the kernel. */
 
 #include <net/if.h>
 #include <stdbool.h>
@@ -44,7 +47,8 @@ typedef enum SelftestStep {
 	SELFTEST_STEP_MEMORY_REGISTRATION, /* "memory-registration": ibv_reg_mr (memlock) */
 	SELFTEST_STEP_COMPLETION,	   /* "completion": a work completion with an error */
 	SELFTEST_STEP_DATA,		   /* "data": the bytes read back are not those written */
-	SELFTEST_STEP_TIMEOUT,		   /* "timeout": --timeout ran out (the error says where) */
+	SELFTEST_STEP_TIMEOUT,		   /* "timeout": nothing for --timeout, or --deadline ran
+					    * out (the error says which, where, how far) */
 	_SELFTEST_STEP_MAX,
 	_SELFTEST_STEP_INVALID = -EINVAL,
 } SelftestStep;
@@ -78,9 +82,13 @@ typedef struct SelftestParams {
 	uint16_t listen_port;  /* selftest_serve(); local peers listen on a free port */
 	uint64_t size;	       /* bytes per RDMA WRITE */
 	uint32_t iterations;   /* round trips measured, and WRITEs of the bandwidth burst */
-	uint32_t timeout_sec;  /* the whole test; selftest_serve(): each client */
-	uint64_t start_nsec;   /* selftest_run*(): CLOCK_MONOTONIC when timeout_sec began (the
+	uint32_t timeout_sec;  /* the longest wait for progress; selftest_serve(): for a client's */
+	uint32_t deadline_sec; /* the whole test, 0: none; selftest_serve(): each client's */
+	uint64_t start_nsec;   /* selftest_run*(): CLOCK_MONOTONIC when the test began (the
 				* command's start); 0: when the run starts */
+	/* selftest_run(): where to store the CLOCK_MONOTONIC time of each progress, for a process
+	 * that watches (selftest_run_bounded()'s parent, through shared memory); may be NULL. */
+	uint64_t *progress_nsec;
 	/* selftest_run(): called with the final result before the test's resources are torn
 	 * down (rdma_destroy_id() may wait on the kernel); may be NULL. */
 	void (*result_ready)(const SelftestResult *result, void *userdata);
@@ -170,10 +178,12 @@ int selftest_route_oif(const struct sockaddr *src, const struct sockaddr *dst, i
 int selftest_run(const SelftestParams *params, SelftestResult *result);
 
 /* selftest_run() in a child process that can be abandoned, so that the caller returns within
- * timeout_sec + 2 s whatever the kernel does: a REQ whose send never completes keeps its CM
- * id referenced, and rdma_destroy_id() then waits in the kernel for as long as that lasts
+ * timeout_sec + 2 s of the test's last progress (and deadline_sec + 2 s, when given) whatever
+ * the kernel does: a REQ whose send never completes keeps its CM id referenced, and
+ * rdma_destroy_id() then waits in the kernel for as long as that lasts
  * (cm_destroy_id_wait_timeout). The child hands its result over as soon as it is known, before
- * it tears down; a child that gave none by then is killed and left to whoever reaps it. When
+ * it tears down, and publishes each progress meanwhile; a child that gave none by then is
+ * killed and left to whoever reaps it. When
  * a failed test's link (or local peer) counted send errors meanwhile (rxe's
  * hw_counters/send_err), the hint says so and names the likely cause. Returns as
  * selftest_run(). */
@@ -191,8 +201,9 @@ typedef void (*selftest_ready_t)(const char *address, void *userdata);
 typedef void (*selftest_served_t)(const SelftestResult *client, void *userdata);
 
 /* Serve remote clients on params->link, port listen_port, one at a time (a second one is
- * rejected, and says so), each for at most timeout_sec, until stop_fd is readable (a
- * signalfd; not read here). Returns 0 when stopped; -ECANCELED when it could not listen (the
- * failure in *result: step "link", "listen"); -ENOMEM. */
+ * rejected, and says so), each until nothing came from it for timeout_sec (or its deadline_sec,
+ * when given, ran out), until stop_fd is readable (a signalfd; not read here). Returns 0 when
+ * stopped; -ECANCELED when it could not listen (the failure in *result: step "link",
+ * "listen"); -ENOMEM. */
 int selftest_serve(const SelftestParams *params, int stop_fd, selftest_ready_t ready,
 		   selftest_served_t served, void *userdata, SelftestResult *result);

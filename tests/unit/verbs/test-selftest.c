@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The pure parts of rdmactl selftest: the step table, HOST[:PORT], the percentiles, the JSON
- * of a result, and the link/GID checks on a made-up port. */
+ * of a result, the link/GID checks on a made-up port, and the two bounds of a test (a stall,
+ * the whole) on made-up clocks. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include "selftest-progress.h"
 #include "selftest.h"
 #include "tests.h"
 
@@ -384,6 +386,188 @@ TEST(link_prepare) {
 	}
 }
 
+#define SEC(x)	(UINT64_C(1000000000) * (x))
+#define MSEC(x) (UINT64_C(1000000) * (x))
+/* An arbitrary CLOCK_MONOTONIC reading when the test started. */
+#define T0 SEC(5000)
+
+/* Issue 42: two rxe links in a qemu VM move the default burst (1000 RDMA WRITEs of 64 KiB) in
+ * 12.3 s, a completion every 12 ms, and the test failed at 10 s "nothing within the 10 s of
+ * --timeout". A completion is progress: a test that keeps completing is never stalled, and
+ * without --deadline nothing bounds the whole. */
+TEST(progress_slow_is_not_stalled) {
+	SelftestProgress p;
+	uint64_t now = T0;
+
+	selftest_progress_init(&p, T0, 10, 0);
+	p.stage = SELFTEST_STAGE_BURST;
+	p.total = 1000;
+	CHECK_INTEQ(selftest_progress_wake(&p), T0 + SEC(10));
+	for (uint32_t i = 1; i <= 1000; i++) {
+		now += MSEC(12) + 300000; /* 12.3 ms */
+		p.done = i;
+		CHECK(selftest_progress_update(&p, i, now));
+		CHECK_INTEQ(selftest_progress_expired(&p, now), SELFTEST_EXPIRY_NONE);
+		CHECK_INTEQ(selftest_progress_wake(&p), now + SEC(10));
+	}
+	CHECK_INTEQ(now, T0 + MSEC(12300));
+	/* Woken at the old whole-test deadline, with the last completion 12.3 ms before. */
+	CHECK_INTEQ(selftest_progress_expired(&p, T0 + SEC(10)), SELFTEST_EXPIRY_NONE);
+	CHECK_INTEQ(selftest_progress_expired(&p, now + SEC(10) - 1), SELFTEST_EXPIRY_NONE);
+	CHECK_INTEQ(selftest_progress_expired(&p, now + SEC(10)), SELFTEST_EXPIRY_STALLED);
+	/* An hour in, still progressing: no deadline unless one is given. */
+	CHECK(selftest_progress_update(&p, 1001, T0 + SEC(3600)));
+	CHECK_INTEQ(selftest_progress_expired(&p, T0 + SEC(3605)), SELFTEST_EXPIRY_NONE);
+	CHECK_INTEQ(selftest_progress_wake(&p), T0 + SEC(3610));
+}
+
+/* Counting the same again is no progress: the stall is timed from the last change. */
+TEST(progress_same_count_is_no_progress) {
+	SelftestProgress p;
+
+	selftest_progress_init(&p, T0, 10, 0);
+	CHECK(!selftest_progress_update(&p, 0, T0 + SEC(3)));
+	CHECK_INTEQ(p.last_nsec, T0);
+	CHECK(selftest_progress_update(&p, 3, T0 + SEC(2)));
+	CHECK(!selftest_progress_update(&p, 3, T0 + SEC(9)));
+	CHECK_INTEQ(selftest_progress_wake(&p), T0 + SEC(12));
+	CHECK_INTEQ(selftest_progress_expired(&p, T0 + SEC(12) - 1), SELFTEST_EXPIRY_NONE);
+	CHECK_INTEQ(selftest_progress_expired(&p, T0 + SEC(12)), SELFTEST_EXPIRY_STALLED);
+}
+
+/* A stall says how far the test got and which option to pass. */
+TEST(progress_stall_says_how_far) {
+	_cleanup_(selftest_result_done) SelftestResult r = { .step = _SELFTEST_STEP_INVALID };
+	SelftestProgress p;
+
+	CHECK_INTEQ(selftest_result_init(&r, "rxe0/1", "rxe1/1", 65536, 1000), 0);
+	selftest_progress_init(&p, T0, 10, 0);
+	p.stage = SELFTEST_STAGE_BURST;
+	p.done = 312;
+	p.total = 1000;
+	CHECK(selftest_progress_update(&p, 1337, T0 + SEC(2)));
+	CHECK_INTEQ(selftest_progress_expired(&p, T0 + SEC(12)), SELFTEST_EXPIRY_STALLED);
+	CHECK_INTEQ(selftest_progress_fail(&p, SELFTEST_EXPIRY_STALLED, "the burst", &r),
+		    -ECANCELED);
+	CHECK_INTEQ(r.step, SELFTEST_STEP_TIMEOUT);
+	CHECK_INTEQ(r.error, -ETIME);
+	CHECK_STREQ(r.message, "the bandwidth burst: 312 of 1000 RDMA WRITEs completed, then "
+			       "nothing for the 10 s of --timeout");
+	CHECK(r.hint && strstr(r.hint, "raise --timeout"));
+
+	/* In the round trips, and on the listener's side. */
+	{
+		_cleanup_(selftest_result_done)
+			SelftestResult q = { .step = _SELFTEST_STEP_INVALID };
+
+		CHECK_INTEQ(selftest_result_init(&q, "rxe0/1", "rxe1/1", 65536, 1000), 0);
+		p.stage = SELFTEST_STAGE_ROUND_TRIPS;
+		p.done = 12;
+		CHECK_INTEQ(selftest_progress_fail(&p, SELFTEST_EXPIRY_STALLED, NULL, &q),
+			    -ECANCELED);
+		CHECK_STREQ(q.message, "the round trips: 12 of 1000 answered, then nothing for "
+				       "the 10 s of --timeout");
+		selftest_result_done(&q);
+		CHECK_INTEQ(selftest_result_init(&q, "rxe0/1", "192.0.2.2:4242", 65536, 1000), 0);
+		p.stage = SELFTEST_STAGE_SERVE;
+		p.total = 1001;
+		CHECK_INTEQ(selftest_progress_fail(&p, SELFTEST_EXPIRY_STALLED, NULL, &q),
+			    -ECANCELED);
+		CHECK_STREQ(q.message, "the client's pings: 12 of 1001 answered, then nothing "
+				       "for the 10 s of --timeout");
+	}
+	/* During the setup, the step awaited. */
+	{
+		_cleanup_(selftest_result_done)
+			SelftestResult q = { .step = _SELFTEST_STEP_INVALID };
+
+		CHECK_INTEQ(selftest_result_init(&q, "rxe0/1", "192.0.2.99", 65536, 1000), 0);
+		selftest_progress_init(&p, T0, 3, 0);
+		CHECK_INTEQ(selftest_progress_expired(&p, T0 + SEC(3)), SELFTEST_EXPIRY_STALLED);
+		CHECK_INTEQ(selftest_progress_fail(&p, SELFTEST_EXPIRY_STALLED,
+						   "address resolution", &q),
+			    -ECANCELED);
+		CHECK_STREQ(q.message, "address resolution: nothing within the 3 s of --timeout");
+		CHECK(q.hint && strstr(q.hint, "--timeout"));
+	}
+}
+
+/* --deadline bounds the whole test, progressing or not, and says so. */
+TEST(progress_deadline) {
+	_cleanup_(selftest_result_done) SelftestResult r = { .step = _SELFTEST_STEP_INVALID };
+	SelftestProgress p;
+
+	CHECK_INTEQ(selftest_result_init(&r, "rxe0/1", "rxe1/1", 65536, 1000), 0);
+	selftest_progress_init(&p, T0, 10, 60);
+	p.stage = SELFTEST_STAGE_BURST;
+	p.done = 640;
+	p.total = 1000;
+	CHECK_INTEQ(selftest_progress_wake(&p), T0 + SEC(10));
+	CHECK(selftest_progress_update(&p, 1, T0 + MSEC(59900)));
+	/* The deadline comes before the stall would. */
+	CHECK_INTEQ(selftest_progress_wake(&p), T0 + SEC(60));
+	CHECK_INTEQ(selftest_progress_expired(&p, T0 + SEC(60) - 1), SELFTEST_EXPIRY_NONE);
+	CHECK_INTEQ(selftest_progress_expired(&p, T0 + SEC(60)), SELFTEST_EXPIRY_DEADLINE);
+	CHECK_INTEQ(selftest_progress_fail(&p, SELFTEST_EXPIRY_DEADLINE, "the burst", &r),
+		    -ECANCELED);
+	CHECK_INTEQ(r.step, SELFTEST_STEP_TIMEOUT);
+	CHECK_STREQ(r.message, "the bandwidth burst: 640 of 1000 RDMA WRITEs completed when the "
+			       "60 s of --deadline ran out");
+	CHECK(r.hint && strstr(r.hint, "raise --deadline"));
+
+	/* Woken late, with both run out: the one that ran out first. */
+	selftest_progress_init(&p, T0, 10, 60);
+	CHECK(selftest_progress_update(&p, 1, T0 + SEC(45)));
+	CHECK_INTEQ(selftest_progress_expired(&p, T0 + SEC(70)), SELFTEST_EXPIRY_STALLED);
+	CHECK(selftest_progress_update(&p, 2, T0 + SEC(55)));
+	CHECK_INTEQ(selftest_progress_expired(&p, T0 + SEC(70)), SELFTEST_EXPIRY_DEADLINE);
+	/* Both at once: a stall. */
+	selftest_progress_init(&p, T0, 10, 60);
+	CHECK(selftest_progress_update(&p, 1, T0 + SEC(50)));
+	CHECK_INTEQ(selftest_progress_expired(&p, T0 + SEC(60)), SELFTEST_EXPIRY_STALLED);
+}
+
+/* Any other failure past the setup says how far the test got; the rest are left alone. */
+TEST(progress_note) {
+	_cleanup_(selftest_result_done) SelftestResult r = { .step = _SELFTEST_STEP_INVALID };
+	SelftestProgress p;
+
+	selftest_progress_init(&p, T0, 10, 0);
+	CHECK_INTEQ(selftest_result_init(&r, "rxe1/1", "rxe0/1", 65536, 1000), 0);
+	/* A pass: nothing to say. */
+	CHECK_INTEQ(selftest_progress_note(&p, &r), 0);
+	CHECK(r.message == NULL);
+	/* During the setup: the step says where. */
+	CHECK_INTEQ(selftest_fail(&r, SELFTEST_STEP_CONNECT, -ECONNREFUSED, NULL, "refused"),
+		    -ECANCELED);
+	CHECK_INTEQ(selftest_progress_note(&p, &r), 0);
+	CHECK_STREQ(r.message, "refused");
+
+	selftest_result_done(&r);
+	CHECK_INTEQ(selftest_result_init(&r, "rxe1/1", "rxe0/1", 65536, 1000), 0);
+	p.stage = SELFTEST_STAGE_BURST;
+	p.done = 312;
+	p.total = 1000;
+	CHECK_INTEQ(selftest_fail(&r, SELFTEST_STEP_COMPLETION, -EIO, NULL,
+				  "client: RDMA WRITE completed with transport retry counter "
+				  "exceeded (status 12, vendor error 0x0)"),
+		    -ECANCELED);
+	CHECK_INTEQ(selftest_progress_note(&p, &r), 0);
+	CHECK_STREQ(r.message, "client: RDMA WRITE completed with transport retry counter "
+			       "exceeded (status 12, vendor error 0x0); so far, the bandwidth "
+			       "burst: 312 of 1000 RDMA WRITEs completed");
+
+	/* A timeout said it already. */
+	selftest_result_done(&r);
+	CHECK_INTEQ(selftest_result_init(&r, "rxe1/1", "rxe0/1", 65536, 1000), 0);
+	CHECK_INTEQ(selftest_progress_fail(&p, SELFTEST_EXPIRY_STALLED, NULL, &r), -ECANCELED);
+	CHECK_INTEQ(selftest_progress_note(&p, &r), 0);
+	CHECK(strstr(r.message, "so far") == NULL);
+}
+
 TESTS_MAIN(TEST_ENTRY(step_table_round_trips), TEST_ENTRY(peer_parse),
 	   TEST_ENTRY(latency_percentiles), TEST_ENTRY(json_of_a_pass), TEST_ENTRY(pack_round_trip),
-	   TEST_ENTRY(json_of_a_failure), TEST_ENTRY(link_prepare))
+	   TEST_ENTRY(json_of_a_failure), TEST_ENTRY(link_prepare),
+	   TEST_ENTRY(progress_slow_is_not_stalled), TEST_ENTRY(progress_same_count_is_no_progress),
+	   TEST_ENTRY(progress_stall_says_how_far), TEST_ENTRY(progress_deadline),
+	   TEST_ENTRY(progress_note))

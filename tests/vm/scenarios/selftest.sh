@@ -5,11 +5,17 @@
 #   - two rxe links on the two ends of a veth pair in one netns: without policy routing the
 #     peer's address is local and routed via lo, which fails at step "route" and says how to
 #     fix it; with the recipe's policy routing (route_over_wire) it passes, both ways
+#   - the defaults between two links (1000 round trips and a burst of 1000 RDMA WRITEs of
+#     64 KiB, --timeout 10): longer than 10 s under TCG, and a pass, since --timeout bounds a
+#     wait for progress, not the whole test (issue 42)
 #   - remote mode: `--listen` on one link, clients with HOST:PORT and HOST, one line each
+#   - a stalled exchange (the listener stopped mid-run) fails at "timeout" after --timeout
+#     without progress, saying how many round trips were answered; so does the listener
 #   - failures, exit 1 with the step: nothing listens on HOST:PORT ("connect": the kernel's CM
 #     rejects the REQ, reason 8), no such host on the subnet ("address-resolution": no ARP
 #     answer), the netdev down ("link"), an empty --gid-index ("gid"), and a memlock limit
-#     too low for --size ("memory-registration")
+#     too low for --size ("memory-registration"); the peer's netdev set down mid-run: the
+#     failure says how many round trips were answered
 # TCG is slow: modest --iters and --size. No `set -e`: a failed check is reported and the
 # scenario goes on.
 set -uo pipefail
@@ -24,6 +30,13 @@ st() { # st NAME ARGS...: rdmactl selftest --json ARGS into $VM_LOGDIR/NAME.json
 	shift
 	timeout 120 rdmactl selftest --json --iters "$ITERS" --size "$SIZE" "$@" \
 		> "$VM_LOGDIR/$name.json" 2> "$VM_LOGDIR/$name.err"
+}
+received() { # received RXE: the packets the rxe device has received
+	attr "/sys/class/infiniband/$1/ports/1/hw_counters/rcvd_pkts"
+}
+# shellcheck disable=SC2317 # called through check/within
+received_since() { # received_since RXE BEFORE N: RXE received N packets more than BEFORE
+	[ "$(received "$1")" -ge $(($2 + $3)) ]
 }
 j() { # j NAME FILTER: jq -r on NAME's JSON
 	jq -r "$2" "$VM_LOGDIR/$1.json" 2> /dev/null
@@ -112,6 +125,17 @@ st two-links-back veth0 rxe1/1
 is "two links rxe0 -> rxe1 (LINK by its netdev): exit 0" "$?" 0
 passes two-links-back
 
+# Nothing but the links: 1000 round trips and a burst of 1000 RDMA WRITEs of 64 KiB, --timeout
+# 10. Under TCG that takes longer than 10 s in all (12.3 s on the issue's VM); each completion
+# comes within milliseconds, so the test passes: --timeout bounds a wait for progress.
+start=$SECONDS
+timeout 600 rdmactl selftest --json rxe1 rxe0 > "$VM_LOGDIR/defaults.json" 2> "$VM_LOGDIR/defaults.err"
+is "two links rxe1 -> rxe0 with the defaults (no --iters, --size, --timeout): exit 0" "$?" 0
+passes defaults
+is "defaults: 1000 round trips of 65536 bytes" "$(j defaults '"\(.iterations) \(.size)"')" \
+	"1000 65536"
+diag "defaults: $((SECONDS - start)) s in all, $(j defaults '"p50 \(.latency_usec.p50) µs, \(.bandwidth_bps / 1e9) Gbit/s"')"
+
 # ---- remote mode: --listen on rxe0, clients on rxe1 ----------------------------------------------
 rdmactl selftest --listen --json rxe0 > "$VM_LOGDIR/listen.out" 2> "$VM_LOGDIR/listen.err" &
 listener=$!
@@ -136,6 +160,44 @@ check "--listen names each client by its address" \
 	jq -se 'length == 2 and all(.peer | test("^192\\.0\\.2\\.2:[0-9]+$"))' \
 	"$VM_LOGDIR/listen.out"
 
+# ---- a stalled exchange: the listener stopped mid-run ---------------------------------------------
+# SIGSTOP freezes the listener's process, not rxe: the kernel still acknowledges the client's
+# RDMA WRITEs and takes its ping, but nothing answers it. The client fails after --timeout
+# without progress, and says how many round trips were answered (at least one: the wait below
+# lets a few dozen through first).
+rdmactl selftest --listen --json --port 7473 rxe0 > "$VM_LOGDIR/stall-listen.out" \
+	2> "$VM_LOGDIR/stall-listen.err" &
+listener=$!
+check "--listen rxe0 --port 7473 listens" \
+	wait_until 20 grep -q "listening on 192.0.2.1:7473" "$VM_LOGDIR/stall-listen.err"
+before=$(received rxe0)
+timeout 300 rdmactl selftest --json --iters 100000 --size 4096 --timeout 5 rxe1 192.0.2.1:7473 \
+	> "$VM_LOGDIR/stalled.json" 2> "$VM_LOGDIR/stalled.err" &
+client=$!
+check "stalled: the exchange runs (rxe0 received 200 packets)" within 120 received_since rxe0 "$before" 200
+kill -STOP "$listener"
+wait "$client"
+rc=$?
+kill -CONT "$listener"
+is "stalled: exit 1" "$rc" 1
+is "stalled: fails at step timeout" "$(j stalled '.result + " " + .step')" "fail timeout" ||
+	diag "$(cat "$VM_LOGDIR/stalled.json" "$VM_LOGDIR/stalled.err")"
+check "stalled: says how many round trips were answered, then nothing for --timeout" \
+	holds stalled '.error | test("^the round trips: [1-9][0-9]* of 100000 answered, then nothing for the 5 s of --timeout$")'
+check "stalled: the hint says to raise --timeout if it is only slow" \
+	holds stalled '.hint | test("raise --timeout")'
+check "stalled: measured nothing" holds stalled '.latency_usec == null and .bandwidth_bps == null'
+diag "stalled: $(j stalled .error)"
+# Going on, the listener reports the client it lost, with how many pings it answered.
+check "stalled: the listener's line for the client: fail, with the pings answered" \
+	within 60 jq -se 'length == 1 and .[0].result == "fail" and
+		(.[0].error | test("the client.s pings: [1-9][0-9]* of 100001 answered"))' \
+	"$VM_LOGDIR/stall-listen.out"
+diag "stalled, the listener: $(jq -r '.step + ": " + .error' "$VM_LOGDIR/stall-listen.out")"
+kill -TERM "$listener"
+wait "$listener"
+is "--listen --port 7473 stops on SIGTERM with exit 0" "$?" 0
+
 # ---- failures ----------------------------------------------------------------------------------
 # The host is there, nothing listens on the port: its kernel's CM rejects the connect request
 # (reason 8, invalid service ID) at once.
@@ -152,6 +214,22 @@ st no-host rxe0 192.0.2.99 --timeout 3
 fails_at no-host $? address-resolution
 check "no-host: ends within --timeout 3 (+5 s to start and report; the default is 10)" \
 	test $((SECONDS - start)) -le 8
+
+# The peer's netdev set down mid-run: rxe1's packets no longer reach rxe0. Whether the WRITEs'
+# retries run out first (step completion) or --timeout does (timeout), the failure says how many
+# round trips were answered.
+before=$(received rxe0)
+timeout 300 rdmactl selftest --json --iters 100000 --size 4096 --timeout 5 rxe1 rxe0 \
+	> "$VM_LOGDIR/peer-down.json" 2> "$VM_LOGDIR/peer-down.err" &
+client=$!
+check "peer-down: the exchange runs (rxe0 received 200 packets)" within 120 received_since rxe0 "$before" 200
+ip link set veth0 down
+wait "$client"
+is "peer-down: exit 1" "$?" 1
+check "peer-down: fails in the exchange, saying how many round trips were answered" \
+	holds peer-down '.result == "fail" and (.error | test("the round trips: [1-9][0-9]* of 100000 answered"))' ||
+	diag "$(cat "$VM_LOGDIR/peer-down.json" "$VM_LOGDIR/peer-down.err")"
+diag "peer-down: $(j peer-down '.step + ": " + .error + " / hint: " + .hint')"
 
 # shellcheck disable=SC2317 # called through wait_until
 rxe0_active() { [ "$(attr /sys/class/infiniband/rxe0/ports/1/state)" = "4: ACTIVE" ]; }
