@@ -143,11 +143,9 @@ is "Plan() is rdmactl plan --json, converged" "$plan_online" "$plan_offline"
 # change within that time shows in root's Plan() (observed at each call), not in nobody's.
 nplan() { nobody busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.rdmad1 /org/rdmad1 org.rdmad1.Manager Plan; }
 tosf=$root/sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos
-sleep 5.1
-p1=$(nplan)
-echo 0 > "$tosf"
-is "nobody's Plan() within 5 s of the last is that one: rdmad did not observe again" \
-        "$(nplan)" "$p1"
+nobody_plans() { echo 106 > "$tosf"; p1=$(nplan); echo 0 > "$tosf"; p2=$(nplan); }
+within_window 5 nobody_plans
+is "nobody's Plan() within 5 s of the last is that one: rdmad did not observe again" "$p2" "$p1"
 check "root's Plan() observes now: the ToS rdmad would write back" \
         "[[ \$(call Plan) == *roce.tos* && '$p1' != *roce.tos* ]]"
 echo 106 > "$tosf"
@@ -362,17 +360,22 @@ is "... with rows of the mlx5 fixture's PCI functions" \
 # One run at a time, shared by the callers of one user that come meanwhile; an answer is given
 # again for 5 s to the same user, never to another (device node access is judged per caller).
 nruns() { grep -c 'running rdmactl preflight' "$work/rdmad.log"; }
-sleep 5.2
-runs=$(nruns)
-pids=()
-for i in 1 2 3; do jcall Preflight > "$work/preflight.$i" & pids+=($!); done
-wait "${pids[@]}"
+preflights() {
+        local pids=() i
+        runs=$(nruns)
+        for i in 1 2 3; do jcall Preflight > "$work/preflight.$i" & pids+=($!); done
+        wait "${pids[@]}"
+        window_t0=$(uptime_cs) # the run ended before its answers came
+        runs_three=$(nruns)
+        jcall Preflight > /dev/null
+        runs_after=$(nruns)
+}
+within_window 5 preflights
 check "three Preflight() calls at once: three answers, the same" \
         "[[ -s $work/preflight.1 ]] && cmp -s $work/preflight.1 $work/preflight.2 && \
          cmp -s $work/preflight.1 $work/preflight.3"
-is "... from one rdmactl run" "$(nruns)" "$((runs + 1))"
-jcall Preflight > /dev/null
-is "a Preflight() right after reuses that answer: no new run" "$(nruns)" "$((runs + 1))"
+is "... from one rdmactl run" "$runs_three" "$((runs + 1))"
+is "a Preflight() right after reuses that answer: no new run" "$runs_after" "$((runs + 1))"
 nobody bash -c "jcall Preflight" > /dev/null
 is "... but not for another user: nobody's Preflight() runs rdmactl for nobody" \
         "$(nruns) $(grep -c "running rdmactl preflight for UID $(id -u nobody)" "$work/rdmad.log")" \

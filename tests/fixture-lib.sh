@@ -55,6 +55,28 @@ fixture_bus() {
         [[ -S $work/bus ]]
 }
 
+# within_window SECONDS ROUND: what must happen inside one of rdmad's reuse windows (an answer
+# given again for SECONDS to the same callers). ROUND, a function that makes the calls and keeps
+# what they answered in variables, runs after an earlier answer's window lapsed, timed on the
+# monotonic clock from before its first call (or from where it sets window_t0=$(uptime_cs): the
+# answer's end, where the daemon's window begins) to after its last answer. A round shorter than
+# SECONDS is the one to judge (the daemon's own interval lies inside it); one a loaded machine
+# made longer says so and is run again, 3 rounds at most. Returns 1 when none was short enough:
+# the caller's checks then fail on what the last round answered.
+uptime_cs() { local u _; read -r u _ < /proc/uptime; echo "${u/./}"; }
+within_window() {
+        local secs=$1 round=$2 t1 i
+        for i in 1 2 3; do
+                sleep "$secs.2"
+                window_t0=$(uptime_cs)
+                "$round"
+                t1=$(uptime_cs)
+                ((t1 - window_t0 < secs * 100)) && return 0
+                echo "# round $i of $round took $(((t1 - window_t0) / 100)) s, not within the $secs s window: again"
+        done
+        return 1
+}
+
 n=0
 failed=0
 tap_planned=0
