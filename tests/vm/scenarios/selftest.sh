@@ -206,14 +206,16 @@ fails_at no-listener $? connect
 check "no-listener: a refused connection, nothing listens there" \
 	holds no-listener '.error | test("refused: nothing listens")'
 
-# No such host: nobody answers the ARP request, rdma_cm's address resolution times out; the
-# test ends within its --timeout: well before the default (10 s), with room for starting and
-# reporting (an ASan build under TCG on a loaded host took 6 s in all).
+# No such host: nobody answers the ARP request, rdma_cm's address resolution times out, and the
+# test ends by itself (exit 1, inside st's guard) at that step, saying so. How long it took is a
+# figure, not a verdict: it moves with this machine's load.
 start=$SECONDS
 st no-host rxe0 192.0.2.99 --timeout 3
 fails_at no-host $? address-resolution
-check "no-host: ends within --timeout 3 (+5 s to start and report; the default is 10)" \
-	test $((SECONDS - start)) -le 8
+check "no-host: rdma_cm found no neighbour (timed out, or no data)" \
+	holds no-host '.error | test("Connection timed out|No data available")' ||
+	diag "$(cat "$VM_LOGDIR/no-host.json")"
+diag "no-host: ended in $((SECONDS - start)) s with --timeout 3"
 
 # The peer's netdev set down mid-run: rxe1's packets no longer reach rxe0. Whether the WRITEs'
 # retries run out first (step completion) or --timeout does (timeout), the failure says how many
