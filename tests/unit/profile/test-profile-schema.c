@@ -379,16 +379,34 @@ TEST(every_error_reported) {
 	free(e);
 }
 
-/* The checks across keys run after a value error elsewhere in the file (issue 42), each leaving
- * out the keys that were themselves refused: no second error for the same mistake. */
+/* The checks across keys run after a value error elsewhere in the file (issue 42: a VF index
+ * past sriov.vfs was said only once the vlan of another entry was fixed), each leaving out the
+ * keys and fields that were themselves refused: no second error for the same mistake. */
 static const struct {
 	const char *yaml;
 	const char *errors;
 } cross_checks[] = {
+	/* the issue's example: a bad vlan in one entry, an index past vfs in another */
+	{ "sriov:\n  vfs: 4\n  vf:\n    - {index: 99}\n    - {index: 1, vlan: 4096}\n",
+	  "t.yaml:5:24: error: 'sriov.vf.vlan' must be in 0..4095, got 4096\n"
+	  "t.yaml:4:7: error: 'sriov.vf': VF 99 is past 'sriov.vfs: 4' (VFs are numbered from 0)" },
+	/* both in one entry, and an unknown key there too */
+	{ "sriov:\n  vfs: 4\n  vf:\n    - {index: 99, speed: 1, vlan: 4096}\n",
+	  "t.yaml:4:19: error: 'sriov.vf': unknown key 'speed', expected index, mac, vlan, qos, "
+	  "vlan-protocol, trust, spoof-check, link-state, max-rate, min-rate, node-guid or "
+	  "port-guid\n"
+	  "t.yaml:4:35: error: 'sriov.vf.vlan' must be in 0..4095, got 4096\n"
+	  "t.yaml:4:7: error: 'sriov.vf': VF 99 is past 'sriov.vfs: 4' (VFs are numbered from 0)" },
 	/* the value error in another key, after sriov */
 	{ "sriov: {vfs: 2, vf: [{index: 2}]}\nnetdev: {mtu: 1}\n",
 	  "t.yaml:2:15: error: 'netdev.mtu' must be in 68..65535, got 1\n"
 	  "t.yaml:1:22: error: 'sriov.vf': VF 2 is past 'sriov.vfs: 2' (VFs are numbered from 0)" },
+	/* a duplicate index and a min-rate above max-rate next to a bad field */
+	{ "sriov:\n  vf:\n    - {index: 1, vlan: 4096}\n"
+	  "    - {index: 1, max-rate: 10, min-rate: 20}\n",
+	  "t.yaml:3:24: error: 'sriov.vf.vlan' must be in 0..4095, got 4096\n"
+	  "t.yaml:4:7: error: 'sriov.vf': VF 1's min-rate 20 is above its max-rate 10 (Mbit/s)\n"
+	  "t.yaml:4:7: error: 'sriov.vf': VF 1 is declared twice (first at line 3)" },
 	/* each check of qos and sriov, whatever the others found */
 	{ "qos:\n  owner: rdmad\n  dcbx: [lld-managed, ieee]\n"
 	  "  ets: {tc-bw: [0, 0, 0, 50, 0, 0, 0, 0], tsa: [strict, strict, strict, ets, strict, "
@@ -402,6 +420,17 @@ static const struct {
 	/* no cascade: a refused sriov.vfs is not compared with */
 	{ "sriov:\n  vfs: -1\n  vf: [{index: 3}]\n",
 	  "t.yaml:2:8: error: 'sriov.vfs' must be in 0..65535, got -1" },
+	/* ... a refused index is not, nor counted as a duplicate; the entry is named so */
+	{ "sriov:\n  vfs: 1\n  vf: [{index: x, qos: 1}, {index: 0}]\n",
+	  "t.yaml:3:16: error: 'sriov.vf.index' expects an integer, got 'x'\n"
+	  "t.yaml:3:8: error: 'sriov.vf': the entry sets qos or vlan-protocol without a vlan (the "
+	  "kernel takes the three together)" },
+	/* ... a refused vlan is not a missing one */
+	{ "sriov:\n  vf: [{index: 0, vlan: 4096, qos: 1}]\n",
+	  "t.yaml:2:25: error: 'sriov.vf.vlan' must be in 0..4095, got 4096" },
+	/* ... nor a refused rate compared */
+	{ "sriov:\n  vf: [{index: 0, max-rate: -1, min-rate: 20}]\n",
+	  "t.yaml:2:29: error: 'sriov.vf.max-rate' must be in 0..4294967295, got -1" },
 	/* ... a refused qos.ets.tsa is not "no tsa": tc-bw is not summed over every class */
 	{ "qos:\n  ets:\n    tc-bw: [0, 0, 0, 50, 0, 0, 0, 0]\n"
 	  "    tsa: [strict, strict, strict, ets, bogus, strict, strict, strict]\n",
