@@ -87,6 +87,7 @@ static int walk_mapping(SchemaContext *ctx, yaml_node_t *node, const char *prefi
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0) {
+			ctx->refused |= KEY_BIT(row->key);
 			ret = r;
 			continue;
 		}
@@ -126,7 +127,7 @@ static int composer_profile(Composer *c, unsigned i, Profile **ret) {
 	_cleanup_(profile_freep) Profile *p = NULL;
 	yaml_node_t *root;
 	SchemaContext ctx;
-	int r;
+	int walked, r;
 
 	root = yaml_document_get_root_node(&c->doc);
 	if (!root || (root->type == YAML_SCALAR_NODE && root->data.scalar.length == 0 &&
@@ -143,9 +144,16 @@ static int composer_profile(Composer *c, unsigned i, Profile **ret) {
 		.diags = c->diags,
 		.profile = p,
 	};
-	r = walk_mapping(&ctx, root, NULL);
-	if (r >= 0)
-		r = schema_check_profile(&ctx);
+	/* The checks across keys run after a refused value too: a file's problems are all
+	 * reported in one run, as a compiler would (the checks leave the refused keys out). */
+	walked = walk_mapping(&ctx, root, NULL);
+	if (walked == -ENOMEM)
+		return walked;
+	r = schema_check_profile(&ctx);
+	if (r == -ENOMEM)
+		return r;
+	if (walked < 0)
+		return walked;
 	if (r < 0)
 		return r;
 	if (c->invalid)

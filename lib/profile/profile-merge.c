@@ -210,7 +210,7 @@ static void origins_format(const PortSettings *s, char *buf, size_t size) {
 
 /* qos.owner: rdmad means rdmad writes the port's DCB as its host agent; a DCBX mode that hands
  * the port to the NIC's own agent contradicts it (the firmware would overwrite every write). */
-static int dcbx_validate(const PortSettings *s, char **ret_error) {
+int port_settings_validate_dcbx(const PortSettings *s, char **ret_error) {
 	const char *dcbx = s->origin[KEY_QOS_DCBX], *owner = s->origin[KEY_QOS_OWNER];
 	char from[160] = "";
 
@@ -228,14 +228,10 @@ static int dcbx_validate(const PortSettings *s, char **ret_error) {
 	return -EINVAL;
 }
 
-int port_settings_validate(const PortSettings *s, char **ret_error) {
+int port_settings_validate_ets(const PortSettings *s, char **ret_error) {
 	unsigned sum = 0, n_ets = 0;
 	char tcs[32] = "", from[160];
-	int r;
 
-	r = dcbx_validate(s, ret_error);
-	if (r < 0)
-		return r;
 	if (!(s->set & KEY_BIT(KEY_QOS_ETS_TC_BW)))
 		return 0;
 	if (!(s->set & KEY_BIT(KEY_QOS_ETS_TSA))) {
@@ -264,6 +260,15 @@ int port_settings_validate(const PortSettings *s, char **ret_error) {
 		     tcs, sum, from) < 0)
 		return -ENOMEM;
 	return -EINVAL;
+}
+
+int port_settings_validate(const PortSettings *s, char **ret_error) {
+	int r;
+
+	r = port_settings_validate_dcbx(s, ret_error);
+	if (r < 0)
+		return r;
+	return port_settings_validate_ets(s, ret_error);
 }
 
 bool config_declares(const Config *c, Key key) {

@@ -259,23 +259,35 @@ DEFINE_CHOICE_PARSER(probe_mesh, ProbeMesh, _PROBE_MESH_MAX)
 int mapping_fields(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
 		   const char *const *fields, size_t n, const char *expected,
 		   yaml_node_t **values) {
+	int r, ret = 0;
+
 	for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
 	     p++) {
 		yaml_node_t *k = yaml_document_get_node(ctx->document, p->key);
-		size_t i;
 
 		if (k->type != YAML_SCALAR_NODE)
-			return schema_error(ctx, k, "'%s': keys must be strings", row->path);
-		for (i = 0; i < n; i++)
-			if (streq(scalar(k), fields[i]))
-				break;
-		if (i == n)
-			return schema_error(ctx, k, "'%s': unknown key '%s', expected %s",
-					    row->path, scalar(k), expected);
-		if (values[i])
-			return schema_error(ctx, k, "'%s': duplicate key '%s'", row->path,
-					    scalar(k));
-		values[i] = yaml_document_get_node(ctx->document, p->value);
+			r = schema_error(ctx, k, "'%s': keys must be strings", row->path);
+		else {
+			size_t i;
+
+			for (i = 0; i < n; i++)
+				if (streq(scalar(k), fields[i]))
+					break;
+			if (i == n)
+				r = schema_error(ctx, k, "'%s': unknown key '%s', expected %s",
+						 row->path, scalar(k), expected);
+			else if (values[i])
+				r = schema_error(ctx, k, "'%s': duplicate key '%s'", row->path,
+						 scalar(k));
+			else {
+				values[i] = yaml_document_get_node(ctx->document, p->value);
+				r = 0;
+			}
+		}
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			ret = r; /* the other keys are still looked at, and their values kept */
 	}
-	return 0;
+	return ret;
 }

@@ -15,7 +15,10 @@ typedef struct SchemaContext {
 	Profile *profile;
 	const yaml_node_t *ets_tc_bw; /* where qos.ets.tc-bw was set, for schema_check_profile() */
 	const yaml_node_t *qos_dcbx;  /* where qos.dcbx was set, the same */
-	const yaml_node_t *sriov_vf;  /* where sriov.vf was set */
+	const yaml_node_t *sriov_vf;  /* where sriov.vf was read, if only in part */
+	/* KEY_BIT()s of the keys whose value was refused: a check across keys leaves them out
+	 * rather than report their error again as another one. */
+	KeySet refused;
 } SchemaContext;
 
 typedef struct SchemaKey SchemaKey;
@@ -31,7 +34,9 @@ struct SchemaKey {
 };
 
 /* Checks across keys of one profile, once all its keys are parsed (qos.ets.tc-bw against
- * qos.ets.tsa). Adds diagnostics and returns -EINVAL on a problem. */
+ * qos.ets.tsa), also when some were refused: each check the keys it needs were read for runs,
+ * so that one load reports every problem of a file. Adds diagnostics and returns -EINVAL on a
+ * problem. */
 int schema_check_profile(SchemaContext *ctx);
 
 const SchemaKey *schema_find(const char *path);

@@ -312,21 +312,43 @@ static int check_pause_pfc(SchemaContext *ctx) {
 		       : 0;
 }
 
-int schema_check_profile(SchemaContext *ctx) {
+/* One of port_settings_validate()'s checks, its problem said at node. */
+static int check_settings(SchemaContext *ctx, const yaml_node_t *node,
+			  int (*validate)(const PortSettings *, char **)) {
 	_cleanup_free_ char *error = NULL;
 	int r;
+
+	if (!node)
+		return 0; /* the key the check needs is not in this profile, or was refused */
+	r = validate(&ctx->profile->settings, &error);
+	if (r == -EINVAL)
+		return schema_error(ctx, node, "%s", error);
+	return r;
+}
+
+int schema_check_profile(SchemaContext *ctx) {
+	int r, ret = 0;
 
 	r = check_pause_pfc(ctx);
 	if (r < 0)
 		return r;
+	/* Every check runs, whatever the others found. */
 	r = schema_check_sriov(ctx);
-	if (r < 0 || (!ctx->ets_tc_bw && !ctx->qos_dcbx))
+	if (r == -ENOMEM)
 		return r;
-	r = port_settings_validate(&ctx->profile->settings, &error);
-	if (r == -EINVAL)
-		return schema_error(ctx,
-				    ctx->qos_dcbx && strstr(error, "qos.dcbx") ? ctx->qos_dcbx
-									       : ctx->ets_tc_bw,
-				    "%s", error);
-	return r;
+	if (r < 0)
+		ret = r;
+	r = check_settings(ctx, ctx->qos_dcbx, port_settings_validate_dcbx);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		ret = r;
+	/* A refused qos.ets.tsa is not "no tsa": tc-bw would be summed over the wrong classes. */
+	r = check_settings(ctx, (ctx->refused & KEY_BIT(KEY_QOS_ETS_TSA)) ? NULL : ctx->ets_tc_bw,
+			   port_settings_validate_ets);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		ret = r;
+	return ret;
 }

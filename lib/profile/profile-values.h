@@ -40,7 +40,8 @@ size_t node_n_items(const yaml_node_t *node);
 int parse_bool(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 int parse_unsigned(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 /* The values of a mapping's keys, each one of fields (values[i] for fields[i], NULL when
- * absent): an unknown key names what is expected, a duplicate is refused. node is a mapping. */
+ * absent): an unknown key names what is expected, a duplicate is refused. node is a mapping.
+ * Every key is looked at: on -EINVAL, values holds the known keys' values all the same. */
 int mapping_fields(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
 		   const char *const *fields, size_t n, const char *expected, yaml_node_t **values);
 const char *scalar(const yaml_node_t *node);
@@ -61,6 +62,8 @@ DECLARE_CHOICE_PARSER(vlan_protocol);
 DECLARE_CHOICE_PARSER(probe_mesh);
 
 /* profile-values-sriov.c */
+/* sriov.vf: also on -EINVAL, the entries whose index was read are stored, for
+ * schema_check_sriov() (the profile is refused anyway). */
 int parse_sriov_vf(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 int parse_max_read_request(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
 int schema_check_sriov(SchemaContext *ctx);

@@ -289,6 +289,9 @@ bool config_declares_any(const Config *c, KeySet keys) _pure_;
  * profile shows. -EINVAL with the problem in *ret_error (naming the profiles the keys come
  * from when they differ); the caller gives it a place. */
 int port_settings_validate(const PortSettings *s, char **ret_error);
+/* Its two checks, each alone: qos.dcbx against qos.owner, qos.ets.tc-bw against qos.ets.tsa. */
+int port_settings_validate_dcbx(const PortSettings *s, char **ret_error);
+int port_settings_validate_ets(const PortSettings *s, char **ret_error);
 
 /* Load one YAML file (any number of documents, one profile each). Problems are added to diags
  * and make it return -EINVAL; profiles are returned only when the file is clean. An empty file

@@ -5,7 +5,7 @@
 Each case must exit 1 (not 0, not a crash), within 10 s (30 s under a sanitizer) and under a 512 MiB address-space
 limit (RLIMIT_AS; not under a sanitizer, whose shadow memory reserves terabytes: its RSS is
 reported instead), print FILE:LINE:COLUMN: error: (or FILE: error: for what is not a parse
-error) naming the file, at the expected position and with the expected words, and nothing that
+error) naming the file, at the expected position(s) and with the expected words, and nothing that
 is not a diagnostic. Unreadable cases run without CAP_DAC_OVERRIDE (setpriv), since root reads
 anything. Usage: bad-profiles-test.py RDMACTL GENERATOR"""
 
@@ -159,6 +159,15 @@ def judge(c, rc, out, err):
         if not (diag.match(line) or more.match(line) or total.match(line)):
             problems.append("not a diagnostic: %r" % line[:200])
             break
+    if isinstance(c["where"], list):
+        # several problems: each at its place with its words, all in one run
+        for where, expect in zip(c["where"], c["expect"]):
+            at = [line for line, m in zip(lines, map(diag.match, lines))
+                  if m and m.group(1) and "%s:%s" % (m.group(2), m.group(3)) == where]
+            if not any(expect in line for line in at):
+                problems.append("expected an error at %s with %r, got %s" % (
+                    where, expect, at[:5] or "none there"))
+        return problems
     if c["where"] is not None and diags:
         if c["where"] == "":
             if not any(m.group(1) is None for m in diags):

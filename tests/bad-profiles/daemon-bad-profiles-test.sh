@@ -71,7 +71,7 @@ cases=(${RDMAD_TEST_CASES:-nul-escaped-key nul-escaped-device nul-escaped-addres
         size-10mib-nesting file-fifo file-directory file-symlink-loop file-socket
         file-symlink-dev-zero})
 tap_begin
-tap_plan "$((4 + ${#cases[@]} * 3 + 5))"
+tap_plan "$((4 + ${#cases[@]} * 3 + 2 + 5))"
 
 python3 "$generator" "$work/bad" > /dev/null
 python3 "$generator" "$work/bad2" > /dev/null
@@ -109,6 +109,25 @@ for c in "${cases[@]}"; do
         rm -rf "${work:?}/conf/$c.yaml"
 done
 echo "# slowest refused Reload(): $slowest_case, $slowest ms"
+
+# Issue 42: every error of a file in one reload, the check across keys (a VF index past
+# sriov.vfs) too when a value of another entry (vlan 4096) was refused. ConfigErrors and the
+# log say both, each at its file:line:col.
+c=semantic-vf-past-vfs-and-vlan-4096
+f=$work/conf/$c.yaml
+want=("$f:5:24: error: 'sriov.vf.vlan' must be in 0..4095, got 4096"
+        "$f:4:7: error: 'sriov.vf': VF 99 is past 'sriov.vfs: 4' (VFs are numbered from 0)")
+mv "$work/bad/$c.yaml" "$work/conf/"
+call Reload > /dev/null 2>&1 && rc=0 || rc=$?
+errors=$(bc --json=short get-property org.rdmad1 /org/rdmad1 org.rdmad1.Manager ConfigErrors |
+        python3 -c 'import json, sys; print("\n".join(json.load(sys.stdin)["data"]))')
+check "$c: Reload() refused, both errors in ConfigErrors with file:line:col" \
+        '[[ $rc -ne 0 ]] && grep -qxF "${want[0]}" <<< "$errors" && grep -qxF "${want[1]}" <<< "$errors"' ||
+        sed 's/^/# /' <<< "$errors"
+check "... and both in rdmad's log" \
+        'grep -qF "${want[0]}" "$work/rdmad.log" && grep -qF "${want[1]}" "$work/rdmad.log"' ||
+        grep -F "$f" "$work/rdmad.log" | sed 's/^/# /'
+rm -f "$f"
 
 # All of them at once: one refusal, errors capped per file.
 for c in nul-escaped-key tag-python key-dotted-top size-40k-unknown-keys deep-flow-4mib \

@@ -23,7 +23,9 @@ cases = []
 
 def case(name, content, where=None, expect=None, kind="file", unprivileged=False):
     """where: "L:C" expected position, "" for a FILE: diagnostic, None for any position.
-    expect: a substring the diagnostics must contain."""
+    expect: a substring the diagnostics must contain.
+    Both may be lists, for a file with several problems: each expect must be in the diagnostic
+    at the where of the same rank, which all must be there."""
     cases.append(dict(name=name, content=content, where=where, expect=expect, kind=kind,
                       unprivileged=unprivileged))
 
@@ -197,6 +199,17 @@ case("semantic-vf-bad-mac", "sriov:\n  vf:\n    - {index: 0, mac: 02:00:00:00:0g
      "is not a MAC address")
 case("semantic-vf-bad-guid", "sriov:\n  vf:\n    - {index: 0, port-guid: \"00:11\"}\n", "3:29",
      "is not a GUID")
+# issue 42: every error of a file in one run, the checks across keys (the VF index against
+# sriov.vfs) too when a value elsewhere (a vlan in another entry, another key) was refused
+case("semantic-vf-past-vfs-and-vlan-4096",
+     "sriov:\n  vfs: 4\n  vf:\n    - {index: 99, mac: 02:00:00:00:00:01}\n"
+     "    - {index: 1, vlan: 4096}\n",
+     ["5:24", "4:7"], ["'sriov.vf.vlan' must be in 0..4095, got 4096",
+                       "VF 99 is past 'sriov.vfs: 4'"])
+case("semantic-vf-past-vfs-and-mtu",
+     "netdev:\n  mtu: 10\nsriov:\n  vfs: 4\n  vf: [{index: 4}]\n",
+     ["2:8", "5:8"], ["'netdev.mtu' must be in 68..65535, got 10",
+                      "VF 4 is past 'sriov.vfs: 4'"])
 case("semantic-max-read-request-3000", "pci:\n  max-read-request: 3000\n", "2:21",
      "is not a size PCIe can ask for")
 

@@ -86,16 +86,29 @@ static const struct {
 	{ "counters:\n  optionl: [np_cnp_sent]\n",
 	  "t.yaml:2:3: error: unknown key 'optionl' in 'counters', did you mean 'optional'?" },
 	/* probe */
-	{ "probe:\n  interval: 500\n", "t.yaml:2:13: error: 'probe.interval' expects a duration such as 500ms or 1s, got '500'" },
-	{ "probe:\n  interval: 1h\n", "t.yaml:2:13: error: 'probe.interval' expects a duration such as 500ms or 1s, got '1h'" },
-	{ "probe:\n  interval: 5ms\n", "t.yaml:2:13: error: 'probe.interval' must be between 10ms and 3600s, got '5ms'" },
-	{ "probe:\n  timeout: 99999999999999999999s\n", "t.yaml:2:12: error: 'probe.timeout' must be between 1ms and 60s, got '99999999999999999999s'" },
-	{ "probe:\n  timeout: ms\n", "t.yaml:2:12: error: 'probe.timeout' expects a duration such as 500ms or 1s, got 'ms'" },
-	{ "probe:\n  mesh: global\n", "t.yaml:2:9: error: 'probe.mesh': unknown value 'global', expected one of: none, local" },
-	{ "probe:\n  peers: 192.0.2.9\n", "t.yaml:2:10: error: 'probe.peers' expects a list of addresses, got a scalar" },
-	{ "probe:\n  peers: [node7]\n", "t.yaml:2:11: error: 'probe.peers': 'node7' is not an IPv4 or IPv6 address (a peer's link, as its prober answers on it; host names are not resolved)" },
-	{ "probe:\n  peers: [192.0.2.0/24]\n", "t.yaml:2:11: error: 'probe.peers': '192.0.2.0/24' is not an IPv4 or IPv6 address (a peer's link, as its prober answers on it; host names are not resolved)" },
-	{ "probe:\n  peers: ['2001:db8::9', '2001:0db8::9']\n", "t.yaml:2:26: error: 'probe.peers': '2001:0db8::9' is listed twice" },
+	{ "probe:\n  interval: 500\n", "t.yaml:2:13: error: 'probe.interval' expects a duration "
+				       "such as 500ms or 1s, got '500'" },
+	{ "probe:\n  interval: 1h\n",
+	  "t.yaml:2:13: error: 'probe.interval' expects a duration such as 500ms or 1s, got '1h'" },
+	{ "probe:\n  interval: 5ms\n",
+	  "t.yaml:2:13: error: 'probe.interval' must be between 10ms and 3600s, got '5ms'" },
+	{ "probe:\n  timeout: 99999999999999999999s\n",
+	  "t.yaml:2:12: error: 'probe.timeout' must be between 1ms and 60s, got "
+	  "'99999999999999999999s'" },
+	{ "probe:\n  timeout: ms\n",
+	  "t.yaml:2:12: error: 'probe.timeout' expects a duration such as 500ms or 1s, got 'ms'" },
+	{ "probe:\n  mesh: global\n",
+	  "t.yaml:2:9: error: 'probe.mesh': unknown value 'global', expected one of: none, local" },
+	{ "probe:\n  peers: 192.0.2.9\n",
+	  "t.yaml:2:10: error: 'probe.peers' expects a list of addresses, got a scalar" },
+	{ "probe:\n  peers: [node7]\n",
+	  "t.yaml:2:11: error: 'probe.peers': 'node7' is not an IPv4 or IPv6 address (a peer's "
+	  "link, as its prober answers on it; host names are not resolved)" },
+	{ "probe:\n  peers: [192.0.2.0/24]\n",
+	  "t.yaml:2:11: error: 'probe.peers': '192.0.2.0/24' is not an IPv4 or IPv6 address (a "
+	  "peer's link, as its prober answers on it; host names are not resolved)" },
+	{ "probe:\n  peers: ['2001:db8::9', '2001:0db8::9']\n",
+	  "t.yaml:2:26: error: 'probe.peers': '2001:0db8::9' is listed twice" },
 	{ "probe:\n  port: 0\n", "t.yaml:2:9: error: 'probe.port' must be in 1..65535, got 0" },
 	/* security */
 	{ "security:\n  roce-allow-from: [192.0.2.0/24, 198.51.100.7/24]\n",
@@ -364,6 +377,74 @@ TEST(every_error_reported) {
 		    "t.yaml:3:9: error: 'roce.mode': unknown value 'v9', expected one of: v1, v2\n"
 		    "t.yaml:5:8: error: 'netdev.mtu' must be in 68..65535, got 1");
 	free(e);
+}
+
+/* The checks across keys run after a value error elsewhere in the file (issue 42: a VF index
+ * past sriov.vfs was said only once the vlan of another entry was fixed), each leaving out the
+ * keys and fields that were themselves refused: no second error for the same mistake. */
+static const struct {
+	const char *yaml;
+	const char *errors;
+} cross_checks[] = {
+	/* the issue's example: a bad vlan in one entry, an index past vfs in another */
+	{ "sriov:\n  vfs: 4\n  vf:\n    - {index: 99}\n    - {index: 1, vlan: 4096}\n",
+	  "t.yaml:5:24: error: 'sriov.vf.vlan' must be in 0..4095, got 4096\n"
+	  "t.yaml:4:7: error: 'sriov.vf': VF 99 is past 'sriov.vfs: 4' (VFs are numbered from 0)" },
+	/* both in one entry, and an unknown key there too */
+	{ "sriov:\n  vfs: 4\n  vf:\n    - {index: 99, speed: 1, vlan: 4096}\n",
+	  "t.yaml:4:19: error: 'sriov.vf': unknown key 'speed', expected index, mac, vlan, qos, "
+	  "vlan-protocol, trust, spoof-check, link-state, max-rate, min-rate, node-guid or "
+	  "port-guid\n"
+	  "t.yaml:4:35: error: 'sriov.vf.vlan' must be in 0..4095, got 4096\n"
+	  "t.yaml:4:7: error: 'sriov.vf': VF 99 is past 'sriov.vfs: 4' (VFs are numbered from 0)" },
+	/* the value error in another key, after sriov */
+	{ "sriov: {vfs: 2, vf: [{index: 2}]}\nnetdev: {mtu: 1}\n",
+	  "t.yaml:2:15: error: 'netdev.mtu' must be in 68..65535, got 1\n"
+	  "t.yaml:1:22: error: 'sriov.vf': VF 2 is past 'sriov.vfs: 2' (VFs are numbered from 0)" },
+	/* a duplicate index and a min-rate above max-rate next to a bad field */
+	{ "sriov:\n  vf:\n    - {index: 1, vlan: 4096}\n"
+	  "    - {index: 1, max-rate: 10, min-rate: 20}\n",
+	  "t.yaml:3:24: error: 'sriov.vf.vlan' must be in 0..4095, got 4096\n"
+	  "t.yaml:4:7: error: 'sriov.vf': VF 1's min-rate 20 is above its max-rate 10 (Mbit/s)\n"
+	  "t.yaml:4:7: error: 'sriov.vf': VF 1 is declared twice (first at line 3)" },
+	/* each check of qos and sriov, whatever the others found */
+	{ "qos:\n  owner: rdmad\n  dcbx: [lld-managed, ieee]\n"
+	  "  ets: {tc-bw: [0, 0, 0, 50, 0, 0, 0, 0], tsa: [strict, strict, strict, ets, strict, "
+	  "strict, strict, strict]}\nsriov: {vfs: 2, vf: [{index: 2}]}\n",
+	  "t.yaml:5:22: error: 'sriov.vf': VF 2 is past 'sriov.vfs: 2' (VFs are numbered from 0)\n"
+	  "t.yaml:3:9: error: 'qos.dcbx' lld-managed hands DCB to the NIC's own agent, but "
+	  "'qos.owner: rdmad' has rdmad write it as the host's: declare qos.dcbx [host, ...] or "
+	  "qos.owner auto\n"
+	  "t.yaml:4:16: error: 'qos.ets.tc-bw' of the ets traffic classes (3) must add up to 100, "
+	  "got 50" },
+	/* no cascade: a refused sriov.vfs is not compared with */
+	{ "sriov:\n  vfs: -1\n  vf: [{index: 3}]\n",
+	  "t.yaml:2:8: error: 'sriov.vfs' must be in 0..65535, got -1" },
+	/* ... a refused index is not, nor counted as a duplicate; the entry is named so */
+	{ "sriov:\n  vfs: 1\n  vf: [{index: x, qos: 1}, {index: 0}]\n",
+	  "t.yaml:3:16: error: 'sriov.vf.index' expects an integer, got 'x'\n"
+	  "t.yaml:3:8: error: 'sriov.vf': the entry sets qos or vlan-protocol without a vlan (the "
+	  "kernel takes the three together)" },
+	/* ... a refused vlan is not a missing one */
+	{ "sriov:\n  vf: [{index: 0, vlan: 4096, qos: 1}]\n",
+	  "t.yaml:2:25: error: 'sriov.vf.vlan' must be in 0..4095, got 4096" },
+	/* ... nor a refused rate compared */
+	{ "sriov:\n  vf: [{index: 0, max-rate: -1, min-rate: 20}]\n",
+	  "t.yaml:2:29: error: 'sriov.vf.max-rate' must be in 0..4294967295, got -1" },
+	/* ... a refused qos.ets.tsa is not "no tsa": tc-bw is not summed over every class */
+	{ "qos:\n  ets:\n    tc-bw: [0, 0, 0, 50, 0, 0, 0, 0]\n"
+	  "    tsa: [strict, strict, strict, ets, bogus, strict, strict, strict]\n",
+	  "t.yaml:4:40: error: 'qos.ets.tsa': unknown value 'bogus', expected one of: strict, cbs, "
+	  "ets, vendor" },
+};
+
+TEST(cross_checks_after_value_errors) {
+	for (size_t i = 0; i < ELEMENTSOF(cross_checks); i++) {
+		char *e = load(cross_checks[i].yaml, NULL, NULL);
+
+		CHECK_STREQ(e, cross_checks[i].errors);
+		free(e);
+	}
 }
 
 /* Global pause with PFC is a warning: the profile loads. */
@@ -689,7 +770,8 @@ TEST(links_check_equals_apply) {
 		}
 }
 
-TESTS_MAIN(TEST_ENTRY(invalid), TEST_ENTRY(every_error_reported), TEST_ENTRY(full_profile),
+TESTS_MAIN(TEST_ENTRY(invalid), TEST_ENTRY(every_error_reported),
+	   TEST_ENTRY(cross_checks_after_value_errors), TEST_ENTRY(full_profile),
 	   TEST_ENTRY(pause_with_pfc_warns), TEST_ENTRY(unset_means_leave_alone),
 	   TEST_ENTRY(qos_valid), TEST_ENTRY(documents), TEST_ENTRY(schema_keys),
 	   TEST_ENTRY(links_check_equals_apply))
