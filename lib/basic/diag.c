@@ -111,6 +111,24 @@ size_t diagnostics_n_errors(const Diagnostics *d) {
 	return n;
 }
 
+static bool diagnostic_before(const Diagnostic *a, const Diagnostic *b) {
+	if ((a->n_more > 0) != (b->n_more > 0))
+		return b->n_more > 0;
+	return a->line < b->line || (a->line == b->line && a->column < b->column);
+}
+
+void diagnostics_sort(Diagnostics *d, size_t from) {
+	/* insertion sort: stable, and a file has DIAGNOSTICS_PER_FILE_MAX + 1 at most */
+	for (size_t i = from + 1; i < d->n; i++) {
+		Diagnostic x = d->items[i];
+		size_t k = i;
+
+		for (; k > from && diagnostic_before(&x, &d->items[k - 1]); k--)
+			d->items[k] = d->items[k - 1];
+		d->items[k] = x;
+	}
+}
+
 char *diagnostic_format(const Diagnostic *d) {
 	const char *level = d->warning ? "warning" : "error";
 	char *s;

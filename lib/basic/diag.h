@@ -40,6 +40,11 @@ int diagnostics_warn(Diagnostics *d, const char *file, unsigned line, unsigned c
 bool diagnostics_full(const Diagnostics *d, const char *file) _pure_;
 /* Errors, counting the ones only counted ("and N more"); warnings not included. */
 size_t diagnostics_n_errors(const Diagnostics *d) _pure_;
+/* The problems from the from-th on in the order of their position (line, then column), as a
+ * compiler lists them: a check that compares keys finds its problem after the values were read,
+ * and may name an earlier line. Stable; problems with the file as a whole first, "and N more"
+ * last. */
+void diagnostics_sort(Diagnostics *d, size_t from);
 /* "FILE:LINE:COLUMN: error: MESSAGE", "FILE: warning: MESSAGE", "FILE: and N more errors" */
 char *diagnostic_format(const Diagnostic *d);
 void diagnostics_done(Diagnostics *d);

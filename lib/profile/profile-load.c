@@ -171,7 +171,7 @@ int profile_load_string(const char *name, const char *text, size_t len, Diagnost
 		.diags = diags,
 	};
 	Profile **list = NULL;
-	size_t n = 0, n_alloc = 0;
+	size_t n = 0, n_alloc = 0, first_diag = diags->n;
 	int r, ret_r = 0;
 
 	/* libyaml's document API takes scalar lengths as int. */
@@ -214,6 +214,7 @@ int profile_load_string(const char *name, const char *text, size_t len, Diagnost
 	}
 	composer_reset(&c);
 	yaml_parser_delete(&c.parser);
+	diagnostics_sort(diags, first_diag);
 
 	if (ret_r < 0) {
 		profiles_free(list, n);

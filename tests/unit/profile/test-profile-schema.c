@@ -381,26 +381,30 @@ TEST(every_error_reported) {
 
 /* The checks across keys run after a value error elsewhere in the file (issue 42: a VF index
  * past sriov.vfs was said only once the vlan of another entry was fixed), each leaving out the
- * keys and fields that were themselves refused: no second error for the same mistake. */
+ * keys and fields that were themselves refused: no second error for the same mistake. The
+ * errors of a file come in the order of their positions, as a compiler lists them. */
 static const struct {
 	const char *yaml;
 	const char *errors;
 } cross_checks[] = {
 	/* the issue's example: a bad vlan in one entry, an index past vfs in another */
 	{ "sriov:\n  vfs: 4\n  vf:\n    - {index: 99}\n    - {index: 1, vlan: 4096}\n",
-	  "t.yaml:5:24: error: 'sriov.vf.vlan' must be in 0..4095, got 4096\n"
-	  "t.yaml:4:7: error: 'sriov.vf': VF 99 is past 'sriov.vfs: 4' (VFs are numbered from 0)" },
+	  "t.yaml:4:7: error: 'sriov.vf': VF 99 is past 'sriov.vfs: 4' (VFs are numbered from "
+	  "0)\n"
+	  "t.yaml:5:24: error: 'sriov.vf.vlan' must be in 0..4095, got 4096" },
 	/* both in one entry, and an unknown key there too */
 	{ "sriov:\n  vfs: 4\n  vf:\n    - {index: 99, speed: 1, vlan: 4096}\n",
+	  "t.yaml:4:7: error: 'sriov.vf': VF 99 is past 'sriov.vfs: 4' (VFs are numbered from "
+	  "0)\n"
 	  "t.yaml:4:19: error: 'sriov.vf': unknown key 'speed', expected index, mac, vlan, qos, "
 	  "vlan-protocol, trust, spoof-check, link-state, max-rate, min-rate, node-guid or "
 	  "port-guid\n"
-	  "t.yaml:4:35: error: 'sriov.vf.vlan' must be in 0..4095, got 4096\n"
-	  "t.yaml:4:7: error: 'sriov.vf': VF 99 is past 'sriov.vfs: 4' (VFs are numbered from 0)" },
+	  "t.yaml:4:35: error: 'sriov.vf.vlan' must be in 0..4095, got 4096" },
 	/* the value error in another key, after sriov */
 	{ "sriov: {vfs: 2, vf: [{index: 2}]}\nnetdev: {mtu: 1}\n",
-	  "t.yaml:2:15: error: 'netdev.mtu' must be in 68..65535, got 1\n"
-	  "t.yaml:1:22: error: 'sriov.vf': VF 2 is past 'sriov.vfs: 2' (VFs are numbered from 0)" },
+	  "t.yaml:1:22: error: 'sriov.vf': VF 2 is past 'sriov.vfs: 2' (VFs are numbered from "
+	  "0)\n"
+	  "t.yaml:2:15: error: 'netdev.mtu' must be in 68..65535, got 1" },
 	/* a duplicate index and a min-rate above max-rate next to a bad field */
 	{ "sriov:\n  vf:\n    - {index: 1, vlan: 4096}\n"
 	  "    - {index: 1, max-rate: 10, min-rate: 20}\n",
@@ -411,20 +415,20 @@ static const struct {
 	{ "qos:\n  owner: rdmad\n  dcbx: [lld-managed, ieee]\n"
 	  "  ets: {tc-bw: [0, 0, 0, 50, 0, 0, 0, 0], tsa: [strict, strict, strict, ets, strict, "
 	  "strict, strict, strict]}\nsriov: {vfs: 2, vf: [{index: 2}]}\n",
-	  "t.yaml:5:22: error: 'sriov.vf': VF 2 is past 'sriov.vfs: 2' (VFs are numbered from 0)\n"
 	  "t.yaml:3:9: error: 'qos.dcbx' lld-managed hands DCB to the NIC's own agent, but "
 	  "'qos.owner: rdmad' has rdmad write it as the host's: declare qos.dcbx [host, ...] or "
 	  "qos.owner auto\n"
-	  "t.yaml:4:16: error: 'qos.ets.tc-bw' of the ets traffic classes (3) must add up to 100, "
-	  "got 50" },
+	  "t.yaml:4:16: error: 'qos.ets.tc-bw' of the ets traffic classes (3) must add up to "
+	  "100, got 50\n"
+	  "t.yaml:5:22: error: 'sriov.vf': VF 2 is past 'sriov.vfs: 2' (VFs are numbered from 0)" },
 	/* no cascade: a refused sriov.vfs is not compared with */
 	{ "sriov:\n  vfs: -1\n  vf: [{index: 3}]\n",
 	  "t.yaml:2:8: error: 'sriov.vfs' must be in 0..65535, got -1" },
 	/* ... a refused index is not, nor counted as a duplicate; the entry is named so */
 	{ "sriov:\n  vfs: 1\n  vf: [{index: x, qos: 1}, {index: 0}]\n",
-	  "t.yaml:3:16: error: 'sriov.vf.index' expects an integer, got 'x'\n"
-	  "t.yaml:3:8: error: 'sriov.vf': the entry sets qos or vlan-protocol without a vlan (the "
-	  "kernel takes the three together)" },
+	  "t.yaml:3:8: error: 'sriov.vf': the entry sets qos or vlan-protocol without a vlan "
+	  "(the kernel takes the three together)\n"
+	  "t.yaml:3:16: error: 'sriov.vf.index' expects an integer, got 'x'" },
 	/* ... a refused vlan is not a missing one */
 	{ "sriov:\n  vf: [{index: 0, vlan: 4096, qos: 1}]\n",
 	  "t.yaml:2:25: error: 'sriov.vf.vlan' must be in 0..4095, got 4096" },
