@@ -136,18 +136,26 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 	# while traffic runs (rxe has no IB counters/ nor data byte counters: packets only).
 	check "rdmactl counters rxe0/1: hw_counters/sent_pkts moved" \
 		sh -c "rdmactl counters rxe0/1 | awk '\$3 == \"hw_counters/sent_pkts\" && \$4 > 0 { f = 1 } END { exit !f }'"
-	timeout 60 ib_write_bw -F -d rxe0 -x "$gid" -D 5 -p 18521 > "$VM_LOGDIR/bw2-server.log" 2>&1 &
+	# traffic that lasts until the watch has seen it (-D 120, stopped below), and the watch
+	# started once packets move: judged by what the watch printed, not by how the traffic's
+	# and the watch's start times happen to fall on a loaded machine
+	timeout 150 ib_write_bw -F -d rxe0 -x "$gid" -D 120 -p 18521 > "$VM_LOGDIR/bw2-server.log" 2>&1 &
 	bw=$!
 	wait_until 20 sh -c "ss -ltn | grep -q ':18521 '" || diag "ib_write_bw's server does not listen"
-	timeout 60 ib_write_bw -F -d rxe0 -x "$gid" -D 5 -p 18521 192.0.2.1 \
+	sent() { rdmactl counters rxe0/1 | awk '$3 == "hw_counters/sent_pkts" { print $4 }'; }
+	sent0=$(sent)
+	timeout 150 ib_write_bw -F -d rxe0 -x "$gid" -D 120 -p 18521 192.0.2.1 \
 		> "$VM_LOGDIR/bw2-client.log" 2>&1 &
 	bwc=$!
-	sleep 1
-	timeout 4 rdmactl counters --watch 1 rxe0/1 > "$VM_LOGDIR/counters-watch.txt" 2>&1
-	wait "$bwc" "$bw"
-	check "rdmactl counters --watch 1 rxe0/1 shows a packet rate during ib_write_bw -D 5" \
-		grep -Eq '^rxe0/1 \(veth0\): [1-9][0-9]* pkt/s in, [1-9][0-9]* pkt/s out' \
-		"$VM_LOGDIR/counters-watch.txt"
+	sending() { [ "$(sent)" -gt "${sent0:-0}" ]; }
+	wait_until 60 sending || diag "no packet sent by ib_write_bw yet"
+	rdmactl counters --watch 1 rxe0/1 > "$VM_LOGDIR/counters-watch.txt" 2>&1 &
+	watch=$!
+	rate_seen() { grep -Eq '^rxe0/1 \(veth0\): [1-9][0-9]* pkt/s in, [1-9][0-9]* pkt/s out' "$VM_LOGDIR/counters-watch.txt"; }
+	check "rdmactl counters --watch 1 rxe0/1 shows a packet rate during ib_write_bw" \
+		wait_until 60 rate_seen
+	kill "$watch" "$bwc" "$bw" 2> /dev/null
+	wait "$watch" "$bwc" "$bw" 2> /dev/null
 	diag "$(head -3 "$VM_LOGDIR/counters-watch.txt")"
 	rdmactl metrics > "$VM_LOGDIR/metrics.prom" 2>&1
 	check "rdmactl metrics: promtool check metrics passes" \
