@@ -158,6 +158,7 @@ int prober_state_write(Prober *pr, uint64_t now) {
 		}
 		json_object_object_add(o, "sent", json_object_new_uint64(s.sent));
 		json_object_object_add(o, "lost", json_object_new_uint64(s.lost));
+		json_object_object_add(o, "min_usec", json_object_new_double(s.min_ns / 1e3));
 		json_object_object_add(o, "p50_usec", json_object_new_double(s.p50_ns / 1e3));
 		json_object_object_add(o, "p99_usec", json_object_new_double(s.p99_ns / 1e3));
 		json_object_object_add(o, "max_usec", json_object_new_double(s.max_ns / 1e3));

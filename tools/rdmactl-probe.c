@@ -41,8 +41,9 @@ static const char *field(json_object *o, const char *key) {
 }
 
 static int state_print(json_object *root) {
-	static const char *const headers[] = { "LINK", "PEER", "KIND", "STATE", "SENT",	     "LOST",
-					       "P50",  "P99",  "MAX",  "CLOCK", "STOPPED AT" };
+	static const char *const headers[] = { "LINK", "PEER", "KIND",	"STATE",
+					       "SENT", "LOST", "MIN",	"P50",
+					       "P99",  "MAX",  "CLOCK", "STOPPED AT" };
 	_cleanup_(table_freep) Table *t = table_new(ELEMENTSOF(headers), headers);
 	json_object *paths;
 	int r;
@@ -54,11 +55,16 @@ static int state_print(json_object *root) {
 		return -EBADMSG;
 	for (size_t i = 0; i < json_object_array_length(paths); i++) {
 		json_object *p = json_object_array_get_idx(paths, i), *v;
-		char p50[32] = "-", p99[32] = "-", max[32] = "-", stopped[128] = "";
+		char min[32] = "-", p50[32] = "-", p99[32] = "-", max[32] = "-", stopped[128] = "";
 		bool answered = json_object_object_get_ex(p, "max_usec", &v) &&
 				json_object_get_double(v) > 0;
 
 		if (answered) {
+			/* a state file of an older prober has no minimum */
+			if (json_object_object_get(p, "min_usec"))
+				snprintf(min, sizeof(min), "%.1f us",
+					 json_object_get_double(
+						 json_object_object_get(p, "min_usec")));
 			snprintf(p50, sizeof(p50), "%.1f us",
 				 json_object_get_double(json_object_object_get(p, "p50_usec")));
 			snprintf(p99, sizeof(p99), "%.1f us",
@@ -70,8 +76,8 @@ static int state_print(json_object *root) {
 				 field(p, "error") ? field(p, "error") : "?");
 		r = table_add_row(t, (const char *const[]){ field(p, "link"), field(p, "peer"),
 							    field(p, "kind"), field(p, "state"),
-							    field(p, "sent"), field(p, "lost"), p50,
-							    p99, max, field(p, "clock"),
+							    field(p, "sent"), field(p, "lost"), min,
+							    p50, p99, max, field(p, "clock"),
 							    stopped[0] ? stopped : NULL });
 		if (r < 0)
 			return r;

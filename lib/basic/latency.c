@@ -76,6 +76,7 @@ int latency_window_summary(const LatencyWindow *w, uint64_t now_ns, LatencySumma
 	}
 	if (n > 0) {
 		qsort(rtts, n, sizeof(uint64_t), u64_compare);
+		s.min_ns = rtts[0];
 		s.p50_ns = nearest_rank(rtts, n, 50);
 		s.p99_ns = nearest_rank(rtts, n, 99);
 		s.max_ns = rtts[n - 1];

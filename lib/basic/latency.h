@@ -44,7 +44,9 @@ void latency_window_add(LatencyWindow *w, uint64_t at_ns, uint64_t rtt_ns);
 
 typedef struct LatencySummary {
 	uint64_t sent, lost;
-	uint64_t p50_ns, p99_ns, max_ns; /* of those answered; 0 when none was */
+	/* of those answered; 0 when none was. The minimum is what a fixed delay on the path shows
+	 * whatever the load of the machines: load raises round trips, never lowers them. */
+	uint64_t min_ns, p50_ns, p99_ns, max_ns;
 } LatencySummary;
 
 /* What the window holds of the span_ns before now_ns. Quantiles by nearest rank: the p99 of

@@ -45,12 +45,13 @@ TEST(window_quantiles_and_losses) {
 	CHECK_INTEQ(latency_window_summary(&w, 105 * S, &s), 0);
 	CHECK_INTEQ(s.sent, 61);
 	CHECK_INTEQ(s.lost, 5);
+	CHECK(s.min_ns == 45 * US);
 	CHECK(s.p50_ns == 72 * US); /* rank ceil(0.5 * 56) = 28: 45 + 27 */
 	CHECK(s.p99_ns == 100 * US);
 	CHECK(s.max_ns == 100 * US);
 	/* long after: nothing in the window */
 	CHECK_INTEQ(latency_window_summary(&w, 1000 * S, &s), 0);
-	CHECK(s.sent == 0 && s.lost == 0 && s.p50_ns == 0 && s.max_ns == 0);
+	CHECK(s.sent == 0 && s.lost == 0 && s.min_ns == 0 && s.p50_ns == 0 && s.max_ns == 0);
 	latency_window_done(&w);
 }
 
@@ -64,6 +65,7 @@ TEST(window_keeps_at_most_capacity) {
 		latency_window_add(&w, S + i * MS, (i + 1) * US);
 	CHECK_INTEQ(latency_window_summary(&w, 2 * S, &s), 0);
 	CHECK_INTEQ(s.sent, 10);
+	CHECK(s.min_ns == 991 * US);
 	CHECK(s.p50_ns == 995 * US); /* 991..1000 us: rank 5 */
 	CHECK(s.max_ns == 1000 * US);
 	latency_window_done(&w);
