@@ -27,6 +27,21 @@
 #                     kernel's modules (udev loads e1000e). qemu traces every config space write the guest makes
 #                     (pci_cfg_write) into VM_PCI_TRACE, next to the log (FILE.pci-trace, kept
 #                     with the log), for the scenario's host side
+#   --sriov-pci       real PCI SR-IOV functions under a vIOMMU: qemu's NVMe controller with 4 VFs
+#                     (nvme-subsys, sriov_max_vfs=4) on a root port of its own (rp3, 00:1e.0),
+#                     an intel-iommu with interrupt remapping (intremap=on: vfio_iommu_type1
+#                     refuses a container without it; q35 kernel-irqchip=split) and intel_iommu=on
+#                     on the kernel command line (every function in an IOMMU group, type
+#                     DMA-FQ). The sriovsim test module (tests/vm/sriovsim, build-module.sh,
+#                     cached) makes its PF and VFs Ethernet functions with netdevs:
+#                     `insmod "$SRIOVSIM_KO" ids=1b36:0010 [numvfs_delay_ms=MS]`. The PF is
+#                     01:00.0 (05:00.0 with --pcie), its VFs 01:00.1-01:00.4. The light VM gets
+#                     sriovsim.ko at /lib/modules/$(uname -r)/extra/, vfio-pci and
+#                     vfio_iommu_type1 (`depmod; modprobe -a vfio-pci vfio_iommu_type1`); the
+#                     full VM insmods the cached .ko from the host's root and has
+#                     modprobe.blacklist=nvme on its command line (udev would bind nvme to the
+#                     PF; its udev names them enp1s0 and enp1s0v0-3). SRIOVSIM_KO is in the
+#                     scenario's environment in both
 #   --wire DIR:SIDE   a virtio NIC (light VM only) whose frames go to the VM of the other side,
 #                     through a unix datagram socket pair in DIR (SIDE a or b; their MACs
 #                     52:54:00:00:01:0a and :0b): two VMs on one wire, nothing else on it
@@ -41,7 +56,7 @@
 #   --shell           interactive: the console on this terminal and a root shell after the
 #                     scenario (SCENARIO may be left out); `exit` powers off, Ctrl-A x kills qemu
 #   --prepare         only fetch the kernel (and its headers) and build the cached initramfs
-#                     images, dcbsim.ko and netdevsim.ko
+#                     images, dcbsim.ko, sriovsim.ko and netdevsim.ko
 #   --smp N, --mem MB guest CPUs (default $RDMAD_VM_SMP or 1) and memory (default 1024,
 #                     full VM 2048)
 #   --append ARGS     more kernel command line (e.g. loglevel=7 to see the boot)
@@ -72,7 +87,7 @@ CACHE=${RDMAD_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/rdmad-vm}
 MAX_PARALLEL=${RDMAD_VM_MAX_PARALLEL:-2}
 
 variant=light scenario="" timeout=300 log="" keep_log=0 verbose=0 shell=0 prepare=0
-smp=${RDMAD_VM_SMP:-1} mem="" append_extra="" dcbsim=0 netdevsim=0 pcie=0 wire=""
+smp=${RDMAD_VM_SMP:-1} mem="" append_extra="" dcbsim=0 netdevsim=0 pcie=0 sriov_pci=0 wire=""
 bins=() files=() envs=()
 usage() { sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"; }
 while [ $# -gt 0 ]; do
@@ -84,6 +99,7 @@ while [ $# -gt 0 ]; do
 	--dcbsim) dcbsim=1 ;;
 	--netdevsim) netdevsim=1 ;;
 	--pcie) pcie=1 ;;
+	--sriov-pci) sriov_pci=1 ;;
 	--wire) wire=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--log) log=$(realpath -m "$2"); shift ;;
@@ -168,6 +184,8 @@ if [ "$prepare" = 1 ]; then
 	base_image light > /dev/null || bail "could not build the light VM initramfs"
 	base_image full > /dev/null || bail "could not build the full VM initramfs"
 	"$HERE/build-dcbsim.sh" > /dev/null || bail "could not build dcbsim.ko (build-dcbsim.sh)"
+	"$HERE/build-module.sh" sriovsim > /dev/null ||
+		bail "could not build sriovsim.ko (build-module.sh)"
 	"$HERE/build-module.sh" netdevsim > /dev/null ||
 		bail "could not build netdevsim.ko (build-module.sh)"
 	diag "kernel $kver in $kdir"
@@ -194,6 +212,18 @@ trap cleanup EXIT
 trap 'exit 143' TERM
 trap 'exit 130' INT
 
+sriovsim_ko=""
+if [ "$sriov_pci" = 1 ]; then
+	sriovsim_ko=$("$HERE/build-module.sh" sriovsim) ||
+		bail "could not build sriovsim.ko (build-module.sh)"
+	# the light VM has it in its image; the full VM sees the host's root: the cached .ko
+	if [ "$variant" = light ]; then
+		envs+=("SRIOVSIM_KO=/lib/modules/$kver/extra/sriovsim.ko")
+	else
+		envs+=("SRIOVSIM_KO=$sriovsim_ko")
+	fi
+fi
+
 if [ -z "$log" ]; then
 	name=$(basename "${scenario:-shell}" .sh)
 	log=${TMPDIR:-/tmp}/rdmad-vm-$name.log
@@ -217,6 +247,10 @@ if [ "$variant" = light ]; then guest_dir=/vm/guest; else guest_dir=$HERE/guest;
 chmod 755 "$run/start"
 
 append="console=ttyS0 panic=-1 quiet$append_extra"
+# the vIOMMU's groups are DMA-FQ (Debian's IOMMU_DEFAULT_DMA_LAZY); the full VM's udev would
+# bind nvme to the PF before sriovsim can
+[ "$sriov_pci" = 0 ] || append+=" intel_iommu=on"
+[ "$sriov_pci" = 0 ] || [ "$variant" = light ] || append+=" modprobe.blacklist=nvme"
 virtfs=()
 if [ "$variant" = light ]; then
 	extra=()
@@ -236,6 +270,10 @@ if [ "$variant" = light ]; then
 			--bin "$(command -v setpci)" --bin "$(command -v setpriv)")
 		# lspci's names (package pci.ids, pulled in by pciutils); it prints IDs without them
 		ids=$(realpath -e /usr/share/misc/pci.ids 2> /dev/null) && extra+=(--file "$ids")
+	fi
+	if [ "$sriov_pci" = 1 ]; then
+		extra+=(--add "$sriovsim_ko:/usr/lib/modules/$kver/extra/sriovsim.ko"
+			--kernel-dir "$kdir" --module vfio-pci --module vfio_iommu_type1)
 	fi
 	[ -z "$wire" ] || extra+=(--kernel-dir "$kdir" --module virtio_pci --module virtio_net)
 	"$HERE/build-initramfs.sh" --extra-only ${extra[@]+"${extra[@]}"} \
@@ -259,8 +297,16 @@ fi
 # shellcheck disable=SC2054 # the comma belongs to qemu's option value
 accel=(-accel tcg,thread=multi)
 [ "${RDMAD_VM_ACCEL:-tcg}" != kvm ] || accel=(-accel kvm "${accel[@]}")
-qemu=(qemu-system-x86_64 -machine q35 "${accel[@]}" -cpu max -m "$mem" -smp "$smp"
-	-display none -nodefaults -no-reboot -nic none
+machine=q35 viommu=()
+if [ "$sriov_pci" = 1 ]; then
+	# the vIOMMU comes before every other PCI device (the full VM's 9p ones too). Without
+	# interrupt remapping VFIO_SET_IOMMU fails ("No interrupt remapping support", unless
+	# vfio_iommu_type1 allow_unsafe_interrupts=1); under KVM, intremap=on needs the split irqchip
+	# shellcheck disable=SC2054 # the commas belong to qemu's option values
+	machine=q35,kernel-irqchip=split viommu=(-device intel-iommu,intremap=on)
+fi
+qemu=(qemu-system-x86_64 -machine "$machine" "${accel[@]}" -cpu max -m "$mem" -smp "$smp"
+	-display none -nodefaults -no-reboot -nic none ${viommu[@]+"${viommu[@]}"}
 	-kernel "$kernel" -initrd "$initrd" -append "$append" ${virtfs[@]+"${virtfs[@]}"})
 if [ "$pcie" = 1 ]; then
 	# Two paths from a NIC to the root complex: 3 bridges (rp1 -> switch -> NIC) and 1 (rp2 ->
@@ -277,6 +323,17 @@ if [ "$pcie" = 1 ]; then
 		-device pcie-root-port,id=rp2,bus=pcie.0,addr=0x1d.0,chassis=1,slot=2
 		-device e1000e,id=nic1,bus=rp2,addr=0.0,netdev=pcie-net1,mac=52:54:00:00:00:11
 		-trace "enable=pci_cfg_write,file=$pci_trace")
+fi
+
+if [ "$sriov_pci" = 1 ]; then
+	# qemu's NVMe with 4 VFs on a root port of its own (slot 0x1e, after --pcie's 0x1c and
+	# 0x1d, so that theirs keep their bus numbers). qemu's checks: sriov_vq_flexible >= 2 per
+	# VF, sriov_vi_flexible >= 1 per VF, max_ioqpairs >= vq_flexible + 2, msix_qsize >=
+	# vi_flexible + 1. No namespace, no drive: nothing in the guest drives the controller.
+	# shellcheck disable=SC2054 # the commas belong to qemu's option values
+	qemu+=(-device pcie-root-port,id=rp3,bus=pcie.0,addr=0x1e.0,chassis=1,slot=3
+		-device nvme-subsys,id=sriov-subsys,nqn=rdmad-sriovsim
+		-device nvme,id=sriov-pf,bus=rp3,addr=0.0,serial=sriovsim0,subsys=sriov-subsys,sriov_max_vfs=4,sriov_vq_flexible=8,sriov_vi_flexible=4,max_ioqpairs=10,msix_qsize=5)
 fi
 
 if [ -n "$wire" ]; then
