@@ -98,7 +98,9 @@ int dirty_resolve(const Manager *m, Dirty *d) {
 		}
 		/* sriov.* and pci.* are planned on full passes. An event on a PF's netdev (a
 		 * driver reload re-creating it, a VF changed by hand, which the kernel announces
-		 * on the PF) is one; the VFs' own netdevs stay incremental. */
+		 * on the PF while it is up, the PF coming up after a change made while it was
+		 * down, which it does not announce) is one; the VFs' own netdevs stay
+		 * incremental. */
 		if (config_declares_any(m->config, KEYS_SRIOV) &&
 		    host_netdev_has_vfs(m->root, nd)) {
 			d->all = true;

@@ -90,7 +90,8 @@ static ContenderKind key_contender_kind(Key key) {
 		return CONTENDER_ADDRESS;
 	if (KEY_BIT(key) & KEYS_PAUSE)
 		return CONTENDER_PAUSE;
-	/* a VF's settings: the kernel announces a change with RTM_NEWLINK on the PF */
+	/* a VF's settings: the kernel announces a change with RTM_NEWLINK on the PF (while the
+	 * PF is up; a change on a down PF is seen when it comes up) */
 	if (key == KEY_NETDEV_UP || key == KEY_NETDEV_MTU || key == KEY_SRIOV_VF)
 		return CONTENDER_LINK;
 	return _CONTENDER_KIND_MAX; /* configfs, sysfs: no notification says who */

@@ -33,8 +33,9 @@ static void help(void) {
 	       "     --version        Show the version\n");
 }
 
-/* rdmad --newlink NAME TYPE NETDEV: scope-newlink.c's child, in the scope systemd-run moved it
- * to. Sends the NEWLINK and prints the kernel's answer, 0 or -errno, for rdmad to read. */
+/* rdmad --newlink -- NAME TYPE NETDEV: scope-newlink.c's child, in the scope systemd-run moved
+ * it to. Sends the NEWLINK and prints the kernel's answer, 0 or -errno, for rdmad to read. The
+ * "--" ends the options (getopt_long()), so that a name starting with '-' stays a name. */
 static int newlink_main(char **args) {
 	struct nl_sock *sk = NULL;
 	int r;
@@ -124,7 +125,7 @@ int main(int argc, char **argv) {
 		}
 	if (newlink) {
 		if (argc - optind != 3) {
-			log_error("--newlink takes NAME TYPE NETDEV.");
+			log_error("--newlink takes -- NAME TYPE NETDEV.");
 			return EXIT_FAILURE;
 		}
 		return newlink_main(argv + optind);

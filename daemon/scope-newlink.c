@@ -16,7 +16,7 @@
  * So under systemd the NEWLINK is sent by a child of rdmad that `systemd-run --scope` first
  * moves into a transient scope: the same binary, namespaces, capabilities and system call
  * filter, another cgroup (under system.slice: no IP filter, none of rdmad's accounting). The
- * child is `rdmad --newlink NAME TYPE NETDEV` (rdmad.c); it prints the kernel's answer. */
+ * child is `rdmad --newlink -- NAME TYPE NETDEV` (rdmad.c); it prints the kernel's answer. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -79,6 +79,7 @@ int scope_newlink(const char *name, const char *type, const char *netdev, void *
 			 (char *) "--",
 			 self,
 			 (char *) "--newlink",
+			 (char *) "--", /* the names are operands, whatever they start with */
 			 (char *) name,
 			 (char *) type,
 			 (char *) netdev,

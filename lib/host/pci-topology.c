@@ -177,7 +177,7 @@ PciPathType pci_path_type(const PciPlace *a, const PciPlace *b) {
 static int bridges_below(char ***l, const PciPlace *p, size_t n) {
 	int r;
 
-	for (size_t k = 0; k < n && p->bridges[k]; k++)
+	for (size_t k = 0; p->bridges && k < n && p->bridges[k]; k++)
 		if (!strv_contains(*l, p->bridges[k])) {
 			r = strv_extend(l, p->bridges[k]);
 			if (r < 0)
@@ -193,11 +193,12 @@ int pci_path_bridges(const PciPlace *a, const PciPlace *b, char ***ret) {
 
 	if (!l)
 		return -ENOMEM;
-	/* behind one port: functions of one device, or a switch port's only device */
+	/* behind one port (functions of one device): they talk inside the device and cross no
+	 * bridge, so the list stays empty */
 	if (a->bridges && b->bridges && a->bridges[0] && b->bridges[0] &&
 	    streq(a->bridges[0], b->bridges[0]))
-		return PCI_PATH_PIX;
-	if (common_switch(a, b, &i, &j)) {
+		na = nb = 0;
+	else if (common_switch(a, b, &i, &j)) {
 		/* up to the common switch's upstream port, without it */
 		na = 2 * i + 1;
 		nb = 2 * j + 1;

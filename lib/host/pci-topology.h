@@ -71,7 +71,8 @@ PciPathType pci_path_type(const PciPlace *a, const PciPlace *b) _pure_;
  * switch's upstream port (which peer-to-peer traffic turns at, unless ACS redirects it):
  * the ports where ACS could send it up instead. Below a common switch, the downstream ports
  * (and ports of nested switches) on both sides; with none in common, every bridge on both
- * sides, root ports included. Allocated, possibly empty; -ENOMEM. */
+ * sides, root ports included; behind one port (functions of one device), none. 0 and *ret an
+ * allocated list, possibly empty, on every path type; -ENOMEM (*ret untouched). */
 int pci_path_bridges(const PciPlace *a, const PciPlace *b, char ***ret);
 
 /* The NVIDIA GPUs under root: PCI vendor 0x10de, class 0x0300xx (VGA) or 0x0302xx (3D

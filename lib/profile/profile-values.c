@@ -463,6 +463,12 @@ static int parse_soft_device(SchemaContext *ctx, const SchemaKey *row, yaml_node
 				    "'%s': '%s' is not a valid RDMA device name (1-63 printable "
 				    "characters, no space, '/' or '%%', not . or ..)",
 				    row->path, s);
+	/* The kernel takes such a name; the commands it is given to would not. */
+	if (s[0] == '-')
+		return schema_error(ctx, values[0],
+				    "'%s': '%s' starts with '-', which a command (rdma, ip, "
+				    "rdmad's helper) would read as an option",
+				    row->path, s);
 	name = strdup(s);
 	r = parse_soft_device_type(ctx, row, values[1], &type);
 	if (r < 0)
@@ -474,6 +480,11 @@ static int parse_soft_device(SchemaContext *ctx, const SchemaKey *row, yaml_node
 		return schema_error(ctx, values[2],
 				    "'%s': '%s' is not a valid netdev name (1-15 printable "
 				    "characters, no space, '/', ':' or '%%', not . or ..)",
+				    row->path, s);
+	if (s[0] == '-')
+		return schema_error(ctx, values[2],
+				    "'%s': netdev '%s' starts with '-', which a command (rdma, ip, "
+				    "rdmad's helper) would read as an option",
 				    row->path, s);
 	netdev = strdup(s);
 	if (!name || !netdev)

@@ -189,6 +189,8 @@ case("semantic-bad-glob", "match:\n  device: \"mlx5_[0\"\n", "2:11", "invalid gl
 case("semantic-module-name", "modules: [\"ib uverbs\"]\n", "1:11", "is not a kernel module name")
 case("semantic-subnet-family", "gids:\n  publish: {family: ipv6, subnet: 192.0.2.0/24}\n", None, "subnet")
 case("semantic-link-name-slash", "links:\n  - {name: \"a/b\", type: rxe, netdev: eth0}\n", "2:12", "not a valid RDMA device name")
+case("semantic-link-name-dash", "links:\n  - {name: \"-rxe0\", type: rxe, netdev: eth0}\n", "2:12", "'-rxe0' starts with '-'")
+case("semantic-link-netdev-dash", "links:\n  - {name: rxe0, type: rxe, netdev: -eth0}\n", "2:37", "netdev '-eth0' starts with '-'")
 case("semantic-second-document", "roce: {tos: 1}\n---\nroce: {tos: 300}\n", "3:13", "must be in 0..255")
 # issue 25: what the kernel would refuse, refused by rdmactl check with its place
 case("semantic-vf-past-vfs", "sriov:\n  vfs: 2\n  vf:\n    - {index: 2, trust: true}\n", "4:7",

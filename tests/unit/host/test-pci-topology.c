@@ -53,6 +53,8 @@ TEST(path_bridges) {
 	PciPlace nic4 = PLACE("pci0000:90", 1, "0000:96:00.0", "0000:95:00.0", "0000:92:02.0",
 			      "0000:91:00.0", "0000:90:01.0");
 	PciPlace nic2 = PLACE("pci0000:10", 0, "0000:18:02.0", "0000:17:00.0", "0000:10:02.0");
+	PciPlace fn0 = PLACE("pci0000:40", 0, "0000:42:00.0", "0000:41:00.0", "0000:40:01.0");
+	PciPlace fn1 = fn0;
 	char **l = NULL, *s;
 
 	/* one switch: its two downstream ports, not its upstream port or the root port */
@@ -70,6 +72,12 @@ TEST(path_bridges) {
 	/* through the host bridge: every bridge on both sides */
 	CHECK_INTEQ(pci_path_bridges(&gpu0, &nic2, &l), 0);
 	CHECK_INTEQ(strv_length(l), 6);
+	strv_free(l);
+	/* two functions of one device behind one port (the gpu-nic-port fixture): no bridge
+	 * between them, and still a list (it was left unset: preflight indexed NULL) */
+	l = NULL;
+	CHECK_INTEQ(pci_path_bridges(&fn0, &fn1, &l), 0);
+	CHECK(l && !l[0]);
 	strv_free(l);
 }
 

@@ -293,6 +293,13 @@ static const struct {
 	{ "links:\n  - {name: rxe0, type: rxe, netdev: \"a:b\"}\n",
 	  "t.yaml:2:37: error: 'links': 'a:b' is not a valid netdev name (1-15 printable "
 	  "characters, no space, '/', ':' or '%', not . or ..)" },
+	/* a name passed on a command line (rdmad --newlink NAME TYPE NETDEV, rdma link add) */
+	{ "links:\n  - {name: -rxe0, type: rxe, netdev: eth0}\n",
+	  "t.yaml:2:12: error: 'links': '-rxe0' starts with '-', which a command (rdma, ip, "
+	  "rdmad's helper) would read as an option" },
+	{ "links:\n  - {name: rxe0, type: rxe, netdev: \"--help\"}\n",
+	  "t.yaml:2:37: error: 'links': netdev '--help' starts with '-', which a command "
+	  "(rdma, ip, rdmad's helper) would read as an option" },
 	/* rdma */
 	{ "rdma: {node-description: \"%h %s\"}\n",
 	  "t.yaml:1:26: error: 'rdma.node-description': '%s' at offset 3: the escapes are %h (host "

@@ -5,8 +5,9 @@
 #     attribute (read back with ip -d -j link show and devlink), clears the ACS P2P redirect
 #     bits of the root port above the e1000e, and reports the Max_Read_Request qemu never takes
 #     as unsupported, never converged (the write itself is in qemu's trace: the host side);
-#   - drift: a VF's MAC changed by hand is put back; an agent that keeps changing it makes the
-#     setting contested;
+#   - drift: a VF's MAC changed by hand is put back; one changed while the PF is down (which the
+#     kernel does not announce) is put back when the PF comes up; an agent that keeps changing
+#     it makes the setting contested;
 #   - a new count (4 -> 2) goes through 0, as the plan said; a "driver reload" (netdevsim's
 #     device deleted and made again) gets its VFs and their settings back, timed;
 #   - a setpci by hand on ACS is put back by the next full reconcile (rdmactl reconcile).
@@ -69,14 +70,22 @@ dbus-daemon --config-file=/run/rdmad-vm/bus.conf --fork --print-pid --nosyslog \
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$BUS
 
 mkdir -p "$CONF" /run/rdmad-vm/next
-profile() { # profile VFS [DIR]: the declared state, with sriov.vfs VFS
-	cat > "${2:-$CONF}/50-sriov.yaml" << YAML
+profile() { # profile VFS [DIR]: the declared state, with sriov.vfs VFS. BARE_PF=1: without the
+	# Soft-RoCE link on the PF and without its up state (a PF with no RDMA port, up or down by hand)
+	local f=${2:-$CONF}/50-sriov.yaml
+	if [ -z "${BARE_PF:-}" ]; then
+		cat > "$f" << YAML
 # a Soft-RoCE link on the PF, so that the settings show in its status rows
 links:
   - {name: rxe0, type: rxe, netdev: $PF}
 ---
 match: {netdev: $PF}
 netdev: {up: true}
+YAML
+	else
+		echo "match: {netdev: $PF}" > "$f"
+	fi
+	cat >> "$f" << YAML
 sriov:
   vfs: $1
   eswitch: legacy
@@ -156,6 +165,70 @@ if wait_until 30 mac1_is 02:00:00:00:00:11; then
 else
 	fail "VF 1's MAC changed by hand is put back" "it reads $(mac1)" "$(grep sriov "$LOG" | tail -n 20)"
 fi
+# ---- a VF changed by hand while its PF is down ----------------------------------------------------
+# The kernel announces `ip link set PF vf ...` with RTM_NEWLINK on the PF only while the PF is up
+# (do_setlink() -> netdev_state_change(), which notifies nothing for a down netdev). The PF coming
+# up is an event of its own: rdmad re-reads the PF's VFs then and puts the change back. For this
+# part the profile leaves the PF's up state alone, so that it stays down, and declares no
+# Soft-RoCE link on it: an event on a link's netdev is a full pass for that alone, an event on a
+# PF without one is a full pass because the PF has VFs (manager-dirty.c), the path under test.
+mac0() { vf 0 | jq -r .address; }
+mac0_is() { [ "$(mac0)" = "$1" ]; }
+reloads() { grep -c 'Loaded' "$LOG"; }
+reloaded_past() { [ "$(reloads)" -gt "$1" ]; }
+runs() { grep -c 'reconcile: [0-9]* passes' "$LOG"; }
+ran_past() { [ "$(runs)" -gt "$1" ]; }
+loaded=$(reloads)
+BARE_PF=1 profile 4
+kill -HUP "$RDMAD"
+check "reload: no link on $PF, its up state not declared" wait_until 20 reloaded_past "$loaded"
+no_rxe0() { ! rdma link show 2> /dev/null | grep -q '^link rxe0/'; }
+check "... rxe0 deleted" wait_until 30 no_rxe0
+n=$(runs)
+ip link set "$PF" down
+# rdmad has seen it (a reconcile ran after it) and then settled (a full pass, waited for)
+check "$PF down by hand: rdmad looked at it (a reconcile ran)" wait_until 20 ran_past "$n"
+check "... rdmactl reconcile (a full pass) done" logged "$VM_LOGDIR/reconcile-down.log" rdmactl reconcile
+is "... $PF stays down" "$(ip -j link show "$PF" | jq -r '.[0].flags | index("UP") != null')" false
+# What the kernel announces meanwhile, between two marks: lo's MTU set to a new value until
+# `ip monitor link` shows it (it may not listen yet at the first).
+MARK=0
+mark_seen() {
+	MARK=$((MARK + 1))
+	ip link set lo mtu $((60000 + MARK))
+	wait_until 2 grep -q ": lo: .* mtu $((60000 + MARK)) " "$VM_LOGDIR/monitor-down.txt"
+}
+ip -o monitor link > "$VM_LOGDIR/monitor-down.txt" 2>&1 &
+MON=$!
+check "ip monitor link: listening (a mark seen)" wait_until 20 mark_seen
+from=$(wc -l < "$VM_LOGDIR/monitor-down.txt")
+ip link set "$PF" vf 0 mac 02:00:00:00:00:98
+is "VF 0's MAC changed by hand while $PF is down" "$(mac0)" 02:00:00:00:00:98
+check "ip monitor link: the end mark seen" wait_until 20 mark_seen
+kill "$MON"
+wait "$MON" 2> /dev/null
+ip link set lo mtu 65536
+tail -n +$((from + 1)) "$VM_LOGDIR/monitor-down.txt" > "$VM_LOGDIR/monitor-between.txt"
+diag "ip monitor link, between the marks:"
+diag "$(sed 's/\\ */ /g' "$VM_LOGDIR/monitor-between.txt" | cut -c1-140)"
+check "the kernel announced nothing on $PF for it (no RTM_NEWLINK between the marks)" \
+	sh -c "! grep -q ': $PF: ' $VM_LOGDIR/monitor-between.txt"
+is "... and rdmad left it (no event, no pass): VF 0's MAC still reads the hand's" "$(mac0)" 02:00:00:00:00:98
+t0=$(uptime_ms)
+ip link set "$PF" up
+if wait_until 30 mac0_is 02:00:00:00:00:10; then
+	pass "$PF up: VF 0's MAC changed while it was down is put back"
+	diag "put back $(($(uptime_ms) - t0)) ms after $PF came up"
+else
+	fail "$PF up: VF 0's MAC changed while it was down is put back" "it reads $(mac0)" \
+		"$(grep -E 'sriov|reconcile' "$LOG" | tail -n 20)"
+fi
+converged=$(grep -c 'rxe0/1: converged' "$LOG")
+profile 4
+kill -HUP "$RDMAD"
+check "reload: rxe0 on $PF again, converged" \
+	wait_until 30 sh -c "[ \$(grep -c 'rxe0/1: converged' $LOG) -gt $converged ]"
+
 # A reload forgets earlier writes: the count of reverts starts from nothing.
 loaded=$(grep -c 'Loaded' "$LOG")
 kill -HUP "$RDMAD"
