@@ -6,9 +6,12 @@
 #   RUN-VM OPTIONS go to both VMs (--bin, --env, --kernel, --timeout, ...); --log FILE keeps each
 #   side's console log as FILE.a and FILE.b.
 # Output is TAP: side a's results, then side b's, renumbered, each name prefixed by its side,
-# and one plan. Exit status 0 when both sides passed every planned test. The two VMs take both
-# of run-vm.sh's parallel slots (RDMAD_VM_MAX_PARALLEL, 2): run it alone (meson: is_parallel
-# false), or one side would wait for a slot while the other waits for it.
+# and one plan. Exit status 0 when both sides passed every planned test. The two VMs boot
+# together: the pair takes two of run-vm.sh's parallel slots (RDMAD_VM_MAX_PARALLEL, 2) before
+# either starts and holds them for both (RDMAD_VM_SLOT_HELD), so that one side never runs its
+# scenario alone while the other waits for a slot that another test holds (seen on a shared
+# host: side b booted 9 minutes after side a, whose peer never answered). meson runs it alone
+# all the same (is_parallel false).
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -26,6 +29,26 @@ done
 scenario=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+
+# two slots at once, or none: a slot taken alone is given back before the next try, so two pairs
+# (or a pair and single VMs) never hold one each while waiting for the other
+CACHE=${RDMAD_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/rdmad-vm}
+MAX_PARALLEL=${RDMAD_VM_MAX_PARALLEL:-2}
+mkdir -p "$CACHE/slots"
+held=()
+while [ "${#held[@]}" -lt 2 ]; do
+	held=()
+	for ((i = 0; i < MAX_PARALLEL && ${#held[@]} < 2; i++)); do
+		exec {fd}> "$CACHE/slots/$i"
+		if flock -n "$fd"; then held+=("$fd"); else exec {fd}>&-; fi
+	done
+	if [ "${#held[@]}" -lt 2 ]; then
+		for fd in ${held[@]+"${held[@]}"}; do exec {fd}>&-; done
+		held=()
+		sleep 1
+	fi
+done
+export RDMAD_VM_SLOT_HELD=1
 
 for side in a b; do
 	"$HERE/run-vm.sh" ${args[@]+"${args[@]}"} --wire "$dir:$side" \

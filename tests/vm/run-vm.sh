@@ -76,6 +76,8 @@
 #
 # Env: RDMAD_VM_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/rdmad-vm): kernel, images, locks
 #      RDMAD_VM_MAX_PARALLEL (default 2): VMs that may run at once on this host
+#      RDMAD_VM_SLOT_HELD (set): the caller holds a slot for this VM (run-pair.sh takes two for
+#      its pair before either VM starts)
 #      RDMAD_VM_SMP (default 1): guest CPUs; two 1-CPU VMs side by side on a 2-core host
 #      ran as fast as or faster than two 2-CPU VMs
 #      RDMAD_VM_ACCEL (default tcg): tcg, or kvm to use /dev/kvm (a developer's machine); some
@@ -355,9 +357,11 @@ if [ "$shell" = 1 ]; then
 fi
 
 # ---- at most MAX_PARALLEL VMs on this host ------------------------------------------------
+# (RDMAD_VM_SLOT_HELD: the caller holds a slot for this VM, as run-pair.sh holds two for its pair)
 mkdir -p "$CACHE/slots"
 wait_start=${EPOCHREALTIME/./}
 slot=""
+[ -z "${RDMAD_VM_SLOT_HELD:-}" ] || slot=held
 while [ -z "$slot" ]; do
 	for ((i = 0; i < MAX_PARALLEL; i++)); do
 		exec {slot_fd}> "$CACHE/slots/$i"
