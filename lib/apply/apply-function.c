@@ -274,6 +274,8 @@ static int apply_acs(Applier *a, const Action *x, ActionOutcome *ret) {
 	r = applier_write_fault(a, config);
 	if (r >= 0)
 		r = pci_acs_ctrl_set(applier_root(a), bridge, want);
+	if (r < 0 && !x->value.flag) /* nothing cleared: the record as it was */
+		(void) acs_record_write(applier_state_dir(a), bridge, recorded);
 	if (r == -EPERM)
 		return config_write_refused(ret, r, bridge);
 	if (r < 0)

@@ -175,6 +175,7 @@ TEST(acs_record_and_restore) {
 	CHECK_STREQ(o.message, "0000:00:01.0: the kernel refuses config space writes (EPERM: "
 			       "kernel lockdown, see /sys/kernel/security/lockdown)");
 	CHECK_INTEQ(config_u16(root, BRIDGE, 0x106), 0x1d);
+	CHECK(access(record, F_OK) < 0 && errno == ENOENT); /* nothing cleared, nothing recorded */
 	/* another refusal is a failure, retried */
 	put_file(root, "faults", "/" BRIDGE "/config EIO\n");
 	CHECK_STREQ(apply_one(a, &x, &o), "failed");
