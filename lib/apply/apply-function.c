@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 
+#include "acs-record.h"
 #include "apply-internal.h"
 #include "devlink-talk.h"
 #include "fileio.h"
@@ -123,11 +124,15 @@ static int vf_read_one(struct nl_sock *sk, int ifindex, uint32_t index, SriovVf 
 	return -ENODEV;
 }
 
+/* The action carries the declared fields to write (its set). The ones the kernel takes with
+ * them (vlan, qos and protocol; min and max rate) are completed from what the kernel reports
+ * now, not when the plan was made: a VF made by the same plan did not exist then, and a driver
+ * may keep a VF's settings across sriov_numvfs 0 (netdevsim does). */
 static int apply_vf(Applier *a, const Action *x, ActionOutcome *ret) {
 	_cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
 	const SriovVf *want = &x->value.vf;
 	_cleanup_free_ char *have_text = NULL;
-	SriovVf have;
+	SriovVf have, w;
 	uint32_t left;
 	int r;
 
@@ -141,9 +146,20 @@ static int apply_vf(Applier *a, const Action *x, ActionOutcome *ret) {
 	if (r == -ENODEV)
 		return outcome_set(ret, APPLY_FAILED, r, "%s has no VF %u", strna(x->netdev),
 				   want->index);
-	if (r >= 0 && sriov_vf_diff(want, &have) == 0)
+	if (r < 0)
+		return outcome_set(ret, APPLY_FAILED, r, "%s VF %u cannot be read: %s",
+				   strna(x->netdev), want->index, strerror(-r));
+	left = sriov_vf_diff(want, &have);
+	if (left == 0)
 		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
-	r = rtnl_vf_write(sk, x->ifindex, want);
+	w = sriov_vf_write(want, &have, left);
+	if (w.max_rate && w.min_rate > w.max_rate)
+		/* the kernel would refuse it (EINVAL): not something a retry changes */
+		return outcome_set(ret, APPLY_UNSUPPORTED, -EINVAL,
+				   "max-rate %u is below %s VF %u's min-rate %u: declare min-rate "
+				   "too",
+				   w.max_rate, strna(x->netdev), w.index, w.min_rate);
+	r = rtnl_vf_write(sk, x->ifindex, &w);
 	if (r == -EOPNOTSUPP)
 		return outcome_set(
 			ret, APPLY_UNSUPPORTED, r,
@@ -158,13 +174,23 @@ static int apply_vf(Applier *a, const Action *x, ActionOutcome *ret) {
 	if (r < 0)
 		return outcome_set(ret, APPLY_FAILED, r, "%s VF %u cannot be read back: %s",
 				   strna(x->netdev), want->index, strerror(-r));
-	left = sriov_vf_diff(want, &have);
+	left = sriov_vf_diff(&w, &have);
 	if (left) {
 		have_text = setting_format_vf(&have, left);
 		return outcome_set(ret, APPLY_FAILED, -EIO, "%s VF %u reads back %s",
 				   strna(x->netdev), want->index, strna(have_text));
 	}
 	return outcome_set(ret, APPLY_CHANGED, 0, NULL);
+}
+
+/* A config space write the kernel refused: under lockdown (integrity or confidentiality,
+ * which Secure Boot turns on) sysfs's config is read-only even to root, and a retry changes
+ * nothing (pci_write_config(): EPERM). */
+static int config_write_refused(ActionOutcome *ret, int error, const char *what) {
+	return outcome_set(ret, APPLY_UNSUPPORTED, error,
+			   "%s: the kernel refuses config space writes (EPERM: kernel lockdown, "
+			   "see /sys/kernel/security/lockdown)",
+			   what);
 }
 
 /* Max_Read_Request_Size: the Device Control register of the function's PCIe capability. */
@@ -180,6 +206,8 @@ static int apply_max_read_request(Applier *a, const Action *x, ActionOutcome *re
 		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
 	if (r >= 0)
 		r = pci_max_read_request_set(applier_root(a), name, x->value.number);
+	if (r == -EPERM)
+		return config_write_refused(ret, r, name);
 	if (r < 0)
 		return outcome_set(ret, APPLY_FAILED, r, "%s: Max_Read_Request_Size %u: %s", name,
 				   x->value.number, strerror(-r));
@@ -199,16 +227,18 @@ static int apply_max_read_request(Applier *a, const Action *x, ActionOutcome *re
 	return outcome_set(ret, APPLY_CHANGED, 0, NULL);
 }
 
-/* ACS Control of a port above the function: worked out again from the live register (the
- * kernel or an admin may have changed other bits since the plan), only the P2P redirect bits
- * cleared, and those checked after. */
+/* ACS Control of a port: worked out again from the live register (the kernel or an admin may
+ * have changed other bits since the plan). off: only the P2P redirect bits cleared, those
+ * recorded first (acs-record.h) and checked after. on (the action's flag): the bits recorded
+ * set again, and the record dropped once they read back. */
 static int apply_acs(Applier *a, const Action *x, ActionOutcome *ret) {
 	const char *bridge = x->value.name;
+	_cleanup_free_ char *config = NULL;
+	uint16_t want, have, recorded = 0;
 	PciFunctionConfig c;
-	uint16_t want, have;
 	int r;
 
-	if (!bridge)
+	if (!bridge || !pci_address_valid(bridge))
 		return outcome_set(ret, APPLY_FAILED, -EINVAL, "no bridge in the action");
 	r = pci_function_config_read(applier_root(a), bridge, &c);
 	if (r >= 0 && !c.has_acs)
@@ -216,17 +246,52 @@ static int apply_acs(Applier *a, const Action *x, ActionOutcome *ret) {
 	if (r < 0)
 		return outcome_set(ret, APPLY_FAILED, r, "%s: ACS capability: %s", bridge,
 				   strerror(-r));
-	want = pci_acs_ctrl_p2p_off(c.acs_cap, c.acs_ctrl);
-	if (want == c.acs_ctrl)
+	r = acs_record_read(applier_state_dir(a), bridge, &recorded);
+	if (r < 0 && r != -ENOENT)
+		return outcome_set(ret, APPLY_FAILED, r, "%s/acs/%s: %s", applier_state_dir(a),
+				   bridge, strerror(-r));
+	if (x->value.flag)
+		want = c.acs_ctrl | recorded;
+	else
+		want = pci_acs_ctrl_p2p_off(c.acs_cap, c.acs_ctrl);
+	if (want == c.acs_ctrl) {
+		if (x->value.flag && recorded) /* set again by someone else: nothing to put back */
+			(void) acs_record_write(applier_state_dir(a), bridge, 0);
 		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
-	r = pci_acs_ctrl_set(applier_root(a), bridge, want);
+	}
+	if (!x->value.flag) {
+		/* what was set before, recorded before it is cleared: on puts back only that */
+		r = acs_record_write(applier_state_dir(a), bridge,
+				     recorded | (c.acs_ctrl & (uint16_t) ~want));
+		if (r < 0)
+			return outcome_set(ret, APPLY_FAILED, r,
+					   "%s: cannot record the ACS Control bits it clears in "
+					   "%s/acs: %s",
+					   bridge, applier_state_dir(a), strerror(-r));
+	}
+	if (asprintf(&config, "sys/bus/pci/devices/%s/config", bridge) < 0)
+		return -ENOMEM;
+	r = applier_write_fault(a, config);
+	if (r >= 0)
+		r = pci_acs_ctrl_set(applier_root(a), bridge, want);
+	if (r < 0 && !x->value.flag) /* nothing cleared: the record as it was */
+		(void) acs_record_write(applier_state_dir(a), bridge, recorded);
+	if (r == -EPERM)
+		return config_write_refused(ret, r, bridge);
 	if (r < 0)
 		return outcome_set(ret, APPLY_FAILED, r, "%s: ACS Control 0x%04x: %s", bridge, want,
 				   strerror(-r));
 	r = pci_acs_ctrl_get(applier_root(a), bridge, &have);
-	if (r < 0 || (have & c.acs_cap & PCI_CONFIG_ACS_P2P_BITS) != 0)
+	if (r < 0 || (x->value.flag ? (have & recorded) != recorded
+				    : (have & c.acs_cap & PCI_CONFIG_ACS_P2P_BITS) != 0))
 		return outcome_set(ret, APPLY_FAILED, r < 0 ? r : -EIO,
 				   "%s: ACS Control does not read back 0x%04x", bridge, want);
+	if (x->value.flag) {
+		r = acs_record_write(applier_state_dir(a), bridge, 0);
+		if (r < 0)
+			return outcome_set(ret, APPLY_FAILED, r, "%s/acs/%s: %s",
+					   applier_state_dir(a), bridge, strerror(-r));
+	}
 	return outcome_set(ret, APPLY_CHANGED, 0, NULL);
 }
 

@@ -5,6 +5,7 @@
  * config space and the bridges above it); on the real root also what only netlink says: the
  * VFs' settings (RTM_GETLINK with RTEXT_FILTER_VF on the PF's netdev) and the e-switch mode
  * (devlink). */
+#include <dirent.h>
 #include <fcntl.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
@@ -15,6 +16,7 @@
 #include "fileio.h"
 #include "host-internal.h"
 #include "pci-config.h"
+#include "pci-topology.h"
 #include "rtnl-vf-talk.h"
 #include "strv.h"
 #include "netlink-io.h"
@@ -28,10 +30,37 @@ void host_function_done(HostFunction *f) {
 	free(f->driver);
 	strv_free(f->netdevs);
 	free(f->vfs);
+	free(f->host_bridge);
 	for (size_t i = 0; i < f->n_bridges; i++)
 		free(f->bridges[i].address);
 	free(f->bridges);
 	strv_free(f->errors);
+}
+
+void host_pcie_peers_done(HostState *h) {
+	for (size_t i = 0; i < h->n_vfio_functions; i++) {
+		HostVfioFunction *v = &h->vfio_functions[i];
+
+		free(v->address);
+		free(v->host_bridge);
+		strv_free(v->bridges);
+		free(v->iommu_type);
+	}
+	free(h->vfio_functions);
+	h->vfio_functions = NULL;
+	h->n_vfio_functions = 0;
+	for (size_t i = 0; i < h->n_gpus; i++) {
+		HostGpu *g = &h->gpus[i];
+
+		free(g->address);
+		free(g->host_bridge);
+		for (size_t k = 0; k < g->n_bridges; k++)
+			free(g->bridges[k].address);
+		free(g->bridges);
+	}
+	free(h->gpus);
+	h->gpus = NULL;
+	h->n_gpus = 0;
 }
 
 static int function_compare(const void *a, const void *b) {
@@ -169,7 +198,73 @@ static void function_observe_live(HostFunction *f, struct nl_sock *rtnl, struct 
 	f->eswitch_observed = f->eswitch_error == 0;
 }
 
-/* The function's Max_Read_Request_Size and the ACS of every port above it (pci-config.h). */
+/* Where the PCI function at address sits: its root complex's directory and the ports above it,
+ * nearest first (pci-config.h). -errno of the walk (-ENOENT: no such function). */
+static int pci_function_place(const char *root, const char *address, char **ret_host_bridge,
+			      char ***ret_bridges) {
+	_cleanup_strv_free_ char **components = NULL, **bridges = NULL;
+	_cleanup_free_ char *rel = NULL, *top = NULL;
+	int r;
+
+	if (!pci_address_valid(address))
+		return -EINVAL;
+	if (asprintf(&rel, "/sys/bus/pci/devices/%s", address) < 0)
+		return -ENOMEM;
+	r = sysfs_link_components(root, rel, &components);
+	if (r < 0)
+		return r;
+	r = pci_bridges_from_components(components, &bridges);
+	if (r < 0)
+		return r;
+	if (pci_root_complex_from_components(components)) {
+		top = strdup(pci_root_complex_from_components(components));
+		if (!top)
+			return -ENOMEM;
+	}
+	*ret_host_bridge = TAKE_PTR(top);
+	*ret_bridges = TAKE_PTR(bridges);
+	return 0;
+}
+
+/* The ACS of each port in bridges, from its config space: what cannot be read is recorded in
+ * its error. Only -ENOMEM fails. */
+static int bridges_observe(const char *root, char *const *bridges, PciBridgeState **ret,
+			   size_t *ret_n) {
+	PciBridgeState *l;
+	size_t n = 0;
+
+	l = calloc(strv_length(bridges) + 1, sizeof(PciBridgeState));
+	if (!l)
+		return -ENOMEM;
+	STRV_FOREACH (b, bridges) {
+		PciBridgeState *s = &l[n++];
+		PciFunctionConfig bc;
+
+		s->address = strdup(*b);
+		if (!s->address)
+			goto oom;
+		s->error = pci_function_config_read(root, *b, &bc);
+		if (s->error == -ENOMEM)
+			goto oom;
+		if (s->error < 0)
+			continue;
+		s->port_type = bc.port_type;
+		s->has_acs = bc.has_acs;
+		s->acs_cap = bc.acs_cap;
+		s->acs_ctrl = bc.acs_ctrl;
+	}
+	*ret = l;
+	*ret_n = n;
+	return 0;
+oom:
+	for (size_t i = 0; i < n; i++)
+		free(l[i].address);
+	free(l);
+	return -ENOMEM;
+}
+
+/* The function's Max_Read_Request_Size, where it sits, and the ACS of every port above it
+ * (pci-config.h). */
 static int function_observe_pcie(const char *root, HostFunction *f) {
 	_cleanup_strv_free_ char **bridges = NULL;
 	PciFunctionConfig c;
@@ -182,7 +277,7 @@ static int function_observe_pcie(const char *root, HostFunction *f) {
 		return -ENOMEM;
 	if (f->pcie_error == 0)
 		f->max_read_request = c.max_read_request;
-	r = pci_upstream_bridges(root, f->name, &bridges);
+	r = pci_function_place(root, f->name, &f->host_bridge, &bridges);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
@@ -190,28 +285,126 @@ static int function_observe_pcie(const char *root, HostFunction *f) {
 			f->pcie_error = r;
 		return 0;
 	}
-	f->bridges = calloc(strv_length(bridges) + 1, sizeof(PciBridgeState));
-	if (!f->bridges)
-		return -ENOMEM;
-	STRV_FOREACH (b, bridges) {
-		PciBridgeState *s = &f->bridges[f->n_bridges++];
-		PciFunctionConfig bc;
-
-		s->address = strdup(*b);
-		if (!s->address)
-			return -ENOMEM;
-		s->error = pci_function_config_read(root, *b, &bc);
-		if (s->error == -ENOMEM)
-			return -ENOMEM;
-		if (s->error < 0)
-			continue;
-		s->port_type = bc.port_type;
-		s->has_acs = bc.has_acs;
-		s->acs_cap = bc.acs_cap;
-		s->acs_ctrl = bc.acs_ctrl;
-	}
+	r = bridges_observe(root, bridges, &f->bridges, &f->n_bridges);
+	if (r < 0)
+		return r;
 	f->pcie_observed = f->pcie_error == 0;
 	return 0;
+}
+
+/* The GPUs, one end of the routes pci.upstream-acs shortens, with the ports above them. A GPU
+ * whose place cannot be read is left out. */
+static int gpus_observe(HostState *h) {
+	_cleanup_strv_free_ char **gpus = NULL;
+	int r;
+
+	r = pci_nvidia_gpus(h->root, &gpus);
+	if (r < 0)
+		return r == -ENOMEM ? r : 0;
+	h->gpus = calloc(strv_length(gpus) + 1, sizeof(HostGpu));
+	if (!h->gpus)
+		return -ENOMEM;
+	STRV_FOREACH (a, gpus) {
+		_cleanup_strv_free_ char **bridges = NULL;
+		HostGpu *g = &h->gpus[h->n_gpus];
+
+		r = pci_function_place(h->root, *a, &g->host_bridge, &bridges);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			continue;
+		h->n_gpus++;
+		g->address = strdup(*a);
+		if (!g->address)
+			return -ENOMEM;
+		r = bridges_observe(h->root, bridges, &g->bridges, &g->n_bridges);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* One function bound to vfio-pci: where it sits, its IOMMU group and that group's type. */
+static int vfio_function_observe(HostState *h, int rootfd, const char *address,
+				 HostVfioFunction *ret) {
+	_cleanup_free_ char *group = NULL;
+	HostVfioFunction v = { .iommu_group = -1 };
+	char path[320];
+	int r;
+
+	r = pci_function_place(h->root, address, &v.host_bridge, &v.bridges);
+	if (r < 0)
+		return r == -ENOMEM ? r : 0; /* gone since */
+	v.address = strdup(address);
+	if (!v.address)
+		goto oom;
+	snprintf(path, sizeof(path), "sys/bus/pci/devices/%s/iommu_group", address);
+	r = readlink_basename_at(rootfd, path, &group);
+	if (r == -ENOMEM)
+		goto oom;
+	if (r >= 0) {
+		char *end;
+		long n = strtol(group, &end, 10);
+
+		if (!*end && end != group && n >= 0 && n < INT32_MAX) {
+			v.iommu_group = (int) n;
+			snprintf(path, sizeof(path), "sys/kernel/iommu_groups/%ld/type", n);
+			if (read_line_at(rootfd, path, &v.iommu_type) == -ENOMEM)
+				goto oom;
+		}
+	}
+	*ret = v;
+	return 1;
+oom:
+	free(v.address);
+	free(v.host_bridge);
+	strv_free(v.bridges);
+	return -ENOMEM;
+}
+
+static int vfio_compare(const void *a, const void *b) {
+	return strcmp(((const HostVfioFunction *) a)->address,
+		      ((const HostVfioFunction *) b)->address);
+}
+
+/* The functions bound to vfio-pci: the driver's directory lists them. */
+static int vfio_functions_observe(HostState *h, int rootfd) {
+	_cleanup_close_ int fd = -EBADF;
+	size_t n_alloc = 0;
+	DIR *dir;
+	int r = 0;
+
+	fd = openat(rootfd, "sys/bus/pci/drivers/vfio-pci", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* no vfio-pci loaded: none */
+	dir = fdopendir_consume(TAKE_FD(fd));
+	if (!dir)
+		return -errno;
+	for (struct dirent *de; (de = readdir(dir));) {
+		HostVfioFunction v;
+
+		if (!pci_address_valid(de->d_name)) /* bind, new_id, module, uevent, ... */
+			continue;
+		r = vfio_function_observe(h, rootfd, de->d_name, &v);
+		if (r < 0)
+			break;
+		if (r == 0)
+			continue;
+		r = GREEDY_REALLOC(h->vfio_functions, n_alloc, h->n_vfio_functions + 1);
+		if (r < 0) {
+			free(v.address);
+			free(v.host_bridge);
+			strv_free(v.bridges);
+			free(v.iommu_type);
+			break;
+		}
+		h->vfio_functions[h->n_vfio_functions++] = v;
+	}
+	closedir(dir);
+	if (h->n_vfio_functions > 1)
+		qsort(h->vfio_functions, h->n_vfio_functions, sizeof(HostVfioFunction),
+		      vfio_compare);
+	return r < 0 ? r : 0;
 }
 
 int host_functions_observe(HostState *h, int rootfd, HostObserveFlags flags) {
@@ -253,6 +446,14 @@ int host_functions_observe(HostState *h, int rootfd, HostObserveFlags flags) {
 			if (r < 0)
 				return r;
 		}
+	}
+	if (flags & HOST_OBSERVE_PCIE) {
+		host_pcie_peers_done(h);
+		r = gpus_observe(h);
+		if (r >= 0)
+			r = vfio_functions_observe(h, rootfd);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }

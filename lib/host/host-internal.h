@@ -31,6 +31,8 @@ void host_pci_function_done(HostPciFunction *f);
 /* The functions behind the observed netdevs (sriov.*, pci.*; host-function.c). */
 int host_functions_observe(HostState *h, int rootfd, HostObserveFlags flags);
 void host_function_done(HostFunction *f);
+/* The vfio-pci functions and the GPUs (host-function.c), freed and forgotten. */
+void host_pcie_peers_done(HostState *h);
 /* An observation's rtnetlink part in steps (a full one, or a partial one of more netdevs than
  * host_addresses_by_name() takes): every netdev's index, MTU and state from one link dump, then
  * their addresses from an IPv4 and an IPv6 address dump, a batch of messages per step (at 8,192

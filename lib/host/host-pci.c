@@ -25,7 +25,8 @@ static int function_compare(const void *a, const void *b) {
 		      ((const HostPciFunction *) b)->address);
 }
 
-/* Its netdevs: the net/ directory of the function, sorted. */
+/* Its netdevs: the net/ directory of the function, sorted. 1 when the function has that
+ * directory (even empty), 0 when not. */
 static int function_netdevs(int fnfd, char ***ret) {
 	_cleanup_close_ int fd = -EBADF;
 	DIR *dir;
@@ -42,7 +43,7 @@ static int function_netdevs(int fnfd, char ***ret) {
 			r = strv_extend(ret, de->d_name);
 	closedir(dir);
 	strv_sort(*ret);
-	return r;
+	return r < 0 ? r : 1;
 }
 
 /* One function, if it is a network one: 1 and *ret filled, 0 if not (or unreadable). */
@@ -81,6 +82,8 @@ static int function_observe(int devicesfd, const char *address, HostPciFunction 
 		host_pci_function_done(&f);
 		return r;
 	}
+	/* net/ is there, and shows none: its netdev is in another network namespace */
+	f.netdev_elsewhere = r > 0 && !f.netdevs && f.driver && !streq(f.driver, "vfio-pci");
 	*ret = f;
 	return 1;
 }

@@ -24,8 +24,10 @@ HostState *host_state_free(HostState *h) {
 	for (size_t i = 0; i < h->n_functions; i++)
 		host_function_done(&h->functions[i]);
 	free(h->functions);
+	host_pcie_peers_done(h);
 	soft_device_records_free(h->records, h->n_records);
 	rail_records_free(h->rail_records, h->n_rail_records);
+	acs_records_free(h->acs_records, h->n_acs_records);
 	free(h->rail_rules);
 	free(h->rail_routes);
 	firewall_state_done(&h->firewall);
@@ -55,10 +57,23 @@ int host_records_observe(HostState *h, const char *state_dir) {
 	rail_records_free(h->rail_records, h->n_rail_records);
 	h->rail_records = NULL;
 	h->n_rail_records = 0;
+	acs_records_free(h->acs_records, h->n_acs_records);
+	h->acs_records = NULL;
+	h->n_acs_records = 0;
 	r = soft_device_records_list(state_dir, &h->records, &h->n_records);
 	if (r < 0)
 		return r;
-	return rail_records_list(state_dir, &h->rail_records, &h->n_rail_records);
+	r = rail_records_list(state_dir, &h->rail_records, &h->n_rail_records);
+	if (r < 0)
+		return r;
+	return acs_records_list(state_dir, &h->acs_records, &h->n_acs_records);
+}
+
+const AcsRecord *host_acs_record_find(const HostState *h, const char *port) {
+	for (size_t i = 0; port && i < h->n_acs_records; i++)
+		if (streq(h->acs_records[i].port, port))
+			return &h->acs_records[i];
+	return NULL;
 }
 
 const RailRecord *host_rail_record_find(const HostState *h, const char *netdev) {

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "acs-record.h"
 #include "dcbnl.h"
 #include "ethtool-pause.h"
 #include "firewall.h"
@@ -111,6 +112,11 @@ typedef struct HostPciFunction {
 	char **netdevs; /* its netdevs (sorted), NULL if none */
 	bool virtual_function;
 	char *physfn; /* a VF's PF (its address), NULL otherwise */
+	/* Bound to a driver other than vfio-pci, with a net/ directory that lists nothing: its
+	 * netdev lives in another network namespace (a pod's). sysfs shows a netdev only to the
+	 * namespace that mounted it; net/ itself stays while a netdev of the function exists in
+	 * some namespace, and goes with the last one (the kernel's class glue directory). */
+	bool netdev_elsewhere;
 } HostPciFunction;
 
 /* A PCIe port above a function (pci.upstream-acs): its ACS, from its config space. */
@@ -121,6 +127,28 @@ typedef struct PciBridgeState {
 	uint16_t acs_cap, acs_ctrl;
 	int error; /* its config space could not be read: -errno (then nothing above is known) */
 } PciBridgeState;
+
+/* A PCI function bound to vfio-pci, of any class (a VF, a GPU or an NVMe drive handed to a VM
+ * or a user-space driver), for pci.upstream-acs: where it sits, and the IOMMU group the kernel
+ * isolates it in (with HOST_OBSERVE_PCIE, on full observations). */
+typedef struct HostVfioFunction {
+	char *address;
+	char *host_bridge; /* its root complex's directory, "pci0000:00" */
+	char **bridges;	   /* the ports above it, nearest first */
+	int iommu_group;   /* -1: none (no IOMMU) */
+	/* /sys/kernel/iommu_groups/N/type: "DMA", "DMA-FQ", "identity", "unknown" (no default
+	 * domain, as vfio's no-IOMMU groups); NULL: not readable */
+	char *iommu_type;
+} HostVfioFunction;
+
+/* A GPU (pci_nvidia_gpus()), one end of the peer-to-peer routes pci.upstream-acs shortens:
+ * where it sits, and the ACS of the ports above it (with HOST_OBSERVE_PCIE). */
+typedef struct HostGpu {
+	char *address;
+	char *host_bridge;
+	PciBridgeState *bridges; /* nearest first */
+	size_t n_bridges;
+} HostGpu;
 
 /* The device behind one or more netdevs (/sys/class/net/<nd>/device) that sriov.* and pci.*
  * act on, whether or not an RDMA device sits on it: a PCI function, or netdevsim's bus device,
@@ -149,6 +177,7 @@ typedef struct HostFunction {
 	bool pcie_observed;
 	int pcie_error;
 	unsigned max_read_request;
+	char *host_bridge; /* its root complex's directory ("pci0000:00"), NULL: not known */
 	PciBridgeState *bridges;
 	size_t n_bridges;
 	char **errors; /* sysfs values that could not be read or made sense of */
@@ -164,6 +193,12 @@ typedef struct HostState {
 	size_t n_pci_functions;
 	HostFunction *functions; /* by bus and name (HOST_OBSERVE_SRIOV, HOST_OBSERVE_PCIE) */
 	size_t n_functions;
+	/* With HOST_OBSERVE_PCIE, on full observations: the functions bound to vfio-pci and the
+	 * GPUs, by address (host-function.c) */
+	HostVfioFunction *vfio_functions;
+	size_t n_vfio_functions;
+	HostGpu *gpus;
+	size_t n_gpus;
 	char **modules; /* loaded (or built-in) modules, sorted */
 	/* The soft devices rdmad recorded creating (host_records_observe()), by name. */
 	SoftDeviceRecord *records;
@@ -171,6 +206,9 @@ typedef struct HostState {
 	/* The rail routing rdmad recorded setting up (host_records_observe()), by netdev. */
 	RailRecord *rail_records;
 	size_t n_rail_records;
+	/* The ACS Control bits rdmad recorded clearing (host_records_observe()), by port. */
+	AcsRecord *acs_records;
+	size_t n_acs_records;
 	/* With HOST_OBSERVE_RAILS, over rtnetlink in this network namespace: the ip rules at
 	 * RAIL_RULE_PRIORITY and the routes of protocol RAIL_ROUTE_PROTOCOL (rail.h); valid when
 	 * rails_observed, else rails_error says why not. */
@@ -311,6 +349,7 @@ int firewall_write(const char *batch, char **ret_error);
  * (rail-record.c), from its state directory. */
 int host_records_observe(HostState *h, const char *state_dir);
 const RailRecord *host_rail_record_find(const HostState *h, const char *netdev);
+const AcsRecord *host_acs_record_find(const HostState *h, const char *port);
 
 /* What sits below netdev nd (a VLAN's or macvlan's parent, a bond's ports): its sysfs lower_*
  * links, added to *ret when not in it yet. A netdev that is gone adds nothing. */

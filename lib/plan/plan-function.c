@@ -3,27 +3,23 @@
  * netdev (a PCI function, or netdevsim's bus device), whether or not it has an RDMA device yet.
  * In the order they are applied: sriov.autoprobe (before VFs appear), sriov.vfs, sriov.eswitch,
  * sriov.vf, then pci.max-read-request and pci.upstream-acs. Actions of a function whose netdev
- * carries an RDMA port are that port's (its status rows); the others' subject is the function. */
+ * carries an RDMA port are that port's (its status rows); the others' subject is the function.
+ *
+ * Two guards keep what shares the device safe (DESIGN.md): a step that destroys VFs (a new
+ * sriov.vfs through 0, an e-switch mode change) is refused while a VF is in use, naming each
+ * one and what holds it; and pci.upstream-acs: off is refused on a port whose ACS still
+ * isolates a function bound to vfio-pci (plan-acs.c). */
 #include <linux/pci_regs.h>
 #include <stdio.h>
 
 #include "pci-config.h"
-#include "plan-internal.h"
+#include "plan-function.h"
 #include "settings-format.h"
 #include "strmap.h"
 #include "strv.h"
 
-/* One function and what its profiles declare. */
-typedef struct PlanFunction {
-	const HostState *host;
-	const HostFunction *f;
-	const PortSettings *settings;
-	const PlanPort *plink; /* the RDMA port on its netdev, NULL if none */
-	char handle[96];       /* "pci/0000:03:00.0" */
-} PlanFunction;
-
-static int function_add(Plan *p, const PlanFunction *pf, Key key, const char *current,
-			const char *desired, const char *unsupported, const ActionValue *v) {
+int function_add(Plan *p, const PlanFunction *pf, Key key, const char *current, const char *desired,
+		 const char *unsupported, const ActionValue *v) {
 	return plan_add(p, &(ActionSpec){
 				   .phase = PHASE_FUNCTION,
 				   .key = key,
@@ -67,28 +63,97 @@ static int rule_autoprobe(Plan *p, const PlanFunction *pf) {
 			    NULL, &(ActionValue){ .flag = pf->settings->sriov_autoprobe });
 }
 
-/* A VF of f bound to vfio-pci (handed to a VM or a user-space driver): its name in why. */
-static bool vf_held(const HostState *h, const HostFunction *f, char *why, size_t size) {
-	for (size_t i = 0; i < h->n_pci_functions; i++) {
-		const HostPciFunction *vf = &h->pci_functions[i];
+/* Whether a is an address someone gave the netdev: the kernel's own IPv6 link-local one, on
+ * every netdev that is up, is not. */
+static bool address_assigned(const Address *a) {
+	return !(a->family == AF_INET6 && a->addr[0] == 0xfe && (a->addr[1] & 0xc0) == 0x80);
+}
 
-		if (vf->virtual_function && streq_ptr(vf->physfn, f->name) &&
-		    streq_ptr(vf->driver, "vfio-pci")) {
-			snprintf(why, size,
-				 "VF %s is bound to vfio-pci (a VM's?): the kernel would wait for "
-				 "it "
-				 "to be released before removing it; unbind it first",
-				 vf->address);
-			return true;
+/* Why VF vf is in use, in buf ("is bound to vfio-pci ..."), or NULL when it is not: bound to
+ * vfio-pci (a VM or a user-space driver has it: removing it waits, uninterruptibly, until they
+ * let go, vfio_unregister_group_dev()); its netdev in another network namespace (a pod's: the
+ * function's net/ lists nothing here, host-pci.c); or its netdev up with an address. */
+static const char *vf_holder(const HostState *h, const HostPciFunction *vf, char *buf,
+			     size_t size) {
+	if (streq_ptr(vf->driver, "vfio-pci"))
+		return "is bound to vfio-pci (a VM's or a user-space driver's: removing it waits "
+		       "for them)";
+	if (vf->netdev_elsewhere) {
+		snprintf(buf, size,
+			 "has its netdev in another network namespace (a container's: bound to "
+			 "%s, no netdev in this one)",
+			 vf->driver);
+		return buf;
+	}
+	STRV_FOREACH (name, vf->netdevs) {
+		const HostNetdev *n = host_netdev_find(h, *name);
+
+		if (!n || !n->up || !n->addresses_known)
+			continue;
+		for (size_t i = 0; i < n->n_addresses; i++) {
+			_cleanup_free_ char *a = NULL;
+
+			if (!address_assigned(&n->addresses[i]))
+				continue;
+			a = address_to_string(&n->addresses[i]);
+			snprintf(buf, size, "has its netdev %s up with %s", *name,
+				 a ? a : "an address");
+			return buf;
 		}
 	}
-	return false;
+	return NULL;
+}
+
+/* The VFs of f in use, each with what holds it, after what: "<what> destroys the VFs in use:
+ * VF 0000:03:00.2 is bound to vfio-pci (...); VF ...". NULL in *ret when none is. At most
+ * VF_HELD_NAMED are named, then how many more. */
+#define VF_HELD_NAMED 4
+static int vfs_in_use(const HostState *h, const HostFunction *f, const char *what, char **ret) {
+	_cleanup_free_ char *text = NULL;
+	size_t n = 0, size = 0;
+	FILE *out;
+
+	if (!streq(f->bus, "pci") || f->numvfs == 0) {
+		*ret = NULL;
+		return 0;
+	}
+	out = open_memstream(&text, &size);
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->n_pci_functions; i++) {
+		const HostPciFunction *vf = &h->pci_functions[i];
+		const char *holder;
+		char buf[160];
+
+		if (!vf->virtual_function || !streq_ptr(vf->physfn, f->name))
+			continue;
+		holder = vf_holder(h, vf, buf, sizeof(buf));
+		if (!holder)
+			continue;
+		if (n == 0)
+			fprintf(out, "%s destroys the VFs in use: ", what);
+		if (n < VF_HELD_NAMED)
+			fprintf(out, "%sVF %s %s", n > 0 ? "; " : "", vf->address, holder);
+		n++;
+	}
+	if (n > VF_HELD_NAMED)
+		fprintf(out, "; and %zu more", n - VF_HELD_NAMED);
+	if (n > 0)
+		fputs(". Release them first (unbind vfio-pci, move the netdev back, take its "
+		      "addresses away), then rdmactl reconcile",
+		      out);
+	if (fclose(out) != 0)
+		return -ENOMEM;
+	*ret = n > 0 ? TAKE_PTR(text) : NULL;
+	return 0;
 }
 
 /* The kernel refuses to change a number of VFs into another (EBUSY, sriov_numvfs_store()): it
  * takes 0 first, which destroys the VFs that exist. That is its own action, so that the plan
- * says so before it happens. */
-static int rule_numvfs(Plan *p, const PlanFunction *pf) {
+ * says so before it happens; and it is refused while a VF is in use (vfs_in_use()), up or
+ * down alike: 4 -> 8 destroys the 4 as 4 -> 2 does. */
+static int rule_numvfs(Plan *p, PlanFunction *pf) {
+	_cleanup_free_ char *held = NULL;
 	unsigned want = pf->settings->sriov_vfs, have = pf->f->numvfs;
 	char cur[16], des[96], why[192];
 	int r;
@@ -102,15 +167,18 @@ static int rule_numvfs(Plan *p, const PlanFunction *pf) {
 	if (have == want)
 		return 0;
 	snprintf(cur, sizeof(cur), "%u", have);
-	/* Removing a VF a VM holds waits, uninterruptibly, until the VM lets go of it
-	 * (vfio_unregister_group_dev()): rdmad would hang, past its watchdog. */
-	if (have > want && vf_held(pf->host, pf->f, why, sizeof(why)))
-		return function_add(p, pf, KEY_SRIOV_VFS, cur, des, why, NULL);
+	r = vfs_in_use(pf->host, pf->f, have > 0 && want > 0 ? "going through 0" : "going to 0",
+		       &held);
+	if (r < 0)
+		return r;
+	if (held)
+		return function_add(p, pf, KEY_SRIOV_VFS, cur, des, held, NULL);
 	/* The kernel configures VFs through the PF's driver (sriov_numvfs_store()) */
 	if (streq(pf->f->bus, "pci") && !pf->f->driver)
 		return function_add(p, pf, KEY_SRIOV_VFS, cur, des,
 				    "no driver is bound to the PF: the kernel makes VFs through it",
 				    NULL);
+	pf->vfs_made = true;
 	if (have > 0 && want > 0) {
 		snprintf(des, sizeof(des), "0 (first: destroys the %u VFs, to make %u)", have,
 			 want);
@@ -125,9 +193,14 @@ static int rule_numvfs(Plan *p, const PlanFunction *pf) {
 	return function_add(p, pf, KEY_SRIOV_VFS, cur, des, NULL, &(ActionValue){ .number = want });
 }
 
+/* A mode change flushes the e-switch's FDB and, from switchdev, deletes the VFs'
+ * representors: refused while a VF is in use, as a new count is. */
 static int rule_eswitch(Plan *p, const PlanFunction *pf) {
+	_cleanup_free_ char *held = NULL;
 	const char *want = eswitch_mode_to_string(pf->settings->sriov_eswitch);
+	const char *have;
 	char why[160];
+	int r;
 
 	if (!pf->f->eswitch_observed)
 		return function_add(p, pf, KEY_SRIOV_ESWITCH, NULL, want,
@@ -136,8 +209,17 @@ static int rule_eswitch(Plan *p, const PlanFunction *pf) {
 				    NULL);
 	if (pf->f->eswitch == pf->settings->sriov_eswitch)
 		return 0;
-	return function_add(p, pf, KEY_SRIOV_ESWITCH, eswitch_mode_to_string(pf->f->eswitch), want,
-			    NULL, &(ActionValue){ .eswitch = pf->settings->sriov_eswitch });
+	have = eswitch_mode_to_string(pf->f->eswitch);
+	r = vfs_in_use(pf->host, pf->f,
+		       "the e-switch mode change (it flushes the FDB, and from switchdev deletes "
+		       "the representors)",
+		       &held);
+	if (r < 0)
+		return r;
+	if (held)
+		return function_add(p, pf, KEY_SRIOV_ESWITCH, have, want, held, NULL);
+	return function_add(p, pf, KEY_SRIOV_ESWITCH, have, want, NULL,
+			    &(ActionValue){ .eswitch = pf->settings->sriov_eswitch });
 }
 
 static const SriovVf *vf_find(const HostFunction *f, uint32_t index) {
@@ -177,9 +259,7 @@ uint32_t sriov_vf_diff(const SriovVf *want, const SriovVf *have) {
 	return d;
 }
 
-/* What one write carries: the differing fields, with the ones the kernel takes together
- * (vlan, qos and protocol; min and max rate) completed from what it reports. */
-static SriovVf vf_write(const SriovVf *want, const SriovVf *have, uint32_t diff) {
+SriovVf sriov_vf_write(const SriovVf *want, const SriovVf *have, uint32_t diff) {
 	const uint32_t vlan = VF_BIT(VF_VLAN) | VF_BIT(VF_QOS) | VF_BIT(VF_VLAN_PROTO),
 		       rate = VF_BIT(VF_MAX_RATE) | VF_BIT(VF_MIN_RATE);
 	SriovVf w = *want;
@@ -205,14 +285,14 @@ static SriovVf vf_write(const SriovVf *want, const SriovVf *have, uint32_t diff)
 }
 
 /* VF index is made by the sriov.vfs this plan writes: a new one, or every one when the count
- * goes through 0 (the VFs that exist are destroyed and made again, with the kernel's zeroes). */
+ * goes through 0 (the VFs that exist are destroyed and made again). */
 static bool vf_created(const PlanFunction *pf, uint32_t index) {
-	const unsigned want = pf->settings->sriov_vfs, have = pf->f->numvfs;
-
-	return (pf->settings->set & KEY_BIT(KEY_SRIOV_VFS)) && index < want && have != want &&
-	       (pf->f->totalvfs == 0 || want <= pf->f->totalvfs);
+	return pf->vfs_made && index < pf->settings->sriov_vfs;
 }
 
+/* Each action carries the declared fields to write (its set); the apply backend completes the
+ * ones the kernel takes with them (sriov_vf_write()) from what the kernel reports then: the VF
+ * may not exist yet, or have changed since this plan looked. */
 static int rule_vf(Plan *p, const PlanFunction *pf) {
 	const PortSettings *s = pf->settings;
 	char why[192];
@@ -233,15 +313,10 @@ static int rule_vf(Plan *p, const PlanFunction *pf) {
 			reason = netlink_reason(pf->f->vfs_error, "the VFs' settings (rtnetlink)",
 						why, sizeof(why));
 		else if (vf_created(pf, want->index)) {
-			/* made by this plan's sriov.vfs, before its settings are written: a new
-			 * VF starts with the kernel's zeroes */
-			SriovVf fresh = { .index = want->index,
-					  .set = want->set,
-					  .vlan_proto = 0x8100 };
-
-			w = vf_write(want, &fresh, want->set);
+			/* made by this plan's sriov.vfs, before its settings are written: what
+			 * it starts with is known only then */
 			r = function_add(p, pf, KEY_SRIOV_VF, NULL, des, NULL,
-					 &(ActionValue){ .vf = w });
+					 &(ActionValue){ .vf = *want });
 			if (r < 0)
 				return r;
 			continue;
@@ -273,23 +348,26 @@ static int rule_vf(Plan *p, const PlanFunction *pf) {
 		cur = setting_format_vf(have, diff);
 		if (!des || !cur)
 			return -ENOMEM;
-		w = vf_write(want, have, diff);
+		w = sriov_vf_write(want, have, diff);
 		if (w.max_rate && w.min_rate > w.max_rate) {
 			/* the kernel takes both at once: the undeclared one is the VF's now */
 			snprintf(why, sizeof(why),
 				 "max-rate %u is below VF %u's min-rate %u: declare min-rate too",
 				 w.max_rate, w.index, w.min_rate);
 			r = function_add(p, pf, KEY_SRIOV_VF, cur, des, why, NULL);
-		} else
+		} else {
+			w = *want;
+			w.set = diff;
 			r = function_add(p, pf, KEY_SRIOV_VF, cur, des, NULL,
 					 &(ActionValue){ .vf = w });
+		}
 		if (r < 0)
 			return r;
 	}
 	return 0;
 }
 
-static const char *pcie_reason(int error, char *buf, size_t size) {
+const char *pcie_reason(int error, char *buf, size_t size) {
 	if (error == -EPERM || error == -EACCES)
 		return "its config space past 64 bytes reads only with CAP_SYS_ADMIN";
 	snprintf(buf, size, "its config space cannot be read (%s)", strerror(-error));
@@ -320,62 +398,6 @@ static int rule_max_read_request(Plan *p, const PlanFunction *pf) {
 	snprintf(cur, sizeof(cur), "%u", pf->f->max_read_request);
 	return function_add(p, pf, KEY_PCI_MAX_READ_REQUEST, cur, des, NULL,
 			    &(ActionValue){ .number = want });
-}
-
-static bool bridge_planned(const Plan *p, const char *address) {
-	for (size_t i = 0; i < p->n_actions; i++)
-		if (p->actions[i].key == KEY_PCI_UPSTREAM_ACS &&
-		    streq_ptr(p->actions[i].value.name, address))
-			return true;
-	return false;
-}
-
-/* off: the root and downstream ports between the function and its root complex stop
- * redirecting peer-to-peer requests and completions upstream (pci-config.h says which ACS
- * Control bits). One action per port that needs it, each naming the port; a port shared by
- * several functions once. */
-static int rule_upstream_acs(Plan *p, const PlanFunction *pf) {
-	char cur[64], des[64], why[160];
-	int r;
-
-	if (pf->settings->pci_upstream_acs == PCI_ACS_KEEP)
-		return 0;
-	if (!streq(pf->f->bus, "pci"))
-		return function_add(p, pf, KEY_PCI_UPSTREAM_ACS, NULL, "off", "not a PCI function",
-				    NULL);
-	if (pf->f->n_bridges == 0 && pf->f->pcie_error < 0) /* the ports above are not known */
-		return function_add(p, pf, KEY_PCI_UPSTREAM_ACS, NULL, "off",
-				    pcie_reason(pf->f->pcie_error, why, sizeof(why)), NULL);
-	for (size_t i = 0; i < pf->f->n_bridges; i++) {
-		const PciBridgeState *b = &pf->f->bridges[i];
-		uint16_t want;
-
-		if (bridge_planned(p, b->address))
-			continue;
-		if (b->error < 0) {
-			snprintf(des, sizeof(des), "%s ACS off", b->address);
-			snprintf(why, sizeof(why), "port %s: %s", b->address,
-				 pcie_reason(b->error, cur, sizeof(cur)));
-			r = function_add(p, pf, KEY_PCI_UPSTREAM_ACS, NULL, des, why,
-					 &(ActionValue){ .name = (char *) b->address });
-			if (r < 0)
-				return r;
-			continue;
-		}
-		if (!b->has_acs || (b->port_type != PCI_EXP_TYPE_ROOT_PORT &&
-				    b->port_type != PCI_EXP_TYPE_DOWNSTREAM))
-			continue; /* nothing to clear there */
-		want = pci_acs_ctrl_p2p_off(b->acs_cap, b->acs_ctrl);
-		if (want == b->acs_ctrl)
-			continue;
-		snprintf(cur, sizeof(cur), "%s ACSCtl 0x%04x", b->address, b->acs_ctrl);
-		snprintf(des, sizeof(des), "%s ACSCtl 0x%04x", b->address, want);
-		r = function_add(p, pf, KEY_PCI_UPSTREAM_ACS, cur, des, NULL,
-				 &(ActionValue){ .number = want, .name = (char *) b->address });
-		if (r < 0)
-			return r;
-	}
-	return 0;
 }
 
 /* The RDMA ports by their netdev and their device's PCI address ("" for none): built once per
@@ -467,12 +489,12 @@ int plan_function_settings(const Config *c, const HostState *h, const HostFuncti
 }
 
 static int plan_function(Plan *p, const Config *c, const HostState *h, const StrMap *index,
-			 const HostFunction *f) {
+			 const AcsContext *acs, const HostFunction *f) {
 	PortSettings s;
 	PlanPort l;
-	PlanFunction pf = { .host = h, .f = f };
+	PlanFunction pf = { .host = h, .f = f, .acs = acs };
 	const KeySet sriov = KEY_BIT(KEY_SRIOV_VFS) | KEY_BIT(KEY_SRIOV_AUTOPROBE) |
-			       KEY_BIT(KEY_SRIOV_ESWITCH) | KEY_BIT(KEY_SRIOV_VF);
+			     KEY_BIT(KEY_SRIOV_ESWITCH) | KEY_BIT(KEY_SRIOV_VF);
 	int r;
 
 	r = function_settings(c, h, index, f, &s, &l);
@@ -517,14 +539,60 @@ static int plan_function(Plan *p, const Config *c, const HostState *h, const Str
 	return r < 0 ? r : 0;
 }
 
+static void acs_context_done(AcsContext *acs) {
+	free(acs->modes);
+	strv_free(acs->off_ports);
+}
+
+/* What each function declares for pci.upstream-acs, and the ports the offs clear. */
+static int acs_context_build(const Config *c, const HostState *h, const StrMap *index,
+			     AcsContext *ret) {
+	_cleanup_(acs_context_done) AcsContext acs = { 0 };
+	int r;
+
+	acs.modes = calloc(h->n_functions, sizeof(PciAcs));
+	acs.off_ports = calloc(1, sizeof(char *));
+	if (!acs.modes || !acs.off_ports)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->n_functions; i++) {
+		PortSettings s;
+
+		r = function_settings(c, h, index, &h->functions[i], &s, NULL);
+		if (r < 0)
+			return r;
+		if (r > 0 && (s.set & KEY_BIT(KEY_PCI_UPSTREAM_ACS)))
+			acs.modes[i] = s.pci_upstream_acs;
+		if (r > 0)
+			port_settings_done(&s);
+	}
+	for (size_t i = 0; i < h->n_functions; i++) {
+		_cleanup_strv_free_ char **route = NULL;
+		size_t n;
+
+		if (acs.modes[i] != PCI_ACS_OFF)
+			continue;
+		r = acs_route(h, &acs, i, PCI_ACS_OFF, &route, &n);
+		if (r >= 0)
+			r = strv_extend_strv(&acs.off_ports, route, true);
+		if (r < 0)
+			return r;
+	}
+	*ret = acs;
+	acs = (AcsContext){ 0 };
+	return 0;
+}
+
 int plan_functions(Plan *p, const Config *c, const HostState *h) {
 	_cleanup_(strmap_done) StrMap index = { 0 };
+	_cleanup_(acs_context_done) AcsContext acs = { 0 };
 	int r;
 
 	if (h->n_functions == 0)
 		return 0;
 	r = port_index_build(h, &index);
+	if (r >= 0 && config_declares(c, KEY_PCI_UPSTREAM_ACS))
+		r = acs_context_build(c, h, &index, &acs);
 	for (size_t i = 0; r >= 0 && i < h->n_functions; i++)
-		r = plan_function(p, c, h, &index, &h->functions[i]);
+		r = plan_function(p, c, h, &index, acs.modes ? &acs : NULL, &h->functions[i]);
 	return r < 0 ? r : 0;
 }

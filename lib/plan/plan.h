@@ -62,6 +62,11 @@ int plan_function_settings(const Config *c, const HostState *h, const HostFuncti
 /* The fields of want (its set) whose value have does not show: what a sriov.vf action writes,
  * and what its read-back must find. */
 uint32_t sriov_vf_diff(const SriovVf *want, const SriovVf *have) _pure_;
+/* What one write of VF want->index carries: the fields in diff, with those the kernel takes
+ * together with them (vlan, qos and protocol in IFLA_VF_VLAN_LIST; min and max rate in
+ * IFLA_VF_RATE) that want does not declare completed from have, what the kernel reports. The
+ * apply backend calls it with what the kernel reports right before it writes. */
+SriovVf sriov_vf_write(const SriovVf *want, const SriovVf *have, uint32_t diff) _pure_;
 
 typedef struct ActionValue {
 	unsigned number;	  /* roce.tos, netdev.mtu */

@@ -361,59 +361,36 @@ static int check_firmware(Preflight *p, const PreflightInput *in, int devicesfd)
 	return r;
 }
 
-/* Whether the profiles declare pci.upstream-acs: off for the function, as the planner sees it. */
-static bool acs_off_declared(const PreflightInput *in, const HostFunction *f) {
-	PortSettings s;
-	bool off;
+/* pci.upstream-acs: off on a port whose ACS still isolates a function bound to vfio-pci: the
+ * kernel formed the IOMMU groups with ACS on and does not form them again, so the planner
+ * refuses to clear it at runtime (plan-acs.c). Said here from the plan itself, with the
+ * boot-time way: the refused actions of the key are those with a current value (the ones whose
+ * port cannot be read have none). */
+static int check_acs_vfio(Preflight *p, const PreflightInput *in) {
+	_cleanup_(plan_freep) Plan *plan = NULL;
+	int r;
 
-	if (plan_function_settings(in->config, in->host, f, &s) <= 0)
-		return false;
-	off = (s.set & KEY_BIT(KEY_PCI_UPSTREAM_ACS)) && s.pci_upstream_acs == PCI_ACS_OFF;
-	port_settings_done(&s);
-	return off;
-}
+	r = plan_compute(in->config, in->host, &plan);
+	if (r < 0)
+		return r == -ENOMEM ? r : 0;
+	for (size_t i = 0; i < plan->n_actions; i++) {
+		const Action *x = &plan->actions[i];
+		_cleanup_free_ char *fix = NULL;
 
-/* pci.upstream-acs: off lets peer-to-peer traffic below a port bypass the IOMMU, so the kernel
- * puts everything below it into one IOMMU group: a VF there handed to a VM (vfio-pci) shares
- * its group, and its isolation, with the rest. */
-static int check_acs_vfio(Preflight *p, const PreflightInput *in, const HostFunction *f) {
-	for (size_t i = 0; i < in->host->n_pci_functions; i++) {
-		const HostPciFunction *vf = &in->host->pci_functions[i];
-		_cleanup_strv_free_ char **above = NULL;
-		bool said = false;
-		int r;
-
-		if (!vf->virtual_function || !streq_ptr(vf->driver, "vfio-pci"))
+		if (x->key != KEY_PCI_UPSTREAM_ACS || !x->unsupported || !x->current ||
+		    !x->value.name)
 			continue;
-		for (size_t k = 0; k < p->n_rows; k++) /* two PFs below one port: said once */
-			said |= streq(p->rows[k].check, "hardware.acs-vfio") &&
-				streq(p->rows[k].subject, vf->address);
-		r = said ? 0 : pci_upstream_bridges(in->root, vf->address, &above);
-		if (r == -ENOMEM)
+		if (asprintf(&fix,
+			     "clear it at boot: pci=disable_acs_redir=%s on the kernel command "
+			     "line; "
+			     "or keep ACS there (pci: {upstream-acs: keep})",
+			     x->value.name) < 0)
+			return -ENOMEM;
+		r = preflight_add(p, "hardware.acs-vfio", x->value.name, PREFLIGHT_WARN, fix,
+				  "pci.upstream-acs: off for %s is refused: %s", x->function,
+				  x->unsupported);
+		if (r < 0)
 			return r;
-		if (said || r < 0) /* gone since, or not below any port */
-			continue;
-		for (size_t b = 0; b < f->n_bridges; b++) {
-			const PciBridgeState *port = &f->bridges[b];
-
-			/* the ports whose ACS pci.upstream-acs clears (plan-function.c) */
-			if (!port->has_acs ||
-			    (port->port_type != PCI_EXP_TYPE_ROOT_PORT &&
-			     port->port_type != PCI_EXP_TYPE_DOWNSTREAM) ||
-			    !strv_contains(above, port->address))
-				continue;
-			r = preflight_add(
-				p, "hardware.acs-vfio", vf->address, PREFLIGHT_WARN,
-				"keep ACS on this port (pci: {upstream-acs: keep}), or keep "
-				"the VFs handed to VMs off the GPU's switch",
-				"a VF bound to vfio-pci below port %s, whose ACS "
-				"pci.upstream-acs: off clears for %s: it loses its IOMMU "
-				"isolation from the functions around it",
-				port->address, f->name);
-			if (r < 0)
-				return r;
-			break;
-		}
 	}
 	return 0;
 }
@@ -436,12 +413,8 @@ int preflight_hardware(Preflight *p, const PreflightInput *in) {
 		if (r < 0)
 			return r;
 	}
-	for (size_t i = 0; in->config && i < in->host->n_functions; i++) {
-		const HostFunction *f = &in->host->functions[i];
-
-		if (!acs_off_declared(in, f))
-			continue;
-		r = check_acs_vfio(p, in, f);
+	if (in->config) {
+		r = check_acs_vfio(p, in);
 		if (r < 0)
 			return r;
 	}

@@ -128,6 +128,7 @@ DEFINE_STRING_TABLE_LOOKUP(probe_mesh, ProbeMesh)
 static const char *const pci_acs_table[_PCI_ACS_MAX] = {
 	[PCI_ACS_KEEP] = "keep",
 	[PCI_ACS_OFF] = "off",
+	[PCI_ACS_ON] = "on",
 };
 DEFINE_STRING_TABLE_LOOKUP(pci_acs, PciAcs)
 

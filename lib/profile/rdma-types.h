@@ -181,10 +181,12 @@ typedef enum ProbeMesh {
 } ProbeMesh;
 DECLARE_STRING_TABLE_LOOKUP(probe_mesh, ProbeMesh)
 
-/* pci.upstream-acs */
+/* pci.upstream-acs: keep leaves ACS alone, off clears the P2P redirect bits on the routes to
+ * the function's peers, on sets again the bits rdmad cleared (acs-record.h) */
 typedef enum PciAcs {
 	PCI_ACS_KEEP,
 	PCI_ACS_OFF,
+	PCI_ACS_ON,
 	_PCI_ACS_MAX,
 	_PCI_ACS_INVALID = -EINVAL,
 } PciAcs;

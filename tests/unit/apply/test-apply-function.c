@@ -5,7 +5,9 @@
  * which a file cannot be, is vm-sriov's e1000e.) */
 #include <fcntl.h>
 #include <stdio.h>
+#include <unistd.h>
 
+#include "acs-record.h"
 #include "apply.h"
 #include "fileio.h"
 #include "tests.h"
@@ -125,4 +127,87 @@ TEST(config_space) {
 	tree_free(root);
 }
 
-TESTS_MAIN(TEST_ENTRY(sriov_files), TEST_ENTRY(config_space))
+/* off records what it clears before it writes; on sets back that and only that, then drops the
+ * record; a write the kernel refuses (lockdown: EPERM) is unsupported, with the reason. */
+TEST(acs_record_and_restore) {
+	char *root = tree_new(), state[600], record[700], faults[700], buf[64];
+	ActionOutcome o = { 0 };
+	Applier *a = NULL;
+	uint16_t bits = 0;
+	Action x = { .key = KEY_PCI_UPSTREAM_ACS,
+		     .function = (char *) "pci/0000:03:00.0",
+		     .desired = (char *) "0000:00:01.0 ACSCtl 0x0011" };
+
+	config_put(root, BRIDGE, true);
+	snprintf(state, sizeof(state), "%s/run/rdmad", root);
+	snprintf(record, sizeof(record), "%s/acs/0000:00:01.0", state);
+	CHECK(applier_new(root, state, &a) == 0);
+	x.value.name = (char *) "0000:00:01.0";
+
+	/* Control 0x1d: SV RR CR UF; RR and CR cleared, and recorded */
+	CHECK_STREQ(apply_one(a, &x, &o), "changed");
+	CHECK_INTEQ(config_u16(root, BRIDGE, 0x106), 0x11);
+	CHECK(read_small_at(AT_FDCWD, record, buf, sizeof(buf)) > 0);
+	CHECK_STREQ(buf, "cleared 0x000c");
+	/* a second clear (the kernel set RR again after a reset) adds to what is recorded */
+	config_put(root, BRIDGE, true);
+	CHECK(acs_record_write(state, "0000:00:01.0", 0x10) == 0);
+	CHECK_STREQ(apply_one(a, &x, &o), "changed");
+	CHECK(acs_record_read(state, "0000:00:01.0", &bits) == 0);
+	CHECK_INTEQ(bits, 0x1c);
+
+	/* on: the recorded bits set again (UF too: recorded, so rdmad's), the record gone */
+	x.value.flag = true;
+	x.desired = (char *) "0000:00:01.0 ACSCtl 0x001d";
+	CHECK(acs_record_write(state, "0000:00:01.0", 0x0c) == 0);
+	CHECK_STREQ(apply_one(a, &x, &o), "changed");
+	CHECK_INTEQ(config_u16(root, BRIDGE, 0x106), 0x1d);
+	CHECK(access(record, F_OK) < 0 && errno == ENOENT);
+	/* nothing recorded: nothing to set */
+	CHECK_STREQ(apply_one(a, &x, &o), "unchanged");
+
+	/* lockdown refuses config writes with EPERM: unsupported, saying so; nothing written */
+	x.value.flag = false;
+	snprintf(faults, sizeof(faults), "%s/faults", root);
+	put_file(root, "faults", "/" BRIDGE "/config EPERM\n");
+	CHECK(applier_set_fault_file(a, faults) == 0);
+	CHECK_STREQ(apply_one(a, &x, &o), "unsupported");
+	CHECK_STREQ(o.message, "0000:00:01.0: the kernel refuses config space writes (EPERM: "
+			       "kernel lockdown, see /sys/kernel/security/lockdown)");
+	CHECK_INTEQ(config_u16(root, BRIDGE, 0x106), 0x1d);
+	CHECK(access(record, F_OK) < 0 && errno == ENOENT); /* nothing cleared, nothing recorded */
+	/* another refusal is a failure, retried */
+	put_file(root, "faults", "/" BRIDGE "/config EIO\n");
+	CHECK_STREQ(apply_one(a, &x, &o), "failed");
+	action_outcome_done(&o);
+	applier_free(a);
+	tree_free(root);
+}
+
+/* What sriov.vf writes is completed at apply time from what the kernel reports then: a VF made
+ * in the same plan keeps the min-rate it has (a driver may keep it across sriov_numvfs 0, as
+ * netdevsim does) when only max-rate is declared (issue 43: it was written as 0). */
+TEST(vf_completed_from_live) {
+	SriovVf want = { .index = 1, .set = VF_BIT(VF_MAX_RATE), .max_rate = 500 };
+	SriovVf live = { .index = 1,
+			 .set = VF_BIT(VF_MAX_RATE) | VF_BIT(VF_MIN_RATE) | VF_BIT(VF_VLAN),
+			 .min_rate = 50,
+			 .vlan = 7,
+			 .vlan_proto = 0x88a8 };
+	SriovVf w = sriov_vf_write(&want, &live, sriov_vf_diff(&want, &live));
+
+	CHECK_INTEQ(w.set, VF_BIT(VF_MAX_RATE) | VF_BIT(VF_MIN_RATE));
+	CHECK_INTEQ(w.max_rate, 500);
+	CHECK_INTEQ(w.min_rate, 50);
+	/* a VLAN: qos and the protocol it has now, not 802.1Q */
+	want = (SriovVf){ .index = 1, .set = VF_BIT(VF_VLAN), .vlan = 100 };
+	live.qos = 3;
+	w = sriov_vf_write(&want, &live, sriov_vf_diff(&want, &live));
+	CHECK_INTEQ(w.set, VF_BIT(VF_VLAN) | VF_BIT(VF_QOS) | VF_BIT(VF_VLAN_PROTO));
+	CHECK_INTEQ(w.vlan, 100);
+	CHECK_INTEQ(w.qos, 3);
+	CHECK_INTEQ(w.vlan_proto, 0x88a8);
+}
+
+TESTS_MAIN(TEST_ENTRY(sriov_files), TEST_ENTRY(config_space), TEST_ENTRY(acs_record_and_restore),
+	   TEST_ENTRY(vf_completed_from_live))

@@ -129,6 +129,102 @@ TEST(records) {
 	host_state_free(h);
 }
 
+static void link_at(const char *top, const char *path, const char *target) {
+	char full[600];
+
+	snprintf(full, sizeof(full), "%s/%s", top, path);
+	put_file(top, path, "");
+	unlink(full);
+	CHECK(symlink(target, full) == 0);
+}
+
+#define SW  "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0"
+#define PF  SW "/0000:02:00.0/0000:03:00.0"
+#define VF0 SW "/0000:02:00.0/0000:03:00.2"
+#define VF1 SW "/0000:02:00.0/0000:03:00.3"
+#define GPU SW "/0000:02:01.0/0000:04:00.0"
+
+/* What shares a device (issue 43): a VF bound to vfio-pci in an IOMMU group of type DMA, a VF
+ * whose netdev is in another network namespace (its net/ lists nothing), a GPU below the same
+ * switch, and rdmad's record of ACS bits it cleared. */
+TEST(sharing) {
+	char *top = tree_new(), dir[600];
+	HostState *h = NULL;
+	AcsRecord *l = NULL;
+	uint16_t bits = 0;
+	size_t n = 0;
+
+	put_file(top, PF "/class", "0x020000\n");
+	link_at(top, PF "/driver", "../../../../../../bus/pci/drivers/mlx5_core");
+	put_file(top, VF0 "/class", "0x020000\n");
+	link_at(top, VF0 "/driver", "../../../../../../bus/pci/drivers/vfio-pci");
+	link_at(top, VF0 "/physfn", "../0000:03:00.0");
+	link_at(top, VF0 "/iommu_group", "../../../../../../kernel/iommu_groups/22");
+	put_file(top, "sys/kernel/iommu_groups/22/type", "DMA\n");
+	put_file(top, VF1 "/class", "0x020000\n");
+	link_at(top, VF1 "/driver", "../../../../../../bus/pci/drivers/mlx5_core");
+	link_at(top, VF1 "/physfn", "../0000:03:00.0");
+	put_file(top, VF1 "/net/.keep", "");
+	put_file(top, GPU "/class", "0x030200\n");
+	put_file(top, GPU "/vendor", "0x10de\n");
+	link_at(top, "sys/bus/pci/devices/0000:03:00.0", "../../../../" PF);
+	link_at(top, "sys/bus/pci/devices/0000:03:00.2", "../../../../" VF0);
+	link_at(top, "sys/bus/pci/devices/0000:03:00.3", "../../../../" VF1);
+	link_at(top, "sys/bus/pci/devices/0000:04:00.0", "../../../../" GPU);
+	link_at(top, "sys/bus/pci/drivers/vfio-pci/0000:03:00.2", "../../../../../" VF0);
+	put_file(top, "sys/bus/pci/drivers/vfio-pci/new_id", "");
+	put_file(top, "run/rdmad/state/acs/0000:02:00.0", "cleared 0x000c\n");
+	put_file(top, "run/rdmad/state/acs/0000:02:01.0", "cleared 0x0000\n"); /* nothing */
+	put_file(top, "run/rdmad/state/acs/.#0000:02:02.0XXXXXX", "cleared 0x000c\n");
+
+	CHECK_INTEQ(host_observe(top, HOST_OBSERVE_ALL, &h), 0);
+	CHECK_INTEQ(h->n_pci_functions, 3);
+	if (h->n_pci_functions == 3) {
+		CHECK(!h->pci_functions[0].netdev_elsewhere); /* the PF: no net/ at all */
+		CHECK_STREQ(h->pci_functions[1].physfn, "0000:03:00.0");
+		CHECK(!h->pci_functions[1].netdev_elsewhere); /* vfio-pci: no netdev anywhere */
+		CHECK(h->pci_functions[2].netdev_elsewhere);
+	}
+	CHECK_INTEQ(h->n_vfio_functions, 1);
+	if (h->n_vfio_functions == 1) {
+		const HostVfioFunction *v = &h->vfio_functions[0];
+
+		CHECK_STREQ(v->address, "0000:03:00.2");
+		CHECK_STREQ(v->host_bridge, "pci0000:00");
+		CHECK(strv_equal(v->bridges, (char *[]){ "0000:02:00.0", "0000:01:00.0",
+							 "0000:00:01.0", NULL }));
+		CHECK_INTEQ(v->iommu_group, 22);
+		CHECK_STREQ(v->iommu_type, "DMA");
+	}
+	CHECK_INTEQ(h->n_gpus, 1);
+	if (h->n_gpus == 1) {
+		CHECK_STREQ(h->gpus[0].address, "0000:04:00.0");
+		CHECK_INTEQ(h->gpus[0].n_bridges, 3);
+		CHECK_STREQ(h->gpus[0].bridges[0].address, "0000:02:01.0");
+		CHECK(h->gpus[0].bridges[0].error < 0); /* no config space in this tree */
+	}
+
+	/* the records: one that parses, read through the state directory */
+	snprintf(dir, sizeof(dir), "%s/run/rdmad/state", top);
+	CHECK_INTEQ(host_records_observe(h, dir), 0);
+	CHECK_INTEQ(h->n_acs_records, 1);
+	CHECK(host_acs_record_find(h, "0000:02:00.0") &&
+	      host_acs_record_find(h, "0000:02:00.0")->cleared == 0x0c);
+	CHECK(!host_acs_record_find(h, "0000:02:01.0"));
+	/* written atomically, 0 removes it */
+	CHECK_INTEQ(acs_record_write(dir, "0000:02:01.0", 0x04), 0);
+	CHECK_INTEQ(acs_record_read(dir, "0000:02:01.0", &bits), 0);
+	CHECK_INTEQ(bits, 0x04);
+	CHECK_INTEQ(acs_record_write(dir, "0000:02:01.0", 0), 0);
+	CHECK_INTEQ(acs_record_read(dir, "0000:02:01.0", &bits), -ENOENT);
+	CHECK_INTEQ(acs_record_write(dir, "../etc", 0x04), -EINVAL);
+	CHECK_INTEQ(acs_records_list(dir, &l, &n), 0);
+	CHECK_INTEQ(n, 1);
+	acs_records_free(l, n);
+	host_state_free(h);
+	tree_free(top);
+}
+
 TEST(tree) {
 	tree_make();
 }
@@ -141,4 +237,5 @@ TEST(cleanup) {
 }
 
 TESTS_MAIN(TEST_ENTRY(tree), TEST_ENTRY(pci_functions), TEST_ENTRY(modules_builtin),
-	   TEST_ENTRY(hardware_matches), TEST_ENTRY(records), TEST_ENTRY(cleanup))
+	   TEST_ENTRY(hardware_matches), TEST_ENTRY(records), TEST_ENTRY(sharing),
+	   TEST_ENTRY(cleanup))

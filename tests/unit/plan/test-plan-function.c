@@ -63,7 +63,7 @@ static char *function_plan(const char *profile, HostState *h, Plan **ret) {
 	CHECK(plan_compute(c, h, &p) == 0);
 	for (size_t i = 0; p && i < p->n_actions; i++) {
 		const Action *a = &p->actions[i];
-		char line[512];
+		char line[2048];
 		int n;
 
 		n = snprintf(line, sizeof(line), "%s %s %s->%s%s%s\n", action_subject(a),
@@ -83,6 +83,7 @@ static char *function_plan(const char *profile, HostState *h, Plan **ret) {
 
 TEST(numvfs) {
 	HostState *h = calloc(1, sizeof(HostState));
+	Plan *p = NULL;
 	char *out;
 
 	function_new(h, 0);
@@ -114,6 +115,24 @@ TEST(numvfs) {
 	free(out);
 	host_state_free(h);
 
+	/* ... with only what is declared: the plan knows nothing of a VF not made yet, and its
+	 * undeclared min-rate is the kernel's at apply time, not 0 (issue 43) */
+	h = calloc(1, sizeof(HostState));
+	function_new(h, 2);
+	out = function_plan("match: {netdev: ens1f0np0}\n"
+			    "sriov: {vfs: 3, vf: [{index: 1, max-rate: 500, vlan: 7}]}\n",
+			    h, &p);
+	CHECK_STREQ(out, "pci/0000:03:00.0 sriov.vfs 2->0 (first: destroys the 2 VFs, to make 3)\n"
+			 "pci/0000:03:00.0 sriov.vfs 0->3\n"
+			 "pci/0000:03:00.0 sriov.vf -->vf 1 vlan 7, max_tx_rate 500Mbps\n");
+	if (p && p->n_actions == 3) {
+		CHECK_INTEQ(p->actions[2].value.vf.set, VF_BIT(VF_VLAN) | VF_BIT(VF_MAX_RATE));
+		CHECK_INTEQ(p->actions[2].value.vf.max_rate, 500);
+	}
+	plan_free(p);
+	free(out);
+	host_state_free(h);
+
 	/* through 0, the VFs that exist are made again: their settings written again too */
 	h = calloc(1, sizeof(HostState));
 	function_new(h, 4)->vfs[1].mac[5] = 1;
@@ -126,28 +145,162 @@ TEST(numvfs) {
 	free(out);
 	host_state_free(h);
 
-	/* a VF a VM holds is not destroyed: the kernel would wait for it, uninterruptibly */
-	h = calloc(1, sizeof(HostState));
-	function_new(h, 4);
-	h->pci_functions = calloc(1, sizeof(HostPciFunction));
-	h->n_pci_functions = 1;
-	h->pci_functions[0] = (HostPciFunction){ .address = strdup("0000:03:00.3"),
-						 .driver = strdup("vfio-pci"),
-						 .virtual_function = true,
-						 .physfn = strdup("0000:03:00.0") };
-	out = function_plan("match: {netdev: ens1f0np0}\nsriov: {vfs: 2}\n", h, NULL);
-	CHECK_STREQ(out,
-		    "pci/0000:03:00.0 sriov.vfs 4->2 | VF 0000:03:00.3 is bound to vfio-pci (a "
-		    "VM's?): the kernel would wait for it to be released before removing it; "
-		    "unbind it first\n");
-	free(out);
-	host_state_free(h);
-
 	h = calloc(1, sizeof(HostState));
 	function_new(h, 0);
 	out = function_plan("match: {netdev: ens1f0np0}\nsriov: {vfs: 17}\n", h, NULL);
 	CHECK_STREQ(out, "pci/0000:03:00.0 sriov.vfs -->17 | the device has at most 16 VFs "
 			 "(sriov_totalvfs)\n");
+	free(out);
+	host_state_free(h);
+}
+
+/* A VF of PF 0000:03:00.0 (address 0000:03:00.N), bound to driver, with its netdevs. */
+static HostPciFunction *vf_add(HostState *h, const char *address, const char *driver,
+			       char *const *netdevs) {
+	HostPciFunction *vf;
+
+	h->pci_functions =
+		realloc(h->pci_functions, sizeof(HostPciFunction) * (h->n_pci_functions + 1));
+	vf = &h->pci_functions[h->n_pci_functions++];
+	*vf = (HostPciFunction){ .address = strdup(address),
+				 .class = 0x020000,
+				 .driver = driver ? strdup(driver) : NULL,
+				 .netdevs = strv_copy(netdevs),
+				 .virtual_function = true,
+				 .physfn = strdup("0000:03:00.0") };
+	return vf;
+}
+
+/* A netdev as rtnetlink shows it: up or not, with one address (NULL: none). */
+static void netdev_add(HostState *h, const char *name, bool up, const char *address) {
+	HostNetdev *n;
+
+	h->netdevs = realloc(h->netdevs, sizeof(HostNetdev) * (h->n_netdevs + 1));
+	n = &h->netdevs[h->n_netdevs++];
+	*n = (HostNetdev){ .name = strdup(name), .up = up, .addresses_known = true };
+	if (address) {
+		n->addresses = calloc(1, sizeof(Address));
+		CHECK(address_from_string(address, &n->addresses[0]) == 0);
+		n->n_addresses = 1;
+	}
+}
+
+#define RELEASE                                                                                   \
+	". Release them first (unbind vfio-pci, move the netdev back, take its addresses away), " \
+	"then rdmactl reconcile"
+#define VFIO "is bound to vfio-pci (a VM's or a user-space driver's: removing it waits for them)"
+
+/* A VF in use is never destroyed: not by a smaller count, not by a larger one (through 0),
+ * not by 0; each VF named with what holds it. The kernel would wait, uninterruptibly, for a
+ * VM to let go of a vfio-pci VF (rdmad hung past its watchdog, issue 43). */
+TEST(numvfs_in_use) {
+	static const char *const profiles[] = {
+		"match: {netdev: ens1f0np0}\nsriov: {vfs: 2}\n",
+		"match: {netdev: ens1f0np0}\nsriov: {vfs: 8}\n",
+		"match: {netdev: ens1f0np0}\nsriov: {vfs: 0}\n",
+	};
+	static const char *const expected[] = {
+		"pci/0000:03:00.0 sriov.vfs 4->2 | going through 0 destroys the VFs in use: VF "
+		"0000:03:00.3 " VFIO RELEASE "\n",
+		"pci/0000:03:00.0 sriov.vfs 4->8 | going through 0 destroys the VFs in use: VF "
+		"0000:03:00.3 " VFIO RELEASE "\n",
+		"pci/0000:03:00.0 sriov.vfs 4->0 | going to 0 destroys the VFs in use: VF "
+		"0000:03:00.3 " VFIO RELEASE "\n",
+	};
+	HostState *h;
+	char *out;
+
+	for (size_t i = 0; i < ELEMENTSOF(profiles); i++) {
+		h = calloc(1, sizeof(HostState));
+		function_new(h, 4);
+		vf_add(h, "0000:03:00.3", "vfio-pci", NULL);
+		out = function_plan(profiles[i], h, NULL);
+		CHECK_STREQ(out, expected[i]);
+		free(out);
+		host_state_free(h);
+	}
+
+	/* each holder named, the VFs nobody holds left out: a netdev in another namespace, one up
+	 * with an address; one up with the kernel's link-local address only, one down with an
+	 * address, one unbound are not in use */
+	h = calloc(1, sizeof(HostState));
+	function_new(h, 4);
+	vf_add(h, "0000:03:00.2", "mlx5_core", NULL)->netdev_elsewhere = true;
+	vf_add(h, "0000:03:00.3", "mlx5_core", (char *[]){ "ens1f0v1", NULL });
+	vf_add(h, "0000:03:00.4", "mlx5_core", (char *[]){ "ens1f0v2", NULL });
+	vf_add(h, "0000:03:00.5", "mlx5_core", (char *[]){ "ens1f0v3", NULL });
+	vf_add(h, "0000:03:00.6", NULL, NULL);
+	netdev_add(h, "ens1f0v1", true, "192.0.2.5/24");
+	netdev_add(h, "ens1f0v2", true, "fe80::1/64");
+	netdev_add(h, "ens1f0v3", false, "192.0.2.6/24");
+	out = function_plan("match: {netdev: ens1f0np0}\nsriov: {vfs: 8, eswitch: switchdev}\n", h,
+			    NULL);
+	CHECK_STREQ(
+		out,
+		"pci/0000:03:00.0 sriov.vfs 4->8 | going through 0 destroys the VFs in use: VF "
+		"0000:03:00.2 has its netdev in another network namespace (a container's: "
+		"bound to mlx5_core, no netdev in this one); VF 0000:03:00.3 has its netdev "
+		"ens1f0v1 up with 192.0.2.5/24" RELEASE "\n"
+		"pci/0000:03:00.0 sriov.eswitch legacy->switchdev | the e-switch mode change "
+		"(it flushes the FDB, and from switchdev deletes the representors) destroys the "
+		"VFs in use: VF 0000:03:00.2 has its netdev in another network namespace (a "
+		"container's: bound to mlx5_core, no netdev in this one); VF 0000:03:00.3 has "
+		"its netdev ens1f0v1 up with 192.0.2.5/24" RELEASE "\n");
+	free(out);
+	/* released: the count changes through 0, and the e-switch after it */
+	h->pci_functions[0].netdev_elsewhere = false;
+	h->netdevs[0].up = false;
+	out = function_plan("match: {netdev: ens1f0np0}\nsriov: {vfs: 8, eswitch: switchdev}\n", h,
+			    NULL);
+	CHECK_STREQ(out, "pci/0000:03:00.0 sriov.vfs 4->0 (first: destroys the 4 VFs, to make 8)\n"
+			 "pci/0000:03:00.0 sriov.vfs 0->8\n"
+			 "pci/0000:03:00.0 sriov.eswitch legacy->switchdev\n");
+	free(out);
+	host_state_free(h);
+
+	/* a VF of another PF holds nothing here; VFs of this one past four are counted */
+	h = calloc(1, sizeof(HostState));
+	function_new(h, 8);
+	vf_add(h, "0000:04:00.2", "vfio-pci", NULL)->physfn[6] = '4';
+	for (int i = 0; i < 6; i++) {
+		char a[16];
+
+		snprintf(a, sizeof(a), "0000:03:00.%d", 2 + i);
+		vf_add(h, a, "vfio-pci", NULL);
+	}
+	out = function_plan("match: {netdev: ens1f0np0}\nsriov: {vfs: 2}\n", h, NULL);
+	CHECK_STREQ(out,
+		    "pci/0000:03:00.0 sriov.vfs 8->2 | going through 0 destroys the VFs in "
+		    "use: VF 0000:03:00.2 " VFIO "; VF 0000:03:00.3 " VFIO "; VF 0000:03:00.4 " VFIO
+		    "; VF 0000:03:00.5 " VFIO "; and 2 more" RELEASE "\n");
+	free(out);
+	host_state_free(h);
+
+	/* refused, the count stays: the VFs' settings are planned on the VFs there are */
+	h = calloc(1, sizeof(HostState));
+	function_new(h, 2);
+	vf_add(h, "0000:03:00.2", "vfio-pci", NULL);
+	out = function_plan("match: {netdev: ens1f0np0}\n"
+			    "sriov: {vfs: 4, vf: [{index: 1, mac: 02:00:00:00:00:01}, "
+			    "{index: 3, trust: true}]}\n",
+			    h, NULL);
+	CHECK_STREQ(out, "pci/0000:03:00.0 sriov.vfs 2->4 | going through 0 destroys the VFs in "
+			 "use: VF 0000:03:00.2 " VFIO RELEASE "\n"
+			 "pci/0000:03:00.0 sriov.vf vf 1 mac 00:00:00:00:00:00->vf 1 mac "
+			 "02:00:00:00:00:01\n"
+			 "pci/0000:03:00.0 sriov.vf -->vf 3 trust on | VF 3 does not exist "
+			 "(sriov_numvfs is 2)\n");
+	free(out);
+	host_state_free(h);
+
+	/* none yet: nothing to destroy, whatever holds VFs of other PFs */
+	h = calloc(1, sizeof(HostState));
+	function_new(h, 0);
+	vf_add(h, "0000:04:00.2", "vfio-pci", NULL)->physfn[6] = '4';
+	out = function_plan("match: {netdev: ens1f0np0}\nsriov: {vfs: 2, eswitch: switchdev}\n", h,
+			    NULL);
+	CHECK_STREQ(out, "pci/0000:03:00.0 sriov.vfs 0->2\n"
+			 "pci/0000:03:00.0 sriov.eswitch legacy->switchdev\n");
 	free(out);
 	host_state_free(h);
 }
@@ -175,13 +328,20 @@ TEST(vf_settings) {
 		"is 2)\n");
 	if (p && p->n_actions == 3) {
 		const SriovVf *w = &p->actions[0].value.vf;
+		SriovVf full;
 
-		CHECK_INTEQ(w->set, VF_BIT(VF_VLAN) | VF_BIT(VF_QOS) | VF_BIT(VF_VLAN_PROTO) |
-					    VF_BIT(VF_MAX_RATE) | VF_BIT(VF_MIN_RATE));
+		/* the fields to write; the ones the kernel takes with them are completed at
+		 * apply time, from what it reports then (sriov_vf_write()) */
+		CHECK_INTEQ(w->set, VF_BIT(VF_VLAN) | VF_BIT(VF_MAX_RATE));
 		CHECK_INTEQ(w->vlan, 100);
-		CHECK_INTEQ(w->vlan_proto, 0x8100);
 		CHECK_INTEQ(w->max_rate, 1000);
-		CHECK_INTEQ(w->min_rate, 100); /* kept as reported */
+		full = sriov_vf_write(w, &h->functions[0].vfs[0], w->set);
+		CHECK_INTEQ(full.set, VF_BIT(VF_VLAN) | VF_BIT(VF_QOS) | VF_BIT(VF_VLAN_PROTO) |
+					      VF_BIT(VF_MAX_RATE) | VF_BIT(VF_MIN_RATE));
+		CHECK_INTEQ(full.vlan, 100);
+		CHECK_INTEQ(full.vlan_proto, 0x8100);
+		CHECK_INTEQ(full.max_rate, 1000);
+		CHECK_INTEQ(full.min_rate, 100); /* kept as reported */
 		CHECK_STREQ(p->actions[0].netdev, "ens1f0np0");
 		CHECK_INTEQ(p->actions[0].ifindex, 4);
 		CHECK_STREQ(p->actions[0].function, "pci/0000:03:00.0");
@@ -262,24 +422,10 @@ TEST(pci) {
 	char *out;
 
 	function_new(h, 0);
-	out = function_plan("match: {netdev: ens1f0np0}\n"
-			    "pci: {max-read-request: 4096, upstream-acs: off}\n",
-			    h, NULL);
-	CHECK_STREQ(out, "pci/0000:03:00.0 pci.max-read-request 512->4096\n"
-			 "pci/0000:03:00.0 pci.upstream-acs 0000:00:01.0 ACSCtl 0x001d->"
-			 "0000:00:01.0 ACSCtl 0x0011\n");
+	out = function_plan("match: {netdev: ens1f0np0}\npci: {max-read-request: 4096}\n", h, NULL);
+	CHECK_STREQ(out, "pci/0000:03:00.0 pci.max-read-request 512->4096\n");
 	free(out);
-	host_state_free(h);
-
-	/* keep: left alone; equal: nothing; unreadable: says why */
-	h = calloc(1, sizeof(HostState));
-	function_new(h, 0)->bridges[0].acs_ctrl = 0x11;
-	out = function_plan("match: {netdev: ens1f0np0}\n"
-			    "pci: {max-read-request: 512, upstream-acs: off}\n",
-			    h, NULL);
-	CHECK_STREQ(out, "");
-	free(out);
-	out = function_plan("match: {netdev: ens1f0np0}\npci: {upstream-acs: keep}\n", h, NULL);
+	out = function_plan("match: {netdev: ens1f0np0}\npci: {max-read-request: 512}\n", h, NULL);
 	CHECK_STREQ(out, "");
 	free(out);
 	h->functions[0].pcie_observed = false;
@@ -287,6 +433,268 @@ TEST(pci) {
 	out = function_plan("match: {netdev: ens1f0np0}\npci: {max-read-request: 4096}\n", h, NULL);
 	CHECK_STREQ(out, "pci/0000:03:00.0 pci.max-read-request -->4096 | its config space past 64 "
 			 "bytes reads only with CAP_SYS_ADMIN\n");
+	free(out);
+	host_state_free(h);
+}
+
+/* The ports from "ADDRESS KIND [ACSCTL]" lines, nearest first: KIND rp (root port), up (a
+ * switch's upstream port: no ACS), dn (its downstream port); ACS Capability 0x5f (SV TB RR CR
+ * UF DT, as qemu's root ports and Intel's), Control ACSCTL (hex). */
+static void ports_set(PciBridgeState **ret, size_t *ret_n, const char *const *spec) {
+	size_t n = 0;
+
+	while (spec[n])
+		n++;
+	*ret = calloc(n + 1, sizeof(PciBridgeState));
+	for (size_t i = 0; i < n; i++) {
+		char address[16], kind[4];
+		unsigned ctrl = 0;
+
+		CHECK(sscanf(spec[i], "%15s %3s %x", address, kind, &ctrl) >= 2);
+		(*ret)[i] = (PciBridgeState){
+			.address = strdup(address),
+			.port_type = streq(kind, "rp")	 ? 4
+				     : streq(kind, "up") ? 5
+							 : 6,
+			.has_acs = !streq(kind, "up"),
+			.acs_cap = streq(kind, "up") ? 0 : 0x5f,
+			.acs_ctrl = (uint16_t) ctrl,
+		};
+	}
+	*ret_n = n;
+}
+
+/* A NIC at address with netdev, under the ports spec names, in root complex pci0000:00. */
+static void nic_add(HostState *h, const char *address, const char *netdev,
+		    const char *const *spec) {
+	HostFunction *f;
+
+	h->functions = realloc(h->functions, sizeof(HostFunction) * (h->n_functions + 1));
+	f = &h->functions[h->n_functions++];
+	*f = (HostFunction){ .bus = strdup("pci"),
+			     .name = strdup(address),
+			     .driver = strdup("mlx5_core"),
+			     .netdevs = strv_copy((char *[]){ (char *) netdev, NULL }),
+			     .pcie_observed = true,
+			     .max_read_request = 512,
+			     .host_bridge = strdup("pci0000:00") };
+	ports_set(&f->bridges, &f->n_bridges, spec);
+}
+
+static void gpu_add(HostState *h, const char *address, const char *const *spec) {
+	HostGpu *g;
+
+	h->gpus = realloc(h->gpus, sizeof(HostGpu) * (h->n_gpus + 1));
+	g = &h->gpus[h->n_gpus++];
+	*g = (HostGpu){ .address = strdup(address), .host_bridge = strdup("pci0000:00") };
+	ports_set(&g->bridges, &g->n_bridges, spec);
+}
+
+static void vfio_add(HostState *h, const char *address, int group, const char *type,
+		     char *const *bridges) {
+	HostVfioFunction *v;
+
+	h->vfio_functions =
+		realloc(h->vfio_functions, sizeof(HostVfioFunction) * (h->n_vfio_functions + 1));
+	v = &h->vfio_functions[h->n_vfio_functions++];
+	*v = (HostVfioFunction){ .address = strdup(address),
+				 .host_bridge = strdup("pci0000:00"),
+				 .bridges = strv_copy(bridges),
+				 .iommu_group = group,
+				 .iommu_type = type ? strdup(type) : NULL };
+}
+
+/* The NIC 0000:03:00.0 below switch port 02:00.0 (the switch's upstream port 01:00.0, root port
+ * 00:01.0), ACS P2P redirect on everywhere, as the kernel sets it with an IOMMU. */
+#define NIC_PORTS "0000:02:00.0 dn 1d", "0000:01:00.0 up", "0000:00:01.0 rp 1d"
+#define ACS_OFF	  "match: {netdev: ens1f0np0}\npci: {upstream-acs: off}\n"
+#define ACS_ON	  "match: {netdev: ens1f0np0}\npci: {upstream-acs: on}\n"
+#define ACS(port, from, to) \
+	"pci/0000:03:00.0 pci.upstream-acs " port " ACSCtl 0x" from "->" port " ACSCtl 0x" to "\n"
+
+/* off clears ACS only where it changes the route between the NIC and a GPU (issue 43: every
+ * port up to the root complex was cleared, which changes nothing for a GPU below the same
+ * switch); with no GPU and no other function declaring it, there is no route to shorten. */
+TEST(upstream_acs_route) {
+	HostState *h = calloc(1, sizeof(HostState));
+	char *out;
+
+	nic_add(h, "0000:03:00.0", "ens1f0np0", (const char *const[]){ NIC_PORTS, NULL });
+	out = function_plan(ACS_OFF, h, NULL);
+	CHECK_STREQ(out, "pci/0000:03:00.0 pci.upstream-acs -->off | no peer-to-peer route to "
+			 "shorten: no GPU on this host and no other function declares "
+			 "pci.upstream-acs: off\n");
+	free(out);
+
+	/* a GPU below the same switch: its downstream port and the NIC's, not the root port */
+	gpu_add(h, "0000:04:00.0",
+		(const char *const[]){ "0000:02:01.0 dn 1d", "0000:01:00.0 up",
+				       "0000:00:01.0 rp 1d", NULL });
+	out = function_plan(ACS_OFF, h, NULL);
+	CHECK_STREQ(out, ACS("0000:02:00.0", "001d", "0011") ACS("0000:02:01.0", "001d", "0011"));
+	free(out);
+	host_state_free(h);
+
+	/* a GPU on another root port: every port on both sides, root ports included (an
+	 * upstream port has no ACS) */
+	h = calloc(1, sizeof(HostState));
+	nic_add(h, "0000:03:00.0", "ens1f0np0", (const char *const[]){ NIC_PORTS, NULL });
+	gpu_add(h, "0000:05:00.0", (const char *const[]){ "0000:00:02.0 rp 1d", NULL });
+	out = function_plan(ACS_OFF, h, NULL);
+	CHECK_STREQ(out, ACS("0000:02:00.0", "001d", "0011") ACS("0000:00:01.0", "001d", "0011")
+				 ACS("0000:00:02.0", "001d", "0011"));
+	free(out);
+	host_state_free(h);
+
+	/* behind one port (PIX): nothing between them to clear */
+	h = calloc(1, sizeof(HostState));
+	nic_add(h, "0000:03:00.0", "ens1f0np0", (const char *const[]){ NIC_PORTS, NULL });
+	gpu_add(h, "0000:03:00.1", (const char *const[]){ NIC_PORTS, NULL });
+	out = function_plan(ACS_OFF, h, NULL);
+	CHECK_STREQ(out, "");
+	free(out);
+	host_state_free(h);
+
+	/* without a GPU, the other functions that declare off are the peers: a port on the
+	 * route of both is planned once */
+	h = calloc(1, sizeof(HostState));
+	nic_add(h, "0000:03:00.0", "ens1f0np0", (const char *const[]){ NIC_PORTS, NULL });
+	nic_add(h, "0000:05:00.0", "ens2np0", (const char *const[]){ "0000:00:02.0 rp 1d", NULL });
+	out = function_plan("match: {netdev: \"ens*\"}\npci: {upstream-acs: off}\n", h, NULL);
+	CHECK_STREQ(out, ACS("0000:02:00.0", "001d", "0011") ACS("0000:00:01.0", "001d", "0011")
+				 ACS("0000:00:02.0", "001d", "0011"));
+	free(out);
+	host_state_free(h);
+}
+
+#define DISABLE_ACS_REDIR(port, vf, more, type)                                                \
+	"port " port ": " vf more " is bound to vfio-pci in IOMMU group 12 (" type "), which " \
+	"the kernel formed with this ACS on and does not form again: cleared now, vfio would " \
+	"go on trusting an isolation that no longer holds. Clear it at boot: "                 \
+	"pci=disable_acs_redir=" port " on the kernel command line\n"
+
+/* off is refused where ACS still isolates a function bound to vfio-pci: below the port, or
+ * below a sibling it could then be reached from; the refusal names the boot-time way. */
+TEST(upstream_acs_vfio) {
+	HostState *h = calloc(1, sizeof(HostState));
+	char *out;
+
+	nic_add(h, "0000:03:00.0", "ens1f0np0", (const char *const[]){ NIC_PORTS, NULL });
+	gpu_add(h, "0000:04:00.0",
+		(const char *const[]){ "0000:02:01.0 dn 1d", "0000:01:00.0 up",
+				       "0000:00:01.0 rp 1d", NULL });
+	/* a VF of the NIC handed to a VM: both ports of the route would expose it */
+	vfio_add(h, "0000:03:00.2", 12, "DMA",
+		 (char *[]){ "0000:02:00.0", "0000:01:00.0", "0000:00:01.0", NULL });
+	out = function_plan(ACS_OFF, h, NULL);
+	CHECK_STREQ(out, "pci/0000:03:00.0 pci.upstream-acs 0000:02:00.0 ACSCtl 0x001d->0000:02:"
+			 "00.0 ACSCtl 0x0011 | " DISABLE_ACS_REDIR(
+				 "0000:02:00.0", "0000:03:00.2", "",
+				 "DMA") "pci/0000:03:00.0 pci.upstream-acs 0000:02:01.0 ACSCtl "
+					"0x001d->0000:02:"
+					"01.0 ACSCtl 0x0011 | " DISABLE_ACS_REDIR(
+						"0000:02:01.0", "0000:03:00.2", "", "DMA"));
+	free(out);
+	/* identity (iommu=pt) and DMA-FQ alike: vfio attaches a domain of its own; a second
+	 * one is counted */
+	free(h->vfio_functions[0].iommu_type);
+	h->vfio_functions[0].iommu_type = strdup("identity");
+	vfio_add(h, "0000:04:00.1", 13, "DMA-FQ",
+		 (char *[]){ "0000:02:01.0", "0000:01:00.0", "0000:00:01.0", NULL });
+	out = function_plan(ACS_OFF, h, NULL);
+	CHECK(strstr(out, DISABLE_ACS_REDIR("0000:02:00.0", "0000:03:00.2", " (and 1 more)",
+					    "identity")) != NULL);
+	free(out);
+	/* no-IOMMU groups ("unknown": vfio's unsafe mode) and no group isolate nothing */
+	free(h->vfio_functions[0].iommu_type);
+	h->vfio_functions[0].iommu_type = strdup("unknown");
+	h->vfio_functions[1].iommu_group = -1;
+	out = function_plan(ACS_OFF, h, NULL);
+	CHECK_STREQ(out, ACS("0000:02:00.0", "001d", "0011") ACS("0000:02:01.0", "001d", "0011"));
+	free(out);
+	host_state_free(h);
+
+	/* below another switch of the root complex: a root port's siblings are the root
+	 * complex's other root ports; the downstream port's are not */
+	h = calloc(1, sizeof(HostState));
+	nic_add(h, "0000:03:00.0", "ens1f0np0", (const char *const[]){ NIC_PORTS, NULL });
+	gpu_add(h, "0000:05:00.0", (const char *const[]){ "0000:00:02.0 rp 1d", NULL });
+	vfio_add(h, "0000:08:00.0", 12, "DMA",
+		 (char *[]){ "0000:07:00.0", "0000:06:00.0", "0000:00:03.0", NULL });
+	out = function_plan(ACS_OFF, h, NULL);
+	CHECK_STREQ(out,
+		    ACS("0000:02:00.0", "001d",
+			"0011") "pci/0000:03:00.0 pci.upstream-acs "
+				"0000:00:01.0 ACSCtl 0x001d->0000:00:01.0 ACSCtl 0x0011 "
+				"| " DISABLE_ACS_REDIR(
+					"0000:00:01.0", "0000:08:00.0", "",
+					"DMA") "pci/0000:03:00.0 pci.upstream-acs 0000:00:02.0 "
+					       "ACSCtl 0x001d->0000:00:"
+					       "02.0 ACSCtl 0x0011 | " DISABLE_ACS_REDIR(
+						       "0000:00:02.0", "0000:08:00.0", "", "DMA"));
+	free(out);
+	/* in another root complex: not reachable */
+	free(h->vfio_functions[0].host_bridge);
+	h->vfio_functions[0].host_bridge = strdup("pci0000:80");
+	out = function_plan(ACS_OFF, h, NULL);
+	CHECK_STREQ(out, ACS("0000:02:00.0", "001d", "0011") ACS("0000:00:01.0", "001d", "0011")
+				 ACS("0000:00:02.0", "001d", "0011"));
+	free(out);
+	host_state_free(h);
+}
+
+static void acs_record_add(HostState *h, const char *port, uint16_t cleared) {
+	h->acs_records = realloc(h->acs_records, sizeof(AcsRecord) * (h->n_acs_records + 1));
+	h->acs_records[h->n_acs_records++] =
+		(AcsRecord){ .port = strdup(port), .cleared = cleared };
+}
+
+/* on puts back what rdmad recorded clearing, on the route and above the function, and only
+ * that; not a port another function's off clears in the same plan. */
+TEST(upstream_acs_on) {
+	HostState *h = calloc(1, sizeof(HostState));
+	Plan *p = NULL;
+	char *out;
+
+	nic_add(h, "0000:03:00.0", "ens1f0np0",
+		(const char *const[]){ "0000:02:00.0 dn 11", "0000:01:00.0 up",
+				       "0000:00:01.0 rp 11", NULL });
+	gpu_add(h, "0000:04:00.0",
+		(const char *const[]){ "0000:02:01.0 dn 11", "0000:01:00.0 up",
+				       "0000:00:01.0 rp 11", NULL });
+	/* nothing recorded: nothing to put back, whatever ACS reads */
+	out = function_plan(ACS_ON, h, NULL);
+	CHECK_STREQ(out, "");
+	free(out);
+	acs_record_add(h, "0000:00:01.0", 0x0c); /* above the NIC, off the route */
+	acs_record_add(h, "0000:02:01.0", 0x04); /* the GPU's: RR only was set */
+	acs_record_add(h, "0000:09:00.0", 0x0c); /* elsewhere */
+	out = function_plan(ACS_ON, h, &p);
+	CHECK_STREQ(out, ACS("0000:02:01.0", "0011", "0015") ACS("0000:00:01.0", "0011", "001d"));
+	if (p && p->n_actions == 2) {
+		CHECK(p->actions[0].value.flag);
+		CHECK_INTEQ(p->actions[0].value.number, 0x15);
+		CHECK_STREQ(p->actions[0].value.name, "0000:02:01.0");
+	}
+	plan_free(p);
+	free(out);
+	/* set again meanwhile: nothing to write */
+	h->gpus[0].bridges[0].acs_ctrl = 0x15;
+	h->functions[0].bridges[2].acs_ctrl = 0x1d;
+	out = function_plan(ACS_ON, h, NULL);
+	CHECK_STREQ(out, "");
+	free(out);
+	h->gpus[0].bridges[0].acs_ctrl = 0x11;
+
+	/* another NIC below the switch wants off: the GPU's port stays clear */
+	nic_add(h, "0000:0a:00.0", "ens2np0",
+		(const char *const[]){ "0000:02:02.0 dn 1d", "0000:01:00.0 up",
+				       "0000:00:01.0 rp 1d", NULL });
+	out = function_plan("match: {netdev: ens1f0np0}\npci: {upstream-acs: on}\n---\n"
+			    "match: {netdev: ens2np0}\npci: {upstream-acs: off}\n",
+			    h, NULL);
+	CHECK_STREQ(out, "pci/0000:0a:00.0 pci.upstream-acs 0000:02:02.0 ACSCtl 0x001d->0000:02:"
+			 "02.0 ACSCtl 0x0011\n");
 	free(out);
 	host_state_free(h);
 }
@@ -315,6 +723,7 @@ TEST(rdma_port_carries_them) {
 	host_state_free(h);
 }
 
-TESTS_MAIN(TEST_ENTRY(numvfs), TEST_ENTRY(vf_settings), TEST_ENTRY(vf_rate_below_min),
-	   TEST_ENTRY(eswitch), TEST_ENTRY(virtual_function), TEST_ENTRY(pci),
-	   TEST_ENTRY(rdma_port_carries_them))
+TESTS_MAIN(TEST_ENTRY(numvfs), TEST_ENTRY(numvfs_in_use), TEST_ENTRY(vf_settings),
+	   TEST_ENTRY(vf_rate_below_min), TEST_ENTRY(eswitch), TEST_ENTRY(virtual_function),
+	   TEST_ENTRY(pci), TEST_ENTRY(upstream_acs_route), TEST_ENTRY(upstream_acs_vfio),
+	   TEST_ENTRY(upstream_acs_on), TEST_ENTRY(rdma_port_carries_them))

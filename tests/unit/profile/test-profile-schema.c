@@ -357,9 +357,9 @@ static const struct {
 	  "256, 512, 1024, 2048 or 4096 bytes" },
 	{ "pci: {max-read-request: 8192}\n",
 	  "t.yaml:1:25: error: 'pci.max-read-request' must be in 128..4096, got 8192" },
-	{ "pci: {upstream-acs: on}\n",
-	  "t.yaml:1:21: error: 'pci.upstream-acs': unknown value 'on', expected one of: keep, "
-	  "off" },
+	{ "pci: {upstream-acs: clear}\n",
+	  "t.yaml:1:21: error: 'pci.upstream-acs': unknown value 'clear', expected one of: keep, "
+	  "off, on" },
 	/* system */
 	{ "system:\n  netns-mode: private\n",
 	  "t.yaml:2:15: error: 'system.netns-mode': unknown value 'private', expected one of: "

@@ -364,10 +364,12 @@ UNIT
 	# pci.* under the unit (run-vm.sh --pcie: an e1000e behind a switch below root port 1c.0):
 	# its config space past 64 bytes reads only with CAP_SYS_ADMIN, and is written through
 	# /sys/devices, the one part of /sys the unit leaves writable (ProtectKernelTunables=yes).
+	# The other e1000e (04:00.0, on root port 1d.0) declares upstream-acs: off too: with no GPU
+	# here it is the peer, and the route between them crosses root port 1c.0.
 	NIC=0000:03:00.0 RP=0000:00:1c.0
 	setpci -s "$RP" ECAP_ACS+6.w=001d # as a kernel with an IOMMU sets it
-	printf 'match: {pci: "%s"}\npci: {max-read-request: 4096, upstream-acs: off}\n' "$NIC" \
-		> /etc/rdmad/55-pci.yaml
+	printf 'match: {pci: "%s"}\npci: {max-read-request: 4096, upstream-acs: off}\n---\nmatch: {pci: "%s"}\npci: {upstream-acs: off}\n' \
+		"$NIC" 0000:04:00.0 > /etc/rdmad/55-pci.yaml
 	check "pci.* on the e1000e at $NIC: systemctl reload rdmad" timeout 60 systemctl reload rdmad
 	check "... rdmad.service clears the ACS P2P redirect of root port $RP (ACSCtl 0x0011)" \
 		wait_until 20 sh -c "[ \"\$(setpci -s $RP ECAP_ACS+6.w)\" = 0011 ]"

@@ -10,6 +10,9 @@
 #     makes it writable, so a write reads back unchanged and is checked on the host, in qemu's
 #     trace of the guest's config writes (the host side below)
 #   - what a user without CAP_SYS_ADMIN reads of the config space
+#   - a PCI function whose netdev is in another network namespace (a VF's in a pod, issue 43):
+#     what sysfs shows of it in ours
+#   - kernel lockdown: config space writes refused with EPERM (last: it cannot be undone)
 # The host side runs after the VM (run-vm.sh, "# run-vm: host-side" below) and reads
 # VM_PCI_TRACE, with the addresses the guest side printed as @@VM-HOST lines.
 # run-vm: host-side
@@ -108,6 +111,32 @@ check "setpci ECAP_ACS+6.w=ffff" setpci -s "$RP" ECAP_ACS+6.w=ffff
 is "... reads back 005f: only the capability's bits are writable" "$(setpci -s "$RP" ECAP_ACS+6.w)" 005f
 setpci -s "$RP" ECAP_ACS+6.w=0000
 
+# ---- a netdev in another network namespace ----------------------------------------------------------
+# What rdmad tells a VF whose netdev is in a pod by (host-pci.c): bound to a netdev driver, with a
+# net/ directory that lists nothing. sysfs shows a netdev only to the network namespace that
+# mounted it; the function's net/ (the class's glue directory) stays while one exists anywhere.
+# Before the Max_Read_Request section: a rebind writes Device Control, which the host side reads.
+fn=/sys/bus/pci/devices/$NIC
+ND=$(ls "$fn/net")
+net_here() { [ -d "$fn/net" ] && echo "net/: $(ls -A "$fn/net" | paste -sd' ')" || echo "no net/"; }
+is "$NIC: its netdev in net/ ($ND)" "$(net_here)" "net/: $ND"
+to_pod() { ip netns add pod && ip link set "$ND" netns pod; } # bash's: busybox sh has its own ip
+check "ip netns add pod; ip link set $ND netns pod" to_pod
+is "... net/ is still there, and lists nothing in this namespace" "$(net_here)" "net/: "
+is "... still bound to e1000e, and no $ND in /sys/class/net" \
+	"$(basename "$(readlink "$fn/driver")") $(test -e "/sys/class/net/$ND" && echo "$ND" || echo none)" \
+	"e1000e none"
+is "... the pod's own sysfs (ip netns exec mounts one) lists it" \
+	"$(ip netns exec pod ls "$fn/net")" "$ND"
+check "... moved back" ip -n pod link set "$ND" netns 1
+is "... net/ lists it again" "$(net_here)" "net/: $ND"
+ip netns del pod
+check "unbind e1000e from $NIC" write /sys/bus/pci/drivers/e1000e/unbind "$NIC"
+is "... its netdev gone: no net/ at all (an empty one means elsewhere, not gone)" "$(net_here)" "no net/"
+check "... bound again" write /sys/bus/pci/drivers/e1000e/bind "$NIC"
+wait_until 20 test -d "$fn/net"
+ND=$(ls "$fn/net")
+
 # ---- Max_Read_Request_Size ---------------------------------------------------------------------------
 cap_off=$(lspci -s "$NIC" -v | sed -n 's/^\tCapabilities: \[\([0-9a-f]*\)\] Express.*/\1/p')
 devctl_off=$((0x$cap_off + 8))
@@ -138,6 +167,21 @@ is "nobody reads 64 bytes of it (no CAP_SYS_ADMIN), root 256 (dd bs=256 count=1)
 	"64 256"
 fails_with "... so setpci as nobody finds no PCIe capability (it is at 0x$cap_off)" \
 	"Capability 0010 not found" nobody setpci -s "$NIC" CAP_EXP+8.w
+
+# ---- kernel lockdown ----------------------------------------------------------------------------------
+# integrity lockdown (what Secure Boot turns on) refuses config space writes to root with EPERM
+# (pci_write_config()); reads stay. One way only: last. rdmad reports that as unsupported.
+if mount -t securityfs securityfs /sys/kernel/security 2> /dev/null ||
+	[ -e /sys/kernel/security/lockdown ]; then
+	diag "lockdown: $(cat /sys/kernel/security/lockdown)"
+	check "echo integrity > /sys/kernel/security/lockdown" write /sys/kernel/security/lockdown integrity
+	fails_with "... a 2-byte write to $RP's ACS Control: EPERM" "Operation not permitted" \
+		dd of="/sys/bus/pci/devices/$RP/config" bs=2 seek=$(((0x$acs_off + 6) / 2)) count=1 \
+		conv=notrunc if=/dev/zero
+	is "... reads still work: ACSCtl 0000" "$(setpci -s "$RP" ECAP_ACS+6.w)" 0000
+else
+	fail "securityfs cannot be mounted: no lockdown to test"
+fi
 
 # for the host side (the trace names functions as BB:DD.F and offsets as 0x%x)
 echo "@@VM-HOST PCIE_NIC=${NIC#0000:}"

@@ -71,6 +71,9 @@ check "echo 0 > sriov_numvfs; echo 2" \
 	sh -c "echo 0 > $DEV/sriov_numvfs && echo 2 > $DEV/sriov_numvfs"
 is "netdevsim keeps VF 1's MAC across numvfs 0 (a real driver may not: rdmad writes them again)" \
 	"$(vf 1 | jq -r .address)" "02:00:00:00:01:01"
+# so a VF a plan makes may start with settings of its own: what rdmad writes with a declared
+# max-rate is the min-rate the kernel reports then (issue 43), not 0
+is "... and its rates (max, min)" "$(vf 1 | jq -r '"\(.rate.max_tx) \(.rate.min_tx)"')" "1000 100"
 
 # ---- devlink eswitch --------------------------------------------------------------------------
 is "devlink dev eswitch show: legacy" \

@@ -3,14 +3,20 @@
 # kernel's netdevsim (SR-IOV VFs, devlink e-switch) and qemu's e1000e behind a PCIe switch:
 #   - rdmactl plan before and after; rdmad sets sriov_numvfs, the e-switch mode and every VF
 #     attribute (read back with ip -d -j link show and devlink), clears the ACS P2P redirect
-#     bits of the root port above the e1000e, and reports the Max_Read_Request qemu never takes
-#     as unsupported, never converged (the write itself is in qemu's trace: the host side);
+#     bits of the root ports on the route between the two e1000e (no GPU here: the other
+#     function declaring pci.upstream-acs: off is the peer; alone, there is no route), and
+#     reports the Max_Read_Request qemu never takes as unsupported, never converged (the write
+#     itself is in qemu's trace: the host side);
 #   - drift: a VF's MAC changed by hand is put back; one changed while the PF is down (which the
 #     kernel does not announce) is put back when the PF comes up; an agent that keeps changing
 #     it makes the setting contested;
-#   - a new count (4 -> 2) goes through 0, as the plan said; a "driver reload" (netdevsim's
-#     device deleted and made again) gets its VFs and their settings back, timed;
-#   - a setpci by hand on ACS is put back by the next full reconcile (rdmactl reconcile).
+#   - a new count (4 -> 2) goes through 0, as the plan said; a VF made again there keeps the
+#     min-rate netdevsim kept for it when only its max-rate is declared (issue 43: it was
+#     written as 0); a "driver reload" (netdevsim's device deleted and made again) gets its VFs
+#     and their settings back, timed;
+#   - a setpci by hand on ACS is put back by the next full reconcile (rdmactl reconcile);
+#   - pci.upstream-acs: on sets back what rdmad recorded clearing; under kernel lockdown a write
+#     refused with EPERM is unsupported, saying so, never a failure.
 # run-vm: host-side
 # No `set -e`: a failed check is reported and the scenario goes on.
 set -uo pipefail
@@ -45,7 +51,7 @@ NSIM=/sys/bus/netdevsim/devices/netdevsim1
 check "netdevsim device 1, one port" write /sys/bus/netdevsim/new_device "1 1"
 wait_until 20 sh -c "ls $NSIM/net/ | grep -q ." || bail "netdevsim1 has no netdev"
 PF=$(ls "$NSIM/net/" | head -n1)
-NIC=0000:03:00.0 RP=0000:00:1c.0
+NIC=0000:03:00.0 RP=0000:00:1c.0 NIC2=0000:04:00.0 RP2=0000:00:1d.0
 wait_until 20 test -d "/sys/bus/pci/devices/$NIC/net" || bail "the e1000e at $NIC has no netdev"
 ETH=$(ls "/sys/bus/pci/devices/$NIC/net/" | head -n1)
 diag "netdevsim1's netdev: $PF; the e1000e at $NIC: $ETH"
@@ -56,7 +62,9 @@ echo "@@VM-HOST PCIE_NIC_DEVCTL=$(printf '0x%x' $((0x$exp + 8)))"
 
 # As a kernel with an IOMMU sets it: P2P request, completion redirect and egress control on
 acs() { setpci -s "$RP" ECAP_ACS+6.w; }
-check "setpci ECAP_ACS+6.w=001d on the root port $RP" setpci -s "$RP" ECAP_ACS+6.w=001d
+acs2() { setpci -s "$RP2" ECAP_ACS+6.w; }
+acs_on() { setpci -s "$RP" ECAP_ACS+6.w=001d && setpci -s "$RP2" ECAP_ACS+6.w=001d; }
+check "setpci ECAP_ACS+6.w=001d on the root ports $RP and $RP2" acs_on
 
 # udevd with no rules relays uevents to rdmad; org.rdmad1 on a private bus with the shipped policy
 mkdir -p /run/udev /etc/udev/rules.d /run/rdmad-vm/udevd
@@ -70,7 +78,8 @@ dbus-daemon --config-file=/run/rdmad-vm/bus.conf --fork --print-pid --nosyslog \
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$BUS
 
 mkdir -p "$CONF" /run/rdmad-vm/next
-profile() { # profile VFS [DIR]: the declared state, with sriov.vfs VFS. BARE_PF=1: without the
+profile() { # profile VFS [DIR]: the declared state, with sriov.vfs VFS; VF0_EXTRA: more fields of
+	# VF 0. BARE_PF=1: without the
 	# Soft-RoCE link on the PF and without its up state (a PF with no RDMA port, up or down by hand)
 	local f=${2:-$CONF}/50-sriov.yaml
 	if [ -z "${BARE_PF:-}" ]; then
@@ -91,16 +100,28 @@ sriov:
   eswitch: legacy
   vf:
     - {index: 0, mac: 02:00:00:00:00:10, vlan: 100, qos: 3, vlan-protocol: 802.1ad,
-       trust: true, spoof-check: false, link-state: enable}
+       trust: true, spoof-check: false, link-state: enable${VF0_EXTRA:-}}
     - {index: 1, mac: 02:00:00:00:00:11, max-rate: 1000, min-rate: 100}
 ---
 match: {pci: "$NIC"}
 pci:
   max-read-request: 4096
   upstream-acs: off
+---
+# the other e1000e: its peer (no GPU in this VM), on a root port of its own
+match: {pci: "$NIC2"}
+pci: {upstream-acs: off}
 YAML
 }
 profile 4
+
+# The NIC alone declares it: no GPU, no other function, no route to shorten
+mkdir -p /run/rdmad-vm/alone
+printf 'match: {pci: "%s"}\npci: {upstream-acs: off}\n' "$NIC" > /run/rdmad-vm/alone/50-acs.yaml
+rdmactl plan --config-dir /run/rdmad-vm/alone > "$VM_LOGDIR/plan-alone.txt" 2>&1
+check "plan, $NIC alone declaring upstream-acs: off: unsupported, no route to shorten" \
+	grep -Eq "^pci/$NIC +pci\.upstream-acs +off +no peer-to-peer route to shorten: no GPU on this host and no other function declares pci.upstream-acs: off" \
+	"$VM_LOGDIR/plan-alone.txt"
 
 plan=$(rdmactl plan 2>&1)
 diag "rdmactl plan, before:"
@@ -110,9 +131,9 @@ check "plan: sriov.vf of VFs the same plan makes, pending (not 'does not exist')
 	sh -c "[ \$(grep -Ec '^netdevsim/netdevsim1 +sriov\.vf +- +vf [01] ' $VM_LOGDIR/plan-before.txt) = 2 ]"
 check "plan: sriov.vfs 0 -> 4 on netdevsim/netdevsim1" \
 	grep -Eq '^netdevsim/netdevsim1 +sriov\.vfs +0 +4 ' "$VM_LOGDIR/plan-before.txt"
-check "plan: the root port's ACS Control, 0x001d -> 0x0011" \
-	grep -Eq "^pci/$NIC +pci\.upstream-acs +$RP ACSCtl 0x001d +$RP ACSCtl 0x0011 " \
-	"$VM_LOGDIR/plan-before.txt"
+check "plan: the root ports' ACS Control on the route between the e1000e, 0x001d -> 0x0011" \
+	sh -c "grep -Eq '^pci/$NIC +pci\.upstream-acs +$RP ACSCtl 0x001d +$RP ACSCtl 0x0011 ' $VM_LOGDIR/plan-before.txt &&
+		grep -Eq '^pci/$NIC +pci\.upstream-acs +$RP2 ACSCtl 0x001d +$RP2 ACSCtl 0x0011 ' $VM_LOGDIR/plan-before.txt"
 check "plan: Max_Read_Request 128 -> 4096" \
 	grep -Eq "^pci/$NIC +pci\.max-read-request +128 +4096 " "$VM_LOGDIR/plan-before.txt"
 
@@ -139,7 +160,7 @@ is "VF 1: mac and rates (Mbit/s)" \
 	"$(jq -r '"\(.address) \(.rate.max_tx) \(.rate.min_tx)"' <<< "$v1")" "02:00:00:00:00:11 1000 100"
 is "devlink dev eswitch show: legacy" \
 	"$(devlink -j dev eswitch show netdevsim/netdevsim1 | jq -r '.dev[].mode')" legacy
-is "ACS Control on $RP: P2P redirect cleared (0x0011)" "$(acs)" 0011
+is "ACS Control on $RP and $RP2: P2P redirect cleared (0x0011)" "$(acs) $(acs2)" "0011 0011"
 
 plan=$(rdmactl plan 2>&1)
 diag "rdmactl plan, after:"
@@ -250,6 +271,11 @@ check "once the agent stopped, after the hold: VF 1's MAC put back" \
 
 # ---- a new count goes through 0 -----------------------------------------------------------------
 diag "$(grep -E 'sriov|contest' "$LOG" | tail -n 30)"
+# VF 0's min-rate by hand, which no profile declares; netdevsim keeps it across sriov_numvfs 0.
+# The next profile declares VF 0's max-rate only: the kernel takes both at once, and the VF is
+# made by the same plan (through 0), so the min-rate to write with it is known only then.
+check "ip link set $PF vf 0 min_tx_rate 10 (by hand)" ip link set "$PF" vf 0 min_tx_rate 10
+VF0_EXTRA=", max-rate: 500"
 profile 2 /run/rdmad-vm/next
 rdmactl plan --config-dir /run/rdmad-vm/next > "$VM_LOGDIR/plan-2.txt" 2>&1
 diag "$(cat "$VM_LOGDIR/plan-2.txt")"
@@ -262,6 +288,13 @@ check "reload: 2 VFs" wait_until 20 numvfs_is 2
 check "... through 0, as planned (journal)" \
 	sh -c "grep -q 'sriov.vfs 4 -> 0 (first: destroys the 4 VFs, to make 2)' $LOG &&
 		grep -q 'sriov.vfs 0 -> 2' $LOG"
+rate0_is() { [ "$(vf 0 | jq -r '"\(.rate.max_tx) \(.rate.min_tx)"')" = "$1" ]; }
+if wait_until 20 rate0_is "500 10"; then
+	pass "VF 0, made again by that plan: max-rate 500 as declared, the min-rate it had (10) kept"
+else
+	fail "VF 0, made again by that plan: max-rate 500 as declared, the min-rate it had (10) kept" \
+		"vf 0: $(vf 0)" "$(grep -E 'sriov.vf' "$LOG" | tail -n 10)"
+fi
 
 # ---- "driver reload": the device deleted and made again -------------------------------------------
 check "netdevsim1 deleted" write /sys/bus/netdevsim/del_device 1
@@ -294,6 +327,35 @@ check "... and VF 1's new max-rate, refused in switchdev (EOPNOTSUPP): unsupport
 		grep -Eq '^sriov\.vf .* unsupported +eth[0-9]+ refuses vf 1 max_tx_rate 2000Mbps \(EOPNOTSUPP.*switchdev mode drivers refuse VF rates'"
 diag "$(rdmactl status --no-pager rxe0/1 2>&1 | grep -E '^(SETTING|sriov)')"
 is "... VF 1 keeps the rate it had" "$(vf 1 | jq -r .rate.max_tx)" 1000
+
+# ---- upstream-acs: on ----------------------------------------------------------------------------
+# rdmad recorded the bits it cleared (RR and CR: the root ports have no EC) before it wrote them
+is "rdmad's records of the ACS bits it cleared" \
+	"$(cd /run/rdmad/state/acs && grep -H . -- * | paste -sd' ')" \
+	"$RP:cleared 0x000c $RP2:cleared 0x000c"
+sed -i 's/upstream-acs: off/upstream-acs: on/' "$CONF/50-sriov.yaml"
+kill -HUP "$RDMAD"
+acs_both() { [ "$(acs) $(acs2)" = "$1" ]; }
+check "upstream-acs: on: the bits set back on both root ports (0x001d)" wait_until 20 acs_both "001d 001d"
+check "... and the records dropped" wait_until 20 sh -c "[ -z \"\$(ls -A /run/rdmad/state/acs)\" ]"
+# what rdmad did not clear is not its to set: RR cleared by hand stays cleared
+setpci -s "$RP2" ECAP_ACS+6.w=0000:0004
+rdmactl reconcile > "$VM_LOGDIR/reconcile-on.log" 2>&1
+is "... RR cleared by hand on $RP2 after that: left as it is (no record)" "$(acs2)" 0019
+setpci -s "$RP2" ECAP_ACS+6.w=001d
+
+# ---- kernel lockdown: config space writes refused --------------------------------------------------
+# Last: lockdown cannot be undone. integrity (what Secure Boot turns on) refuses config space
+# writes with EPERM: reported as unsupported, with the reason, not as a failure to retry.
+sed -i 's/upstream-acs: on/upstream-acs: off/' "$CONF/50-sriov.yaml"
+mount -t securityfs securityfs /sys/kernel/security 2> /dev/null
+check "echo integrity > /sys/kernel/security/lockdown" write /sys/kernel/security/lockdown integrity
+kill -HUP "$RDMAD"
+refused() { grep -q "pci.upstream-acs not applied: $RP: the kernel refuses config space writes (EPERM: kernel lockdown" "$LOG"; }
+check "under lockdown, upstream-acs: off: unsupported, EPERM and lockdown named (journal)" wait_until 20 refused
+diag "$(grep -E 'pci\.' "$LOG" | tail -n 6)"
+is "... ACS Control unchanged (0x001d) on both root ports" "$(acs) $(acs2)" "001d 001d"
+is "... never logged as a failure" "$(grep -c 'failed to set pci.upstream-acs' "$LOG")" 0
 
 check "rdmad is still running" kill -0 "$RDMAD"
 kill "$RDMAD"
