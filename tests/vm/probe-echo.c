@@ -4,6 +4,7 @@
  *   probe-echo ADDR PORT [PEER COUNT]
  *   probe-echo --flood ADDR PORT PEER SECONDS
  *   probe-echo --forge ADDR PORT FORGE_ADDR
+ *   probe-echo --dead-channel ADDR PORT
  *
  * One link's endpoint at ADDR:PORT that answers probes, or with PEER, a path from ADDR (any
  * port) to PEER:PORT that sends COUNT probes 100 ms apart and prints each answer's round trip,
@@ -21,9 +22,17 @@
  * its own QP but the GID of FORGE_ADDR (another address of its device), once from another QP
  * with ADDR's GID. Until SIGTERM; then "forged N" (answers sent, both kinds) and "requests N".
  *
+ * --dead-channel: what a device that the kernel disassociated (mlx5 removed) does to a link's
+ * completion channel, which rxe cannot do: the channel, in the transport's epoll, becomes a
+ * descriptor readable forever with nothing to read (a pipe whose writer is gone). The
+ * transport must let go of the device and stop watching it: the transport's descriptor is
+ * readable for at most a few calls, not forever. Prints "dispatches N: FAILURE"; exit 0 when N
+ * is at most 3 and the link says its device was disassociated, 1 otherwise.
+ *
  * Every mode prints its line when it is listening. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -37,6 +46,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "fileio.h"
+#include "probe-ud-internal.h" /* --dead-channel reaches into a link */
 #include "probe-ud.h"
 #include "probe-wire.h"
 
@@ -264,6 +274,34 @@ static int flood(ProbeTransport *t, ProbeLink *l, ProbePath *p, unsigned long se
 	return 0;
 }
 
+/* ---- --dead-channel: a completion channel readable forever ------------------------------ */
+
+static int dead_channel(ProbeTransport *t, ProbeLink *l) {
+	int fds[2], fd = l->completions->fd;
+	unsigned n = 0;
+	const char *failure;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return 2;
+	close(fds[1]); /* readable, at end of file, forever */
+	probe_watch_remove(t, fd);
+	if (dup3(fds[0], fd, O_CLOEXEC) < 0 || probe_watch_add(t, fd, &l->watch) < 0)
+		return 2;
+	close(fds[0]);
+	while (n < 100) {
+		struct pollfd p = { .fd = probe_transport_fd(t), .events = POLLIN };
+
+		if (poll(&p, 1, 0) <= 0)
+			break; /* nothing left to do */
+		n++;
+		if (probe_transport_process(t, now_monotonic_nsec()) < 0)
+			break;
+	}
+	failure = probe_link_failure(l);
+	printf("dispatches %u: %s\n", n, failure ? failure : "no failure");
+	return n <= 3 && failure && probe_link_device_gone(l) ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
 	ProbeTransport *t = NULL;
 	ProbeLink *l = NULL;
@@ -286,6 +324,23 @@ int main(int argc, char **argv) {
 			return 2;
 		}
 		return forge(&addr, (uint16_t) strtoul(argv[3], NULL, 10), &peer);
+	}
+	if (argc == 4 && streq(argv[1], "--dead-channel")) {
+		if (probe_address_parse(argv[2], &addr) < 0)
+			return 2;
+		r = probe_transport_new(1, on_reply, NULL, &t);
+		if (r >= 0)
+			r = probe_link_new(t, (struct sockaddr *) &addr,
+					   (uint16_t) strtoul(argv[3], NULL, 10), &l);
+		if (r < 0) {
+			fprintf(stderr, "endpoint on %s: %s\n", argv[2], strerror(-r));
+			return 2;
+		}
+		printf("listening on %s port %s\n", argv[2], argv[3]);
+		r = dead_channel(t, l);
+		probe_link_free(l);
+		probe_transport_free(t);
+		return r;
 	}
 	if (argc == 6 && streq(argv[1], "--flood")) {
 		flooding = true;

@@ -10,7 +10,8 @@
 # Then rdmad-probe (work in progress: its links on the command line) on both links, --mesh,
 # a probe every 100 ms and figures over 5 s: both paths probed and answered, the histogram in
 # its metrics; 5 ms of netem on veth1 moves both paths' p50 up by 5 +- 1.5 ms, and back; veth1
-# down counts losses, and the probes resume when it is up again; `rdma link delete rxe1` returns
+# down counts losses, and the probes resume when it is up again; a completion channel readable
+# forever with nothing to read is let go, not spun on; `rdma link delete rxe1` returns
 # while the prober holds rxe1 (it lets go of the device at once), and the paths come back when
 # rxe1 is made again; a flood from one source leaves the prober's own paths and another
 # prober's probes answered; answers forged by another QP or GID than the path's peer are not
@@ -84,6 +85,15 @@ timeout 60 probe-echo 192.0.2.1 "$((PORT + 1))" 192.0.2.2 3 > "$VM_LOGDIR/noport
 is "nothing on the peer's port: exit 2" "$?" 2
 check "... the path fails at connect" grep -q "path failed at connect" "$VM_LOGDIR/noport.out" ||
 	diag "$(cat "$VM_LOGDIR/noport.out")"
+
+# A completion channel the kernel closed (a device disassociated, as mlx5's removal does; rxe
+# cannot) is readable forever with nothing to read: the transport lets go of the device and
+# stops watching it, and does not spin. probe-echo --dead-channel puts a pipe whose writer is
+# gone in a real link's channel's place, in the transport's epoll.
+timeout 60 probe-echo --dead-channel 192.0.2.1 "$((PORT + 2))" > "$VM_LOGDIR/dead-channel.out" 2>&1
+is "a completion channel readable with nothing to read: its device let go, at most 3 dispatches" \
+	"$?" 0
+diag "$(tail -n 1 "$VM_LOGDIR/dead-channel.out")"
 
 # ---- rdmad-probe ---------------------------------------------------------------------------
 mkdir -p /run/rdmad-probe # where rdmactl probe reads the state
