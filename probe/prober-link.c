@@ -24,25 +24,16 @@ uint64_t link_refused(const Link *l) {
 	return l->refused + (l->endpoint ? probe_link_refused(l->endpoint) : 0);
 }
 
-static int on_completions(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-	Link *l = userdata;
-	int r = probe_link_process(l->endpoint, now_monotonic_nsec());
-
-	if (r < 0)
-		fprintf(stderr, "%s: completions: %s\n", l->name, strerror(-r));
-	return 0;
-}
-
 void link_close(Link *l) {
 	if (l->endpoint) {
 		l->answered += probe_link_answered(l->endpoint);
 		l->refused += probe_link_refused(l->endpoint);
 	}
-	l->io = sd_event_source_disable_unref(l->io);
 	l->endpoint = probe_link_free(l->endpoint);
 }
 
-/* An endpoint that could not be made, or whose QP failed, is made again this much later. */
+/* An endpoint that could not be made, or whose device went away, is made again this much later
+ * (one whose QP failed at once). */
 #define ENDPOINT_RETRY_NS (5 * NSEC_PER_SEC)
 
 /* A link no longer probed: its paths both ways removed, its endpoint closed, its slot free. */
@@ -79,27 +70,38 @@ static int link_open(Prober *pr, Link *l) {
 			? "the device's clock (completion timestamps)"
 			: "the software clock (the device does not stamp completions)",
 		probe_link_cq_extended(l->endpoint) ? "an extended" : "a plain");
-	r = sd_event_add_io(pr->event, &l->io, probe_link_fd(l->endpoint), EPOLLIN, on_completions,
-			    l);
-	if (r < 0)
-		return r;
-	/* an answer is timed when it is dispatched: before a tick that is due at the same time */
-	return sd_event_source_set_priority(l->io, SD_EVENT_PRIORITY_IMPORTANT);
+	return 0;
 }
 
-/* A link's endpoint whose QP failed is made again, and so are the paths that send from it; one
- * not made is tried again. */
-int link_check(Prober *pr, Link *l, uint64_t now) {
+/* A link's endpoint that stopped is closed, with the paths that send from it: made again at
+ * once when its QP failed, ENDPOINT_RETRY_NS later when its device went away (the kernel is
+ * removing it; a new one may come). */
+static void link_failed(Prober *pr, Link *l, uint64_t now) {
 	const char *failure = l->endpoint ? probe_link_failure(l->endpoint) : NULL;
+	bool gone;
 
-	if (failure) {
-		fprintf(stderr, "%s: its QP failed (%s): made again\n", l->name, failure);
-		for (size_t i = 0; i < pr->n_paths; i++)
-			if (pr->paths[i].from == l)
-				path_reset(&pr->paths[i]);
-		link_close(l);
-		return link_open(pr, l);
-	}
+	if (!failure)
+		return;
+	gone = probe_link_device_gone(l->endpoint);
+	fprintf(stderr, "%s: its endpoint failed (%s): made again%s\n", l->name, failure,
+		gone ? " when its device is back" : "");
+	for (size_t i = 0; i < pr->n_paths; i++)
+		if (pr->paths[i].from == l)
+			path_reset(&pr->paths[i]);
+	link_close(l);
+	l->retry_ns = gone ? now + ENDPOINT_RETRY_NS : now;
+}
+
+void links_check_failed(Prober *pr, uint64_t now) {
+	for (size_t i = 0; i < MAX_LINKS; i++)
+		if (pr->links[i].name && pr->links[i].endpoint)
+			link_failed(pr, &pr->links[i], now);
+}
+
+/* A link's endpoint that stopped is made again, and so are the paths that send from it; one not
+ * made is tried again. */
+int link_check(Prober *pr, Link *l, uint64_t now) {
+	link_failed(pr, l, now);
 	if (!l->endpoint && now >= l->retry_ns)
 		return link_open(pr, l);
 	return 0;

@@ -13,7 +13,8 @@
 #include "prober.h"
 
 /* What each link's endpoint did for the other probers: requests answered, and datagrams
- * refused (not a probe, or an answer meant for another prober). */
+ * refused (not a probe, an answer meant for another prober or not from the path's peer, a request
+ * over its source's budget). */
 static int metrics_add_links(Prober *pr, Metrics *m) {
 	static const MetricFamily answered = {
 		"rdmad_probe_answered_total", METRIC_COUNTER,
@@ -21,7 +22,8 @@ static int metrics_add_links(Prober *pr, Metrics *m) {
 	};
 	static const MetricFamily refused = {
 		"rdmad_probe_refused_total", METRIC_COUNTER,
-		"Datagrams a link received and refused: not a probe, or another prober's answer."
+		"Datagrams a link received and refused: not a probe, an answer meant for another "
+		"prober or not from the path's peer, a request over its source's budget."
 	};
 	int r = 0;
 

@@ -33,7 +33,6 @@ typedef struct Link {
 	int error;	   /* of making the endpoint */
 	uint64_t retry_ns; /* an endpoint not made, or failed, is made again from then on */
 	uint64_t answered, refused; /* by the endpoints closed before this one */
-	sd_event_source *io;
 } Link;
 
 typedef struct Pending {
@@ -70,7 +69,7 @@ typedef struct Path {
 typedef struct Prober {
 	sd_event *event;
 	ProbeTransport *transport;
-	sd_event_source *cm_io, *tick, *refresh;
+	sd_event_source *transport_io, *tick, *refresh;
 	Link links[MAX_LINKS];
 	uint64_t window_ns; /* of the figures rdmactl probe shows: a minute */
 	const char *metrics_path, *state_path, *links_file, *links_file_name;
@@ -105,6 +104,9 @@ void path_remove(Prober *pr, size_t i);
 uint64_t link_answered(const Link *l);
 uint64_t link_refused(const Link *l);
 int link_check(Prober *pr, Link *l, uint64_t now);
+/* The links whose endpoint stopped, closed with their paths (the transport let go of what was
+ * on a device gone already): right after the transport's work, not at the next tick. */
+void links_check_failed(Prober *pr, uint64_t now);
 void link_close(Link *l);
 int prober_links_update(Prober *pr, const ProbeLinkInfo *infos, size_t n);
 /* rdmad's probe.links watched: 0, or 1 when it is gone already (the loop told to exit). */

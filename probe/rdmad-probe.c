@@ -80,12 +80,21 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 	return 0;
 }
 
-static int on_cm(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+/* The transport's work: rdma_cm events, devices' events, completions (answers timed, requests
+ * answered), a bounded share each time. An answer is timed when it is dispatched: the source is
+ * IMPORTANT, before a tick that is due at the same time. While work is left over (a flood), it
+ * is NORMAL: sd-event then takes the pending sources of one priority in turn, and the tick's
+ * probes, timeouts and files go on between the shares. */
+static int on_transport(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
 	Prober *pr = userdata;
-	int r = probe_transport_process(pr->transport);
+	uint64_t now = now_monotonic_nsec();
+	int r = probe_transport_process(pr->transport, now);
 
 	if (r < 0)
-		fprintf(stderr, "rdma_cm events: %s\n", strerror(-r));
+		fprintf(stderr, "RDMA events: %s\n", strerror(-r));
+	(void) sd_event_source_set_priority(s, r > 0 ? SD_EVENT_PRIORITY_NORMAL
+						     : SD_EVENT_PRIORITY_IMPORTANT);
+	links_check_failed(pr, now);
 	return 0;
 }
 
@@ -99,8 +108,10 @@ static int prober_setup(Prober *pr, ProbeLinkInfo *given, size_t n_given) {
 				on_reply, pr, &pr->transport);
 	if (r < 0)
 		return r;
-	r = sd_event_add_io(pr->event, &pr->cm_io, probe_transport_fd(pr->transport), EPOLLIN,
-			    on_cm, pr);
+	r = sd_event_add_io(pr->event, &pr->transport_io, probe_transport_fd(pr->transport),
+			    EPOLLIN, on_transport, pr);
+	if (r >= 0)
+		r = sd_event_source_set_priority(pr->transport_io, SD_EVENT_PRIORITY_IMPORTANT);
 	if (r < 0)
 		return r;
 	if (n_given > 0)
@@ -124,7 +135,7 @@ static void prober_done(Prober *pr) {
 		strv_free(pr->links[i].settings.peers);
 	}
 	sd_bus_flush_close_unref(pr->bus);
-	sd_event_source_disable_unref(pr->cm_io);
+	sd_event_source_disable_unref(pr->transport_io);
 	sd_event_source_disable_unref(pr->tick);
 	sd_event_source_disable_unref(pr->refresh);
 	probe_transport_free(pr->transport);

@@ -42,6 +42,9 @@ done < <(sed -n 's|.*<includedir>\(.*\)</includedir>.*|\1|p' /usr/share/dbus-1/s
 service_dirs=(/usr/local/share/dbus-1/system-services /usr/share/dbus-1/system-services
         /lib/dbus-1/system-services)
 completion_dirs=(/usr/local/share/bash-completion/completions /usr/share/bash-completion/completions)
+# sysusers.d(5), tmpfiles.d(5)
+sysusers_dirs=(/etc/sysusers.d /run/sysusers.d /usr/local/lib/sysusers.d /usr/lib/sysusers.d)
+tmpfiles_dirs=(/etc/tmpfiles.d /run/tmpfiles.d /usr/local/lib/tmpfiles.d /usr/lib/tmpfiles.d)
 # polkitd reads actions from one directory, compiled in (package polkitd)
 mapfile -t polkit_action_dirs < <(strings /usr/lib/polkit-1/polkitd | grep -x '/.*/polkit-1/actions')
 
@@ -69,6 +72,10 @@ for k, v in json.load(open(sys.argv[1])).items():
                 "$(dirname "$(dest org.rdmad1.service)")" "${service_dirs[@]}"
         in_list "--prefix=$prefix: the polkit actions where polkitd reads actions" \
                 "$(dirname "$(dest org.rdmad1.policy)")" "${polkit_action_dirs[@]}"
+        in_list "--prefix=$prefix: rdmad-probe's user where systemd-sysusers reads" \
+                "$(dirname "$(dest rdmad-probe.sysusers)")" "${sysusers_dirs[@]}"
+        in_list "--prefix=$prefix: rdmad-probe's tmpfiles.d entry where systemd-tmpfiles reads" \
+                "$(dirname "$(dest rdmad-probe.tmpfiles)")" "${tmpfiles_dirs[@]}"
         in_list "--prefix=$prefix: the shipped profiles in rdmad's compiled search path" \
                 "$(dest conf.d)" "${search[@]}"
         in_list "--prefix=$prefix: the completion where bash-completion loads it" \

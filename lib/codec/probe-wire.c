@@ -5,6 +5,25 @@
 
 #include "probe-wire.h"
 
+/* The IPv4 header's checksum, over its 20 bytes with the checksum field as it is: 0 when it
+ * holds (RFC 1071). */
+static uint16_t ipv4_checksum(const uint8_t *h) {
+	uint32_t sum = 0;
+
+	for (size_t i = 0; i < 20; i += 2)
+		sum += (uint32_t) (h[i] << 8 | h[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t) ~sum;
+}
+
+/* ::ffff:a.b.c.d */
+static void gid_from_ipv4(const uint8_t *addr, uint8_t gid[16]) {
+	memset(gid, 0, 10);
+	gid[10] = gid[11] = 0xff;
+	memcpy(gid + 12, addr, 4);
+}
+
 static void put32(uint8_t *p, uint32_t v) {
 	v = htobe32(v);
 	memcpy(p, &v, sizeof(v));
@@ -56,4 +75,30 @@ int probe_wire_parse(const uint8_t *buf, size_t size, ProbeMessage *ret) {
 	};
 	*ret = m;
 	return 0;
+}
+
+int probe_grh_parse(const uint8_t grh[PROBE_GRH_SIZE], ProbeGrh *ret) {
+	const uint8_t *ip4 = grh + 20;
+	bool ipv4 = (ip4[0] >> 4) == 4 && (ip4[0] & 0xf) == 5 && ipv4_checksum(ip4) == 0;
+	ProbeGrh g = { 0 };
+
+	if ((grh[0] >> 4) == 6 && !ipv4) {
+		uint32_t vtf = get32(grh);
+
+		g.traffic_class = (uint8_t) (vtf >> 20);
+		g.flow_label = vtf & 0xfffff;
+		memcpy(g.sgid, grh + 8, 16);
+		memcpy(g.dgid, grh + 24, 16);
+	} else if (ipv4) {
+		g.traffic_class = ip4[1];
+		gid_from_ipv4(ip4 + 12, g.sgid);
+		gid_from_ipv4(ip4 + 16, g.dgid);
+	} else
+		return -EBADMSG;
+	*ret = g;
+	return 0;
+}
+
+bool probe_peer_equal(const ProbePeer *a, const ProbePeer *b) {
+	return a->qpn == b->qpn && memcmp(a->gid, b->gid, sizeof(a->gid)) == 0;
 }

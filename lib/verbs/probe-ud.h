@@ -4,23 +4,34 @@
 /* rdmad-probe's transport: unreliable datagrams (UD) in rdma_cm's UDP port space.
  *
  * A link's endpoint (ProbeLink) is an rdma_cm id bound to the link's address and the probe
- * port, listening, with one UD QP. It answers every probe that arrives, whoever sent it: the
- * reply goes back to the sender's QP, through an address handle made from the completion
- * (ibv_create_ah_from_wc()), and the responder keeps nothing. It also sends this prober's
- * requests. A path (ProbePath) resolves a peer's address and route, then asks the peer's
- * endpoint for its QP number and Q_Key (SIDR: rdma_connect() on a UD id); its requests go out of
- * its link's QP to that QP.
+ * port, listening, with one UD QP. It answers the probes that arrive, whoever sent them, within
+ * a budget a source (probe-guard.h): the reply goes back to the sender's QP, through an address
+ * handle made from the completion (ibv_create_ah_from_wc()) and kept for that peer, and the
+ * responder keeps nothing else. It also sends this prober's requests. A path (ProbePath)
+ * resolves a peer's address and route, then asks the peer's endpoint for its QP number and
+ * Q_Key (SIDR: rdma_connect() on a UD id); its requests go out of its link's QP to that QP, and
+ * an answer counts only if it comes from there: that QP number and the GID the route gave.
  *
  * UD and not RC: one QP a link serves every path and every prober that asks, with no state
  * kept per peer on the answering side; and a probe lost is a probe without an answer, where RC
  * would retransmit it (a late answer) or break the connection seconds later. So loss and the
  * latency tail are what the fabric did to one datagram each way.
  *
- * Nothing here blocks: the rdma_cm event channel's fd and each link's completion channel fd
- * are for the caller's event loop, which calls the process functions when they are readable.
- * Times are the caller's CLOCK_MONOTONIC in nanoseconds (software: the completion is polled
- * when the loop wakes up); where the device stamps completions, an answer also comes with its
- * round trip by the device's clock (send completion to receive completion). */
+ * Nothing here blocks, and one descriptor tells the caller's event loop of all the work: the
+ * rdma_cm events, each device's asynchronous events and each link's completions are watched
+ * together (probe_transport_fd()), and probe_transport_process() does a bounded share of them
+ * each time. Times are the caller's CLOCK_MONOTONIC in nanoseconds (software: the completion is
+ * polled when the loop wakes up); where the device stamps completions, an answer also comes
+ * with its round trip by the device's clock (send completion to receive completion).
+ *
+ * A device that goes away (rdma_cm's DEVICE_REMOVAL on any id of it, IBV_EVENT_DEVICE_FATAL, or
+ * a completion channel that the kernel closed) is let go at once: every id, QP, CQ, MR, PD,
+ * address handle and completion channel of this transport on it, and the device itself, which
+ * the kernel waits for before it can finish the removal (Soft-RoCE has no
+ * disassociate_ucontext: `rdma link delete` waits until every process closed the device). Its
+ * links and paths then say why they stopped, and are made again by the caller. A transport
+ * keeps an rdma_cm id on each device it used, so that it hears of the device's removal also
+ * when no link is on it any more: librdmacm keeps a device open once it was used. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -62,21 +73,21 @@ int probe_transport_new(uint32_t sender, probe_reply_t on_reply, void *userdata,
 			ProbeTransport **ret);
 ProbeTransport *probe_transport_free(ProbeTransport *t);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ProbeTransport *, probe_transport_free)
-/* rdma_cm's events, for every link and path: readable when probe_transport_process() has
- * work. */
+/* Readable when probe_transport_process() has work: rdma_cm events for any link and path, a
+ * device's asynchronous events, a link's completions. */
 int probe_transport_fd(const ProbeTransport *t);
-/* The pending rdma_cm events; never blocks. */
-int probe_transport_process(ProbeTransport *t);
+/* A bounded share of the work, never blocking: 0 when it is done, 1 when some was left for the
+ * next call (the descriptor stays readable), or -errno. A caller that gives its other work a
+ * turn in between (its timers) keeps its own probes going while a flood arrives. Requests are
+ * answered, answers handed to on_reply, a device gone let go. */
+int probe_transport_process(ProbeTransport *t, uint64_t now_ns);
 
 /* addr: the link's own address (IPv4 or IPv6); port: the probe port. */
 int probe_link_new(ProbeTransport *t, const struct sockaddr *addr, uint16_t port, ProbeLink **ret);
 ProbeLink *probe_link_free(ProbeLink *l);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ProbeLink *, probe_link_free)
-/* Readable when completions wait for probe_link_process(). */
-int probe_link_fd(const ProbeLink *l);
-/* The completions: requests answered, answers handed to on_reply. Never blocks. */
-int probe_link_process(ProbeLink *l, uint64_t now_ns);
-/* Probes answered, and datagrams refused (not a probe, or another prober's answer). */
+/* Probes answered, and datagrams refused: not a probe, an answer to another prober or from
+ * another than the path's peer, a request over its source's budget. */
 uint64_t probe_link_answered(const ProbeLink *l);
 uint64_t probe_link_refused(const ProbeLink *l);
 /* Whether the link's completions are stamped by its device's clock (ibv_query_device_ex()'s
@@ -86,9 +97,14 @@ bool probe_link_device_timestamps(const ProbeLink *l);
 /* Whether its completions are read from an extended CQ (ibv_create_cq_ex()), as they must be for
  * device timestamps; a provider without one gets a plain CQ. */
 bool probe_link_cq_extended(const ProbeLink *l);
-/* NULL, or why the link's QP stopped (its first send in error, or its receives flushed): it sends
- * and receives nothing any more, and is to be freed and made again. */
+/* NULL, or why the link's endpoint stopped: its QP in error (its first send in error, its
+ * receives flushed, or an asynchronous QP event), its address changed, or its device went away
+ * (everything of the link was let go then). It sends and receives nothing any more, and is to
+ * be freed and made again. */
 const char *probe_link_failure(const ProbeLink *l);
+/* Whether it stopped because its device went away: made again later, not at once (a new
+ * device, if one comes). */
+bool probe_link_device_gone(const ProbeLink *l);
 
 /* A path from link to a peer's endpoint at dst and port; index is what on_reply gets. The
  * resolution starts at once and goes on in probe_transport_process(). */

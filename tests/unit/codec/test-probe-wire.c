@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rdmad-probe's datagram on its bytes: the layout in probe-wire.h, a round trip, and every
- * way a stranger's datagram is refused. */
+ * way a stranger's datagram is refused; who sent one, from the GRH a UD receive gets first. */
 #include <errno.h>
 #include <string.h>
 
@@ -60,4 +60,65 @@ TEST(refused) {
 	CHECK(out.kind == PROBE_REPLY && out.seq == 1);
 }
 
-TESTS_MAIN(TEST_ENTRY(bytes), TEST_ENTRY(refused))
+/* RoCE v2 over IPv4, as rxe and mlx5 deliver it: 20 bytes of zeros, then the IPv4 header (its
+ * checksum right) from 192.0.2.2 to 192.0.2.1, ToS 0x68. */
+static void grh_ipv4(uint8_t g[PROBE_GRH_SIZE]) {
+	static const uint8_t ip[20] = { 0x45, 0x68, 0x00, 0x4c, 0x12, 0x34, 0x40, 0x00, 0x40, 0x11,
+					0x00, 0x00, 192,  0,	2,    2,    192,  0,	2,    1 };
+	uint32_t sum = 0;
+
+	memset(g, 0, PROBE_GRH_SIZE);
+	memcpy(g + 20, ip, sizeof(ip));
+	for (size_t i = 0; i < 20; i += 2)
+		sum += (uint32_t) (g[20 + i] << 8 | g[20 + i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	g[30] = (uint8_t) (~sum >> 8);
+	g[31] = (uint8_t) ~sum;
+}
+
+TEST(grh_ipv4) {
+	const uint8_t sgid[16] = { [10] = 0xff, [11] = 0xff, 192, 0, 2, 2 },
+		      dgid[16] = { [10] = 0xff, [11] = 0xff, 192, 0, 2, 1 };
+	uint8_t g[PROBE_GRH_SIZE];
+	ProbeGrh out;
+
+	grh_ipv4(g);
+	CHECK_INTEQ(probe_grh_parse(g, &out), 0);
+	CHECK(memcmp(out.sgid, sgid, 16) == 0 && memcmp(out.dgid, dgid, 16) == 0);
+	CHECK_INTEQ(out.traffic_class, 0x68);
+	CHECK_INTEQ(out.flow_label, 0);
+	/* whatever the first 20 bytes hold, even an IPv6 version nibble: a valid IPv4 header wins
+	 * (libibverbs' rule: its checksum tells it apart) */
+	memset(g, 0x60, 20);
+	CHECK_INTEQ(probe_grh_parse(g, &out), 0);
+	CHECK(memcmp(out.sgid, sgid, 16) == 0);
+	/* an IPv4 header whose checksum does not hold, after no IPv6 version: neither */
+	grh_ipv4(g);
+	g[20 + 15] = 3; /* another source address, the checksum as it was */
+	CHECK_INTEQ(probe_grh_parse(g, &out), -EBADMSG);
+	memset(g, 0, sizeof(g));
+	CHECK_INTEQ(probe_grh_parse(g, &out), -EBADMSG);
+}
+
+TEST(grh_ipv6) {
+	uint8_t g[PROBE_GRH_SIZE] = { 0x61, 0x23, 0x45, 0x67 }; /* version 6, class 0x12, flow */
+	ProbeGrh out = { .traffic_class = 1 };
+
+	for (int i = 0; i < 16; i++) {
+		g[8 + i] = (uint8_t) (0xa0 + i);
+		g[24 + i] = (uint8_t) (0xb0 + i);
+	}
+	CHECK_INTEQ(probe_grh_parse(g, &out), 0);
+	CHECK_INTEQ(out.traffic_class, 0x12);
+	CHECK_INTEQ(out.flow_label, 0x34567);
+	CHECK(out.sgid[0] == 0xa0 && out.sgid[15] == 0xaf && out.dgid[0] == 0xb0 &&
+	      out.dgid[15] == 0xbf);
+	/* another version: refused, *ret untouched */
+	g[0] = 0x51;
+	out.traffic_class = 7;
+	CHECK_INTEQ(probe_grh_parse(g, &out), -EBADMSG);
+	CHECK_INTEQ(out.traffic_class, 7);
+}
+
+TESTS_MAIN(TEST_ENTRY(bytes), TEST_ENTRY(refused), TEST_ENTRY(grh_ipv4), TEST_ENTRY(grh_ipv6))

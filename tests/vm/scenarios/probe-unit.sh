@@ -3,6 +3,10 @@
 # `meson install`, started by systemd; a profile creates rxe0 and rxe1 on a veth pair and
 # declares probing. Nothing is enabled by hand: rdmad.service wants rdmad-probe.path, which
 # starts rdmad-probe.service once rdmad publishes /run/rdmad/probe.links.
+#   - `meson install` made the prober's system user (sysusers.d) and it runs as that user, not
+#     as root: its UID, GID and capabilities; as that user it opens the RDMA devices, reads
+#     rdmad's bus and probe.links, and writes its metrics into the textfile directory, made
+#     after the install (its ACL entry applied when the unit starts);
 #   - the prober's own sandbox lets its probes through (no IPAddressDeny=: on Soft-RoCE the
 #     kernel charges a probe's UDP socket to the prober's cgroup): both paths answered;
 #   - its metrics in node_exporter's textfile directory pass promtool;
@@ -23,6 +27,9 @@ check "rdmad.service wants rdmad-probe.path (nothing to enable)" \
 	sh -c "systemctl show -P Wants rdmad.service | grep -qw rdmad-probe.path"
 is "the prober's unit as installed denies no IP address" \
 	"$(systemctl show -P IPAddressDeny rdmad-probe.service)" ""
+check "meson install made the prober's system user, rdmad-probe" getent passwd rdmad-probe ||
+	diag "$(cat "$VM_LOGDIR/install.log")"
+is "... which its unit runs as" "$(systemctl show -P User rdmad-probe.service)" rdmad-probe
 check "systemd-analyze verify rdmad-probe.service rdmad-probe.path" \
 	logged "$VM_LOGDIR/verify.log" systemd-analyze verify \
 	"$(systemctl show -P FragmentPath rdmad-probe.service)" \
@@ -71,6 +78,22 @@ check "under its unit's sandbox, both paths probed and answered" \
 	within 90 paths_are 2 '.state == "probing" and .sent >= 10' ||
 	diag "$(cat "$STATE"; journalctl -q -o cat -u rdmad-probe.service | tail -n 20)"
 is "... none lost" "$(jq -r '[.paths[] | select(.lost == 0 and .sent > 0)] | length' "$STATE")" 2
+# (read once it probes: a process just forked may not have taken its credentials yet)
+PID=$(systemctl show -P MainPID rdmad-probe.service)
+ids() { # ids PID: its real, effective, saved and filesystem UIDs, then GIDs, one line
+	awk '$1 == "Uid:" || $1 == "Gid:" { printf "%s %s %s %s ", $2, $3, $4, $5 }' "/proc/$1/status"
+}
+user_ids="$(id -u rdmad-probe) $(id -u rdmad-probe) $(id -u rdmad-probe) $(id -u rdmad-probe) \
+$(id -g rdmad-probe) $(id -g rdmad-probe) $(id -g rdmad-probe) $(id -g rdmad-probe) "
+is "rdmad-probe runs as its user, not root: every UID and GID of process $PID" \
+	"$(ids "$PID")" "$user_ids"
+check "... which is not root's" test "$(id -u rdmad-probe)" -ne 0
+is "... with no capability" "$(awk '$1 == "CapEff:" { print $2 }' "/proc/$PID/status")" \
+	0000000000000000
+diag "the RDMA device nodes: $(stat -c '%n %a %U:%G' /dev/infiniband/* | tr '\n' ' ')"
+diag "the textfile directory: $(stat -c '%a %U:%G' "$TEXTFILE")$(getfacl -p "$TEXTFILE" 2> /dev/null |
+	grep rdmad-probe | tr '\n' ' ')"
+diag "$(systemd-analyze security --no-pager rdmad-probe.service 2>&1 | grep 'Overall exposure')"
 rdmactl probe > "$VM_LOGDIR/rdmactl-probe.txt" 2>&1
 is "rdmactl probe: exit 0" "$?" 0
 diag "$(cat "$VM_LOGDIR/rdmactl-probe.txt")"
@@ -78,6 +101,7 @@ check "its metrics in $TEXTFILE pass promtool check metrics" \
 	logged "$VM_LOGDIR/promtool.txt" sh -c "promtool check metrics < $METRICS"
 check "... with the round trips of rxe0/1 -> rxe1/1" grep -q \
 	'^rdmad_probe_rtt_seconds_count{link="rxe0/1",peer="rxe1/1",kind="local"} [1-9]' "$METRICS"
+is "... written by the prober's user" "$(stat -c %U "$METRICS")" rdmad-probe
 
 # ---- killed: systemd restarts it, and the metrics file is never torn -------------------------
 SNAP=$VM_LOGDIR/snap
@@ -108,6 +132,7 @@ written_by_new() {
 		-ge "$(date +%s -d "$(systemctl show -P ActiveEnterTimestamp rdmad-probe.service)")" ]
 }
 check "the restarted prober rewrites the metrics" within 60 written_by_new
+is "... as its user again" "$(ids "$(systemctl show -P MainPID rdmad-probe.service)")" "$user_ids"
 check "... and both paths probe again" \
 	within 90 paths_are 2 '.state == "probing" and .sent >= 5'
 touch "$SNAP/stop"

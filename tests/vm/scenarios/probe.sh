@@ -10,7 +10,12 @@
 # a probe every 100 ms and figures over 5 s: both paths probed and answered, the histogram in
 # its metrics; 20 ms of netem on veth1 puts both paths' fastest round trip at 20 ms or more, and
 # back under it once removed (the median's move printed as a figure); veth1
-# down counts losses, and the probes resume when it is up again.
+# down counts losses, and the probes resume when it is up again; a completion channel readable
+# forever with nothing to read is let go, not spun on; `rdma link delete rxe1` returns
+# while the prober holds rxe1 (it lets go of the device at once), and the paths come back when
+# rxe1 is made again; a flood from one source leaves the prober's own paths and another
+# prober's probes answered; answers forged by another QP or GID than the path's peer are not
+# counted. With rdmad: a device the prober no longer probes can be deleted too.
 # No `set -e`: a failed check is reported and the scenario goes on. Every probe-echo is run
 # under timeout: a stuck rdma_cm id can keep a process alive past any deadline of its own.
 set -uo pipefail
@@ -80,6 +85,15 @@ timeout 60 probe-echo 192.0.2.1 "$((PORT + 1))" 192.0.2.2 3 > "$VM_LOGDIR/noport
 is "nothing on the peer's port: exit 2" "$?" 2
 check "... the path fails at connect" grep -q "path failed at connect" "$VM_LOGDIR/noport.out" ||
 	diag "$(cat "$VM_LOGDIR/noport.out")"
+
+# A completion channel the kernel closed (a device disassociated, as mlx5's removal does; rxe
+# cannot) is readable forever with nothing to read: the transport lets go of the device and
+# stops watching it, and does not spin. probe-echo --dead-channel puts a pipe whose writer is
+# gone in a real link's channel's place, in the transport's epoll.
+timeout 60 probe-echo --dead-channel 192.0.2.1 "$((PORT + 2))" > "$VM_LOGDIR/dead-channel.out" 2>&1
+is "a completion channel readable with nothing to read: its device let go, at most 3 dispatches" \
+	"$?" 0
+diag "$(tail -n 1 "$VM_LOGDIR/dead-channel.out")"
 
 # ---- rdmad-probe ---------------------------------------------------------------------------
 mkdir -p /run/rdmad-probe # where rdmactl probe reads the state
@@ -153,9 +167,109 @@ check "veth1 up: both paths answered again, none lost over 5 s" \
 	diag "$(cat "$state"; tail -n 20 "$VM_LOGDIR/prober.out")"
 diag "the prober's log of it: $(grep -E "unreachable|stopped at|probing|made again|answered again" \
 	"$VM_LOGDIR/prober.out" | tail -n 12)"
+
+# rxe1 deleted under the prober: rxe has no disassociate_ucontext, so the kernel finishes only
+# once every process closed the device. rdma_cm tells the prober (DEVICE_REMOVAL), which lets go
+# of everything on rxe1 at once; then rxe1 made again: both paths answered again, same process.
+# A deletion that hangs is unkillable (D state): it is waited for in the background, and the
+# prober killed if it does not return, so that the rest of the scenario can run.
+delete_link() { # delete_link NAME STILL-RUNNING-PID: rdma link delete NAME, bounded; its status
+	rdma link delete "$1" &
+	local del=$! rc
+	if ! wait_until 60 eval "! kill -0 $del 2> /dev/null"; then
+		diag "rdma link delete $1 hangs: $(cat "/proc/$del/wchan" 2> /dev/null); killing $2"
+		kill -9 "$2"
+		wait_until 60 eval "! kill -0 $del 2> /dev/null"
+		wait "$del"
+		return 1
+	fi
+	wait "$del"
+	rc=$?
+	return "$rc"
+}
+check "rdma link delete rxe1 returns while the prober holds rxe1 (within 60 s)" \
+	delete_link rxe1 "$prober"
+check "... the prober says why rxe1's endpoint stopped" \
+	within 30 grep -q "rxe1/1: its endpoint failed (its device was removed)" "$VM_LOGDIR/prober.out" ||
+	diag "$(tail -n 10 "$VM_LOGDIR/prober.out")"
+rdma link add rxe1 type rxe netdev veth1 || diag "rdma link add rxe1 failed"
+wait_until 20 has_gid rxe1 1 "$(gid_of_ipv4 192.0.2.2)" || diag "rxe1 has no IPv4 GID again"
+check "rxe1 made again: both paths answered again, none lost over 5 s" \
+	within 60 paths_are 2 '.state == "probing" and .lost == 0 and .sent > 20' ||
+	diag "$(cat "$state"; tail -n 10 "$VM_LOGDIR/prober.out")"
+is "... by the same prober" "$(kill -0 "$prober" 2> /dev/null && echo alive)" alive
+
+# A flood of requests from one source (probe-echo --flood from rxe0's address, one QP) at
+# rxe1's endpoint: the prober answers it within that source's budget only, and its own probes
+# go on between the shares of work: both paths and another prober's probes answered meanwhile.
+# Judged by answers counted, not by round trips (the flood and the prober share one vCPU).
+answers_of() { # answers_of LINK: the round trips the metrics count for LINK's path
+	awk -v k="rdmad_probe_rtt_seconds_count{link=\"$1\"" 'index($1, k) == 1 { print $2 }' \
+		"$metrics"
+}
+refused_of() { # refused_of LINK [FILE]: the datagrams LINK's endpoint refused, from the metrics
+	awk -v k="rdmad_probe_refused_total{link=\"$1\"}" '$1 == k { print $2 }' "${2:-$metrics}"
+}
+# the flood lasts until it is stopped below (its own bound is far beyond the checks' deadlines)
+timeout 400 probe-echo --flood 192.0.2.1 18600 192.0.2.2 300 > "$VM_LOGDIR/flood.out" 2>&1 &
+flooder=$!
+check "a flood from one source at rxe1/1's endpoint" \
+	wait_until 30 grep -q "^flooding" "$VM_LOGDIR/flood.out" || diag "$(cat "$VM_LOGDIR/flood.out")"
+a0=$(answers_of rxe0/1) a1=$(answers_of rxe1/1) refused0=$(refused_of rxe1/1)
+timeout 60 probe-echo 192.0.2.1 18600 192.0.2.2 20 > "$VM_LOGDIR/during-flood.out" 2>&1
+legit=$(awk '/^sent/ { print $4 }' "$VM_LOGDIR/during-flood.out")
+check "during the flood, another prober's probes of rxe1/1 are answered: ${legit:-0} of 20" \
+	test "${legit:-0}" -ge 10 || diag "$(tail -n 5 "$VM_LOGDIR/during-flood.out")"
+more_answered() { # 10 more answers on both paths than when the flood began
+	[ "$(answers_of rxe0/1)" -ge $((${a0:-0} + 10)) ] &&
+		[ "$(answers_of rxe1/1)" -ge $((${a1:-0} + 10)) ]
+}
+check "... and the prober's own paths: 10 answers more each" within 30 more_answered ||
+	diag "answers before $a0 $a1, now $(answers_of rxe0/1) $(answers_of rxe1/1); $(cat "$state")"
+over_budget() { [ "$(refused_of rxe1/1)" -ge $((${refused0:-0} + 100)) ]; }
+check "... the flood's requests over its budget refused by rxe1/1 (100 or more)" \
+	within 30 over_budget
+check "... all while the flood runs" kill -0 "$flooder"
+kill "$flooder"
+wait "$flooder"
+diag "$(tail -n 1 "$VM_LOGDIR/flood.out"); rxe1/1 refused $(refused_of rxe1/1) datagrams \
+(${refused0:-0} before)"
 kill "$prober"
 wait_until 20 eval "! kill -0 $prober 2> /dev/null" || kill -9 "$prober"
 check "rdmad-probe stopped on SIGTERM" eval "! kill -0 $prober 2> /dev/null"
+
+# A forged answer: a path whose peer (probe-echo --forge, at rxe1's address) takes the path's
+# SIDR but never answers; for each request it answers twice as someone else would, with the
+# right sender, path and sequence number: from its own QP but another GID (192.0.2.3, rxe1's
+# too), and from another QP with its own GID. Neither counts: the path loses every probe.
+ip addr add 192.0.2.3/24 dev veth1
+wait_until 20 has_gid rxe1 1 "$(gid_of_ipv4 192.0.2.3)" || diag "rxe1 has no GID for 192.0.2.3"
+timeout 120 probe-echo --forge 192.0.2.2 18610 192.0.2.3 > "$VM_LOGDIR/forge.out" 2>&1 &
+forger=$!
+wait_until 20 grep -q "^listening" "$VM_LOGDIR/forge.out" || diag "$(cat "$VM_LOGDIR/forge.out")"
+fstate=$VM_LOGDIR/forged.json
+fmetrics=$VM_LOGDIR/forged.prom
+rdmad-probe --link rxe0/1=192.0.2.1 --peer 192.0.2.2 --port 18610 --interval 100 \
+	--timeout 500 --window 30 --metrics "$fmetrics" --state "$fstate" \
+	> "$VM_LOGDIR/prober-forged.out" 2>&1 &
+prober=$!
+forged_lost() { # the path sent 20 probes or more, and lost 10 or more
+	jq -e '.paths[0] | .sent >= 20 and .lost >= 10' "$fstate" > /dev/null 2>&1
+}
+check "forged answers: the path to the silent peer loses its probes" within 60 forged_lost ||
+	diag "$(cat "$fstate" "$VM_LOGDIR/prober-forged.out")"
+is "... no round trip counted" \
+	"$(awk '$1 ~ /^rdmad_probe_rtt_seconds_count[{]/ { print $2 }' "$fmetrics")" 0
+kill "$forger"
+wait "$forger"
+forged=$(awk '/^requests/ { print $4 }' "$VM_LOGDIR/forge.out")
+check "... though the forger answered its requests (${forged:-0} forged answers)" \
+	test "${forged:-0}" -ge 20 || diag "$(cat "$VM_LOGDIR/forge.out")"
+diag "rxe0/1 refused $(refused_of rxe0/1 "$fmetrics") datagrams; \
+$(jq -c '.paths[0] | {state, sent, lost}' "$fstate")"
+kill "$prober"
+wait_until 20 eval "! kill -0 $prober 2> /dev/null" || kill -9 "$prober"
+ip addr del 192.0.2.3/24 dev veth1
 
 # ---- rdmad-probe following rdmad: the links and settings of the profiles' probe keys ---------
 # rdmad on a private system-like bus with the shipped policy; the prober without --link reads
@@ -239,6 +353,21 @@ check "probe.mesh: none on rxe1, reloaded: one path left, rxe0/1 -> rxe1/1" \
 	diag "$(cat "$state" "$VM_LOGDIR/prober-rdmad.out")"
 check "... and it is still probed" within 30 paths_are 1 '.state == "probing" and .sent >= 10'
 is "rdmad-probe still the same process" "$(kill -0 "$prober" && echo alive)" alive
+
+# rxe1 no longer declares a probe key (a reload): the prober closes everything of it, but
+# librdmacm keeps a device open once it was used, and the kernel would wait for it. The
+# prober's id on rxe1 hears of its removal all the same: the deletion returns.
+cat > "$CONF/50-probe.yaml" << YAML
+match: {device: [rxe0]}
+probe: {interval: 100ms, timeout: 500ms, mesh: local, port: 18700}
+YAML
+kill -HUP "$RDMAD"
+check "only rxe0 declares probing, reloaded: the prober forgets rxe1/1" \
+	within 60 grep -q "rxe1/1: no longer published, not probed" "$VM_LOGDIR/prober-rdmad.out" ||
+	diag "$(tail -n 10 "$VM_LOGDIR/prober-rdmad.out")"
+check "rdma link delete rxe1, a device the prober used before, returns (within 60 s)" \
+	delete_link rxe1 "$prober"
+is "... the prober still runs" "$(kill -0 "$prober" 2> /dev/null && echo alive)" alive
 
 # no probe key left (a reload): rdmad removes probe.links, and the prober leaves with status 0
 echo "match: {device: [rxe0, rxe1]}" > "$CONF/50-probe.yaml"
