@@ -44,39 +44,19 @@ int acs_record_read(const char *state_dir, const char *port, uint16_t *ret) {
 }
 
 int acs_record_write(const char *state_dir, const char *port, uint16_t cleared) {
-	_cleanup_free_ char *dir = NULL, *path = NULL, *tmp = NULL;
-	_cleanup_close_ int fd = -EBADF;
+	_cleanup_free_ char *dir = NULL, *path = NULL;
 	char line[32];
-	ssize_t n;
-	int len;
 
 	if (!pci_address_valid(port))
 		return -EINVAL;
-	if (asprintf(&dir, "%s/acs", state_dir) < 0 || asprintf(&path, "%s/%s", dir, port) < 0 ||
-	    asprintf(&tmp, "%s/.#%sXXXXXX", dir, port) < 0)
+	if (asprintf(&dir, "%s/acs", state_dir) < 0 || asprintf(&path, "%s/%s", dir, port) < 0)
 		return -ENOMEM;
 	if (cleared == 0)
 		return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
-	len = snprintf(line, sizeof(line), "cleared 0x%04x\n", cleared);
+	snprintf(line, sizeof(line), "cleared 0x%04x\n", cleared);
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return -errno;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, line, (size_t) len);
-	if (n != len || fchmod(fd, 0644) < 0) {
-		int r = n < 0 || n == len ? negative_errno() : -EIO;
-
-		(void) unlink(tmp);
-		return r;
-	}
-	if (rename(tmp, path) < 0) {
-		int r = -errno;
-
-		(void) unlink(tmp);
-		return r;
-	}
-	return 0;
+	return write_file_atomic(path, line, 0644);
 }
 
 static int record_compare(const void *a, const void *b) {
