@@ -301,3 +301,51 @@ void gids_wait_schedule(Manager *m) {
 	m->gid_wait_exp++;
 	manager_schedule_reconcile(m, usec);
 }
+
+void status_note_worker(Manager *m, const Action *a, const ActionOutcome *o) {
+	PortStatus *s = manager_port_status(m, a->device, a->port);
+	unsigned changes = 1u << PORT_PROPERTY_SETTINGS;
+	SettingStatus *x;
+	SettingResult result = SETTING_PENDING;
+	char *error = NULL;
+
+	if (!s)
+		return;
+	x = port_status_setting(s, a->key);
+	if (!x) {
+		/* declared since the table was built (a reload): its row, in Key order */
+		SettingStatus *l = reallocarray(s->settings, s->n_settings + 1, sizeof(*l));
+		char *desired = strdup(strempty(a->desired));
+		char *current = a->current ? strdup(a->current) : NULL;
+		size_t i = 0;
+
+		if (l)
+			s->settings = l;
+		if (!l || !desired || (a->current && !current)) {
+			free(desired);
+			free(current);
+			return;
+		}
+		while (i < s->n_settings && l[i].key < a->key)
+			i++;
+		memmove(l + i + 1, l + i, (s->n_settings - i) * sizeof(*l));
+		l[i] = (SettingStatus){ .key = a->key, .desired = desired, .current = current };
+		s->n_settings++;
+		x = &l[i];
+	}
+	if (!o)
+		error = strdup("in progress"); /* the bus shows what, and since when */
+	else if (o->result == APPLY_FAILED || o->result == APPLY_UNSUPPORTED) {
+		result = o->result == APPLY_FAILED ? SETTING_FAILED : SETTING_UNSUPPORTED;
+		error = strdup(o->message ? o->message : strerror(-o->error));
+	}
+	/* written: pending until the run has looked again */
+	free(x->error);
+	x->error = error;
+	x->result = result;
+	if (!o && (s->state == CONFIG_STATE_CONVERGED || s->state == CONFIG_STATE_UNMANAGED)) {
+		s->state = CONFIG_STATE_PENDING;
+		changes |= 1u << PORT_PROPERTY_STATE;
+	}
+	manager_emit_link_changed(m, s, changes);
+}
