@@ -118,6 +118,10 @@ numvfs_is() { [ "$(cat "$NSIM/sriov_numvfs" 2> /dev/null)" = "$1" ] && [ "$(vfs)
 mac1_is() { [ "$(mac1)" = "$1" ]; }
 check "rdmad: 4 VFs (sriov_numvfs, read back over RTM_GETLINK)" wait_until 20 numvfs_is 4
 check "... and rxe0/1 on $PF converged" wait_until 20 grep -q 'rxe0/1: converged' "$LOG"
+# issue 43: the write to sriov_numvfs, which can take seconds, left the event loop
+worker_wrote() { grep -Eq ": $1, off the event loop \(worker pid [0-9]+\)" "$LOG"; }
+check "... the count written by a worker process, off rdmad's loop (journal)" \
+	worker_wrote 'sriov.vfs: writing 4'
 v0=$(vf 0) v1=$(vf 1)
 diag "vf 0: $v0"
 diag "vf 1: $v1"
@@ -189,6 +193,7 @@ check "reload: 2 VFs" wait_until 20 numvfs_is 2
 check "... through 0, as planned (journal)" \
 	sh -c "grep -q 'sriov.vfs 4 -> 0 (first: destroys the 4 VFs, to make 2)' $LOG &&
 		grep -q 'sriov.vfs 0 -> 2' $LOG"
+check "... each write by a worker" eval "worker_wrote 'sriov.vfs: writing 0' && worker_wrote 'sriov.vfs: writing 2'"
 
 # ---- "driver reload": the device deleted and made again -------------------------------------------
 check "netdevsim1 deleted" write /sys/bus/netdevsim/del_device 1
@@ -216,6 +221,8 @@ sed -i -e 's/eswitch: legacy/eswitch: switchdev/' -e 's/max-rate: 1000,/max-rate
 	"$CONF/50-sriov.yaml"
 kill -HUP "$RDMAD"
 check "sriov.eswitch: switchdev: devlink dev eswitch show says so" wait_until 20 eswitch_is switchdev
+check "... changed by a worker (journal)" \
+	worker_wrote 'sriov.eswitch: changing the e-switch mode to switchdev'
 check "... and VF 1's new max-rate, refused in switchdev (EOPNOTSUPP): unsupported, saying why" \
 	wait_until 20 sh -c "rdmactl status --no-pager rxe0/1 |
 		grep -Eq '^sriov\.vf .* unsupported +eth[0-9]+ refuses vf 1 max_tx_rate 2000Mbps \(EOPNOTSUPP.*switchdev mode drivers refuse VF rates'"
@@ -223,6 +230,8 @@ diag "$(rdmactl status --no-pager rxe0/1 2>&1 | grep -E '^(SETTING|sriov)')"
 is "... VF 1 keeps the rate it had" "$(vf 1 | jq -r .rate.max_tx)" 1000
 
 check "rdmad is still running" kill -0 "$RDMAD"
+workers() { grep -lx rdmad-worker /proc/[0-9]*/comm 2> /dev/null | wc -l; }
+is "... every worker it started is gone (reaped)" "$(workers)" 0
 kill "$RDMAD"
 wait "$RDMAD"
 is "rdmad stops on SIGTERM with status 0" "$?" 0
