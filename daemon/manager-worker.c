@@ -28,6 +28,7 @@ struct Worker {
 	const Action *action;
 	char *device; /* the action's, copied */
 	uint32_t port;
+	char *netdev;
 	Key key;
 	char *function;
 	char *what; /* "writing 8" */
@@ -242,9 +243,10 @@ int worker_start(Manager *m, const Action *a, worker_done_t done, void *userdata
 	w->port = a->port;
 	w->key = a->key;
 	w->device = a->device ? strdup(a->device) : NULL;
+	w->netdev = a->netdev ? strdup(a->netdev) : NULL;
 	w->function = strdup(strempty(a->function));
 	w->what = what_new(a);
-	if ((a->device && !w->device) || !w->function || !w->what)
+	if ((a->device && !w->device) || (a->netdev && !w->netdev) || !w->function || !w->what)
 		return -ENOMEM;
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return -errno;
@@ -312,6 +314,7 @@ Worker *worker_free(Worker *w) {
 	sd_event_source_disable_unref(w->progress);
 	safe_close(w->fd);
 	free(w->device);
+	free(w->netdev);
 	free(w->function);
 	free(w->what);
 	free(w);
@@ -326,13 +329,18 @@ Key worker_key(const Worker *w) {
 	return w->key;
 }
 
-bool worker_concerns(const Worker *w, const char *device, uint32_t port, Key key) {
-	return w->key == key && streq_ptr(w->device, device) && (!device || w->port == port);
+bool worker_concerns(const Worker *w, const PortStatus *s, Key key) {
+	if (w->key != key)
+		return false;
+	if (w->device)
+		return streq(w->device, s->device) && w->port == s->port;
+	/* a function no RDMA port carries: the ports on its netdev (status_note_worker()) */
+	return w->netdev && streq_ptr(w->netdev, s->netdev);
 }
 
 const char *worker_setting_error(const Worker *w, const PortStatus *s, const SettingStatus *x,
 				 char *buf, size_t size) {
-	if (!w || !worker_concerns(w, s->device, s->port, x->key))
+	if (!w || !worker_concerns(w, s, x->key))
 		return x->error;
 	(void) worker_describe(w, buf, size);
 	return buf;

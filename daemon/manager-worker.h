@@ -28,8 +28,9 @@ int worker_describe(const Worker *w, char *buf, size_t size);
 /* The function it changes ("pci/0000:3b:00.1"), and the setting. */
 const char *worker_function(const Worker *w) _pure_;
 Key worker_key(const Worker *w) _pure_;
-/* It changes setting key of device/port (device NULL: a function no RDMA port carries). */
-bool worker_concerns(const Worker *w, const char *device, uint32_t port, Key key) _pure_;
+/* It changes setting key of the port s: its action's port, or for a function no RDMA port
+ * carries, a port on the function's netdev. */
+bool worker_concerns(const Worker *w, const PortStatus *s, Key key) _pure_;
 
 /* The error column of setting x of s as the bus shows it: while w (NULL: none) carries the
  * setting out, what it does ("writing 8 (started 12 s ago)") in buf; else x's own. */
