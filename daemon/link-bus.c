@@ -10,6 +10,7 @@
 #include "gid.h"
 #include "link-bus.h"
 #include "log.h"
+#include "manager-worker.h"
 #include "bus-util.h"
 #include "strv.h"
 
@@ -122,17 +123,22 @@ LINK_GETTER(property_get_gids) {
 }
 
 LINK_GETTER(property_get_settings) {
+	/* the fallback's own userdata (the manager), not the link the find function gave */
+	const Manager *m = sd_bus_slot_get_userdata(sd_bus_get_current_slot(bus));
 	const PortStatus *s = userdata;
+	char buf[256];
 	int r;
 
 	r = sd_bus_message_open_container(reply, 'a', "(sssss)");
 	for (size_t i = 0; r >= 0 && i < s->n_settings; i++) {
 		const SettingStatus *x = &s->settings[i];
 
+		/* a long kernel operation at work on it: what, and since when */
 		r = sd_bus_message_append(reply, "(sssss)", key_to_string(x->key),
 					  empty_to_null(x->desired), empty_to_null(x->current),
 					  setting_result_to_string(x->result),
-					  empty_to_null(x->error));
+					  empty_to_null(worker_setting_error(
+						  m ? m->worker : NULL, s, x, buf, sizeof(buf))));
 	}
 	if (r < 0)
 		return r;
@@ -391,4 +397,9 @@ void link_bus_ports_changed(Manager *m, const PortStatus *old, size_t n_old, siz
 	for (size_t i = 0; i < n_old; i++)
 		if (old[i].name && !status_by_name(now_idx, n_now_idx, old[i].name))
 			link_signal(m, old[i].name, LINK_EVENT_REMOVED, 0);
+}
+
+void link_bus_link_changed(Manager *m, const PortStatus *s, unsigned changes) {
+	if (bus_is_ready(m->bus) && changes)
+		link_signal(m, s->name, LINK_EVENT_CHANGED, changes);
 }

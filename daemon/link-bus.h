@@ -11,5 +11,7 @@ int link_bus_register(Manager *m, sd_bus *bus);
  * n_carried entries of the new table were moved over unchanged), InterfacesAdded/Removed for
  * ports that came or went. */
 void link_bus_ports_changed(Manager *m, const PortStatus *old, size_t n_old, size_t n_carried);
+/* PropertiesChanged for what changed of s in place (a bit per PortProperty). */
+void link_bus_link_changed(Manager *m, const PortStatus *s, unsigned changes);
 /* The signals not sent yet dropped (the manager goes). */
 void link_bus_signals_done(Manager *m);

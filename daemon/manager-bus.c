@@ -288,6 +288,7 @@ static void emitter_done(Manager *m) {
 static const ManagerEmitter bus_emitter = {
 	.manager_changed = emit_manager_changed,
 	.ports_changed = link_bus_ports_changed,
+	.link_changed = link_bus_link_changed,
 	.gid_changed = emit_gid_changed,
 	.done = emitter_done,
 };

@@ -10,6 +10,7 @@
 #include "gid.h"
 #include "json-util.h"
 #include "bus-util.h"
+#include "manager-worker.h"
 #include "manager.h"
 #include "strv.h"
 
@@ -40,8 +41,9 @@ static int gids_json(json_object *o, const PortStatus *s) {
 	return r;
 }
 
-static int settings_json(json_object *o, const PortStatus *s) {
+static int settings_json(json_object *o, const Manager *m, const PortStatus *s) {
 	json_object *a, *x;
+	char buf[256];
 	int r;
 
 	r = json_add_array(o, "settings", &a);
@@ -58,7 +60,9 @@ static int settings_json(json_object *o, const PortStatus *s) {
 		if (r >= 0)
 			r = json_add_string(x, "result", setting_result_to_string(t->result));
 		if (r >= 0)
-			r = json_add_string(x, "error", t->error);
+			r = json_add_string(
+				x, "error",
+				worker_setting_error(m->worker, s, t, buf, sizeof(buf)));
 	}
 	return r;
 }
@@ -81,7 +85,8 @@ static int nearest_gpus_json(json_object *o, const char *list) {
 	return r;
 }
 
-static int port_json(json_object *o, const PortStatus *s, const char *nearest_gpus) {
+static int port_json(json_object *o, const Manager *m, const PortStatus *s,
+		     const char *nearest_gpus) {
 	_cleanup_free_ char *path = link_bus_path(s->name);
 	Gid g;
 	int r;
@@ -113,7 +118,7 @@ static int port_json(json_object *o, const PortStatus *s, const char *nearest_gp
 	if (r >= 0)
 		r = gids_json(o, s);
 	if (r >= 0)
-		r = settings_json(o, s);
+		r = settings_json(o, m, s);
 	if (r >= 0)
 		r = json_add_string(o, "last_error", s->last_error);
 	if (r >= 0)
@@ -145,14 +150,15 @@ static int text_append(TextBuffer *b, const char *s, size_t n) {
 
 /* One link's entry, written out and freed before the next is built: at thousands of links the
  * whole tree of json-c objects (a hash table each) took tens of MB and most of the time. */
-static int port_write(TextBuffer *b, const PortStatus *s, const char *nearest_gpus, bool first) {
+static int port_write(TextBuffer *b, const Manager *m, const PortStatus *s,
+		      const char *nearest_gpus, bool first) {
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
 	const char *text;
 	int r;
 
 	if (!o)
 		return -ENOMEM;
-	r = port_json(o, s, nearest_gpus);
+	r = port_json(o, m, s, nearest_gpus);
 	if (r < 0)
 		return r;
 	if (!first) {
@@ -307,7 +313,7 @@ static int describe_job_links(Manager *m, DescribeJob *j, uint64_t deadline) {
 	int r;
 
 	while (j->next < m->n_ports) {
-		r = port_write(&j->links, &m->ports[j->next],
+		r = port_write(&j->links, m, &m->ports[j->next],
 			       manager_nearest_gpus(m, &m->ports[j->next]), j->next == 0);
 		if (r < 0)
 			return r;

@@ -23,6 +23,11 @@ void manager_emit_ports_changed(Manager *m, const PortStatus *old, size_t n_old,
 		m->emitter->ports_changed(m, old, n_old, n_carried);
 }
 
+void manager_emit_link_changed(Manager *m, const PortStatus *s, unsigned changes) {
+	if (m->emitter && m->emitter->link_changed)
+		m->emitter->link_changed(m, s, changes);
+}
+
 void manager_emit_gid_changed(Manager *m, const char *link, int32_t old_index, int32_t new_index,
 			      const char *old_gid, const char *new_gid, const char *reason) {
 	if (m->emitter && m->emitter->gid_changed)

@@ -15,6 +15,8 @@ struct ManagerEmitter {
 	/* The status table was rebuilt: what differs from old (the first n_carried entries of
 	 * the new table were moved over unchanged), ports that came or went. */
 	void (*ports_changed)(Manager *m, const PortStatus *old, size_t n_old, size_t n_carried);
+	/* Properties of one link changed in place, outside a rebuild (a bit per PortProperty). */
+	void (*link_changed)(Manager *m, const PortStatus *s, unsigned changes);
 	/* The GID index a link publishes changed (-1: none). */
 	void (*gid_changed)(Manager *m, const char *link, int32_t old_index, int32_t new_index,
 			    const char *old_gid, const char *new_gid, const char *reason);
@@ -25,6 +27,7 @@ struct ManagerEmitter {
 /* Properties of the Manager changed: names, NULL-terminated (at most 7). */
 void manager_emit_changed(Manager *m, const char *property, ...);
 void manager_emit_ports_changed(Manager *m, const PortStatus *old, size_t n_old, size_t n_carried);
+void manager_emit_link_changed(Manager *m, const PortStatus *s, unsigned changes);
 void manager_emit_gid_changed(Manager *m, const char *link, int32_t old_index, int32_t new_index,
 			      const char *old_gid, const char *new_gid, const char *reason);
 void manager_emit_done(Manager *m);

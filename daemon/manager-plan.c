@@ -7,6 +7,7 @@
 #include "fileio.h"
 #include "json-util.h"
 #include "log.h"
+#include "manager-worker.h"
 #include "manager.h"
 
 struct PlanJob {
@@ -66,9 +67,20 @@ static void on_plan_slice(void *userdata, uint64_t deadline) {
 	char *answer = NULL;
 	int r;
 
-	do
+	/* a function a worker writes meanwhile is observed without what would block until the
+	 * kernel is done (sriov_numvfs): the plan says it is in progress */
+	if (m->worker) {
+		char what[256];
+
+		(void) worker_describe(m->worker, what, sizeof(what));
+		r = host_observer_set_writing(j->observer, worker_function(m->worker), what);
+	} else
+		r = host_observer_set_writing(j->observer, NULL, NULL);
+	while (r == 0) {
 		r = host_observer_step(j->observer);
-	while (r == 0 && now_monotonic_usec() < deadline);
+		if (r != 0 || now_monotonic_usec() >= deadline)
+			break;
+	}
 	if (r == 0)
 		return;
 	if (r > 0)

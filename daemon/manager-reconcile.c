@@ -12,6 +12,7 @@
 #include "manager-emit.h"
 #include "manager-publish.h"
 #include "manager-status.h"
+#include "manager-worker.h"
 #include "manager.h"
 #include "strv.h"
 
@@ -184,7 +185,9 @@ struct ReconcileRun {
 	StatusBuild status;
 	struct timespec start;
 	int r;
-	bool steps_done; /* the end (run_end()) comes in a slice of its own */
+	bool steps_done;   /* the end (run_end()) comes in a slice of its own */
+	bool inline_apply; /* rdmad --once: long kernel operations too, with no loop to serve */
+	bool waiting;	   /* for its worker (manager-worker.h): no slices until it ends */
 	RunWaiter *waiters;
 	size_t n_waiters;
 };
@@ -278,7 +281,45 @@ static int observe_end(Manager *m, ReconcileRun *run) {
 	return plan_builder_new(run->config, run->h, &run->planner);
 }
 
-/* One action of the plan, the next not held: 1 when one was applied, 0 when none is left. */
+static void run_end(Manager *m);
+
+/* What came of an action: logged, and kept for the status the run builds (a run made stale by
+ * a reload meanwhile builds none: then for the next run's). */
+static int run_outcome(Manager *m, ReconcileRun *run, const Action *a, const ActionOutcome *o) {
+	log_outcome(a, o);
+	if (o->result == APPLY_CHANGED) {
+		run->changed = true;
+		m->n_writes++;
+	}
+	if (o->result == APPLY_UNCHANGED)
+		return 0;
+	return outcomes_add(run->stale ? &m->carried : &run->outcomes, a, o);
+}
+
+/* The worker's outcome: the run goes on from there. */
+static void on_worker_done(Manager *m, const Action *a, ActionOutcome *o, void *userdata) {
+	ReconcileRun *run = userdata;
+	int r;
+
+	m->worker = worker_free(m->worker);
+	r = run_outcome(m, run, a, o);
+	status_note_worker(m, a, o);
+	action_outcome_done(o);
+	if (r < 0)
+		run->r = r;
+	run->waiting = false;
+	manager_notify_status(m);
+	r = slice_source_start(m->run_slices);
+	if (r < 0) {
+		/* the run cannot go on: it ends (at once, without its slices) and is retried */
+		log_error_errno(r, "Failed to resume the reconcile");
+		run->r = r;
+		run_end(m);
+	}
+}
+
+/* One action of the plan, the next not held: 1 when one was applied or handed to a worker (then
+ * the run waits for it), 0 when none is left. */
 static int apply_next(Manager *m, ReconcileRun *run) {
 	const Plan *p = run->p;
 	int r;
@@ -291,19 +332,26 @@ static int apply_next(Manager *m, ReconcileRun *run) {
 		    action_held(m, a, &run->outcomes, run->apply_usec))
 			continue;
 		run->next_action++;
-		r = action_apply(m->applier, a, &o);
+		if (action_blocks(a) && !run->inline_apply) {
+			/* seconds in the kernel: off the loop, which goes on serving the bus */
+			r = worker_start(m, a, on_worker_done, run, &m->worker);
+			if (r >= 0) {
+				run->waiting = true;
+				status_note_worker(m, a, NULL);
+				manager_notify_status(m);
+				return 1;
+			}
+			r = outcome_set(&o, APPLY_FAILED, r, "cannot start a worker process: %s",
+					strerror(-r));
+		} else
+			r = action_apply(m->applier, a, &o);
 		if (r < 0) {
 			/* Out of memory building a message, say: a failure of this action, which
 			 * stays with its port; the others go on. */
 			action_outcome_done(&o);
 			o = (ActionOutcome){ .result = APPLY_FAILED, .error = r };
 		}
-		log_outcome(a, &o);
-		if (o.result == APPLY_CHANGED) {
-			run->changed = true;
-			m->n_writes++;
-		}
-		r = o.result == APPLY_UNCHANGED ? 0 : outcomes_add(&run->outcomes, a, &o);
+		r = run_outcome(m, run, a, &o);
 		action_outcome_done(&o);
 		return r < 0 ? r : 1;
 	}
@@ -423,6 +471,9 @@ static int run_new(Manager *m, ReconcileRun **ret) {
 	m->dirty_devices = m->dirty_netdevs = (StrSet){ 0 }; /* moved */
 	run->followup = m->followup_scheduled;
 	run->config = m->config;
+	/* a worker's outcome its stale run could not report */
+	run->outcomes = m->carried;
+	m->carried = (Outcomes){ 0 };
 	/* the callers waiting for a reconcile that begins after their call: this one */
 	run->waiters = TAKE_PTR(m->run_waiters);
 	run->n_waiters = m->n_run_waiters;
@@ -588,13 +639,17 @@ static void on_run_slice(void *userdata, uint64_t deadline) {
 			m->run->longest_step_usec = step;
 			m->run->longest_step_stage = stage;
 		}
-	} while (r == 0 && t < deadline);
+	} while (r == 0 && t < deadline && !m->run->waiting);
 	m->run->n_slices++;
 	m->run->busy_usec += t - now;
 	if (r < 0)
 		m->run->r = r;
 	if (r != 0)
 		m->run->steps_done = true;
+	else if (m->run->waiting)
+		/* until the worker ends (on_worker_done()): events meanwhile mark what they touch
+		 * dirty, for the next run */
+		slice_source_stop(m->run_slices);
 }
 
 int manager_reconcile_start(Manager *m) {
@@ -647,6 +702,7 @@ int manager_reconcile(Manager *m) {
 	r = run_new(m, &run);
 	if (r < 0)
 		return r;
+	run->inline_apply = true;
 	do
 		r = run_step(m, run);
 	while (r == 0);

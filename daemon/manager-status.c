@@ -301,3 +301,76 @@ void gids_wait_schedule(Manager *m) {
 	m->gid_wait_exp++;
 	manager_schedule_reconcile(m, usec);
 }
+
+/* The row of a's setting in s (inserted when declared since the table was built and insert),
+ * noted as the worker's. */
+static void note_port(Manager *m, PortStatus *s, const Action *a, const ActionOutcome *o,
+		      bool insert) {
+	unsigned changes = 1u << PORT_PROPERTY_SETTINGS;
+	SettingStatus *x;
+	SettingResult result = SETTING_PENDING;
+	char *error = NULL;
+
+	x = port_status_setting(s, a->key);
+	if (!x && !insert)
+		return;
+	if (!x) {
+		/* declared since the table was built (a reload): its row, in Key order */
+		SettingStatus *l = reallocarray(s->settings, s->n_settings + 1, sizeof(*l));
+		size_t i = 0;
+
+		if (!l)
+			return;
+		s->settings = l;
+		while (i < s->n_settings && l[i].key < a->key)
+			i++;
+		memmove(l + i + 1, l + i, (s->n_settings - i) * sizeof(*l));
+		l[i] = (SettingStatus){ .key = a->key };
+		s->n_settings++;
+		x = &l[i];
+	}
+	if (!o) {
+		/* what is written now, from what (a step through 0 says so) */
+		char *desired = strdup(strempty(a->desired));
+		char *current = a->current ? strdup(a->current) : NULL;
+
+		if (!desired || (a->current && !current)) {
+			free(desired);
+			free(current);
+			return;
+		}
+		free(x->desired);
+		free(x->current);
+		x->desired = desired;
+		x->current = current;
+		error = strdup("in progress"); /* the bus shows what, and since when */
+	} else if (o->result == APPLY_FAILED || o->result == APPLY_UNSUPPORTED) {
+		result = o->result == APPLY_FAILED ? SETTING_FAILED : SETTING_UNSUPPORTED;
+		error = strdup(o->message ? o->message : strerror(-o->error));
+	}
+	/* written: pending until the run has looked again */
+	free(x->error);
+	x->error = error;
+	x->result = result;
+	if (!o && (s->state == CONFIG_STATE_CONVERGED || s->state == CONFIG_STATE_UNMANAGED)) {
+		s->state = CONFIG_STATE_PENDING;
+		changes |= 1u << PORT_PROPERTY_STATE;
+	}
+	manager_emit_link_changed(m, s, changes);
+}
+
+void status_note_worker(Manager *m, const Action *a, const ActionOutcome *o) {
+	PortStatus *s;
+
+	if (a->device) {
+		s = manager_port_status(m, a->device, a->port);
+		if (s)
+			note_port(m, s, a, o, true);
+		return;
+	}
+	/* A function no RDMA port carries (a soft one on its netdev is not its device): the rows
+	 * the ports on its netdev have for the setting */
+	for (size_t i = 0; a->netdev && i < m->n_ports; i++)
+		if (streq_ptr(m->ports[i].netdev, a->netdev))
+			note_port(m, &m->ports[i], a, o, false);
+}

@@ -40,3 +40,10 @@ void status_build_done(StatusBuild *b);
 void retries_schedule(Manager *m);
 void contests_schedule(Manager *m);
 void gids_wait_schedule(Manager *m);
+
+/* The worker (manager-worker.h) began carrying out a (o NULL), or ended with o: the status row
+ * of a's setting says so (pending, in progress; then what came of it) until the run's own
+ * status replaces the table. For a function no RDMA port carries: the rows the ports on its
+ * netdev have for that setting (a Soft-RoCE link on the PF's netdev); the service status says
+ * it too (manager_notify_status()). */
+void status_note_worker(Manager *m, const Action *a, const ActionOutcome *o);

@@ -17,6 +17,7 @@
 #include "bus-args.h"
 #include "manager.h"
 #include "manager-publish.h"
+#include "manager-worker.h"
 #include "strv.h"
 
 int manager_new(const char *root, char **config_dirs, const char *state_dir, bool test_mode,
@@ -55,6 +56,8 @@ Manager *manager_free(Manager *m) {
 	if (!m)
 		return NULL;
 	manager_emit_done(m);
+	m->worker = worker_free(m->worker); /* before the run whose action it borrows */
+	outcomes_done(&m->carried);
 	manager_reconcile_done(m);
 	manager_plan_done(m);
 	manager_describe_done(m);
@@ -550,7 +553,7 @@ int manager_run(Manager *m) {
 void manager_notify_status(Manager *m) {
 	unsigned n[_CONFIG_STATE_MAX] = { 0 };
 	size_t links = m->n_ports;
-	char status[256];
+	char status[512], worker[256] = "";
 
 	for (size_t i = 0; i < m->n_ports; i++)
 		n[m->ports[i].state]++;
@@ -562,6 +565,14 @@ void manager_notify_status(Manager *m) {
 		 m->config_errors.n == 0 ? ""
 		 : m->config_skipped	 ? "; invalid profile files left out"
 					 : "; profiles invalid, previous ones in force");
+	if (m->worker) {
+		/* "; sriov.vfs of pci/0000:3b:00.1: writing 8 (started 12 s ago)" */
+		size_t l = strlen(status);
+
+		(void) worker_describe(m->worker, worker, sizeof(worker));
+		snprintf(status + l, sizeof(status) - l, "; %s of %s: %s",
+			 key_to_string(worker_key(m->worker)), worker_function(m->worker), worker);
+	}
 	(void) sd_notify(false, status);
 }
 

@@ -58,6 +58,8 @@ typedef struct ManagerEmitter ManagerEmitter;
 typedef struct ReconcileRun ReconcileRun;
 /* A Plan() observation at work (manager-plan.c), in slices too. */
 typedef struct PlanJob PlanJob;
+/* A long kernel operation off the loop (manager-worker.c). */
+typedef struct Worker Worker;
 typedef struct DescribeJob DescribeJob;
 
 /* LoopDispatches: the upper bounds of its buckets, in microseconds, the last UINT64_MAX */
@@ -167,6 +169,11 @@ typedef struct Manager {
 	bool run_again;
 	RunWaiter *run_waiters;
 	size_t n_run_waiters;
+	/* The run's long kernel operation at work (manager-worker.h), and the outcome of one that
+	 * ended after a reload made its run stale: the next run's, which holds the action as
+	 * this one's own and reports it. */
+	Worker *worker;
+	Outcomes carried;
 	sd_device_monitor *udev;
 	struct nl_sock *rtnl_watch;
 	sd_event_source *rtnl_source;

@@ -242,28 +242,54 @@ static int errno_from_name(const char *s) {
 	return 0;
 }
 
-int applier_write_fault(const Applier *a, const char *path) {
+/* The fault file's line for path: its second word, and the third (NULL if none), in line. */
+static int fault_find(const Applier *a, const char *path, char line[static 512], char **ret_what,
+		      char **ret_arg) {
 	_cleanup_(fclosep) FILE *f = NULL;
-	char line[512];
 
 	if (!a->fault_file || streq(a->root, "/"))
 		return 0;
 	f = fopen(a->fault_file, "re");
 	if (!f)
 		return 0; /* no file: no fault */
-	while (fgets(line, sizeof(line), f)) {
-		char *name, *error, *save = NULL;
-		int e;
+	while (fgets(line, 512, f)) {
+		char *name, *what, *save = NULL;
 
 		name = strtok_r(line, " \t\n", &save);
-		error = name ? strtok_r(NULL, " \t\n", &save) : NULL;
-		if (!error || name[0] == '#')
+		what = name ? strtok_r(NULL, " \t\n", &save) : NULL;
+		if (!what || name[0] == '#')
 			continue;
 		while (*name == '/')
 			name++;
-		e = errno_from_name(error);
-		if (e > 0 && streq(name, path))
-			return -e;
+		if (!streq(name, path))
+			continue;
+		*ret_what = what;
+		*ret_arg = strtok_r(NULL, " \t\n", &save);
+		return 1;
 	}
+	return 0;
+}
+
+int applier_write_fault(const Applier *a, const char *path) {
+	char line[512], *what, *arg;
+	int e;
+
+	if (fault_find(a, path, line, &what, &arg) <= 0)
+		return 0;
+	e = errno_from_name(what);
+	return e > 0 ? -e : 0;
+}
+
+int applier_write_hold(const Applier *a, const char *path, const char *text) {
+	_cleanup_close_ int fd = -EBADF;
+	char line[512], *what, *arg;
+
+	if (fault_find(a, path, line, &what, &arg) <= 0 || !streq(what, "hold") || !arg)
+		return 0;
+	fd = open(arg, O_WRONLY | O_CLOEXEC); /* until the test opens it */
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) < 0)
+		return -errno;
 	return 0;
 }

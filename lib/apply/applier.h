@@ -54,6 +54,12 @@ void applier_set_newlink(Applier *a, applier_newlink_t fn, void *userdata);
 int applier_set_fault_file(Applier *a, const char *fault_file);
 /* The injected error (negative errno) for a write to path (relative to the root), or 0. */
 int applier_write_fault(const Applier *a, const char *path);
+/* Tests only, from the same file: a line "PATH hold FIFO" makes a write of text to PATH hand
+ * text to the FIFO first. Opening a FIFO for writing blocks until a reader opens it: the test
+ * decides how long the write takes, as the kernel does with sriov_numvfs (a FIFO cannot stand
+ * for the file itself: rdmad's observers read with O_NONBLOCK, which finds a FIFO empty). 0, or
+ * the error the FIFO gave. */
+int applier_write_hold(const Applier *a, const char *path, const char *text);
 
 /* For the backends. */
 const char *applier_root(const Applier *a) _pure_;

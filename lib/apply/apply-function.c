@@ -53,6 +53,8 @@ static int function_attr_apply(Applier *a, const Action *x, const char *attr, un
 		return outcome_set(ret, APPLY_UNCHANGED, 0, NULL);
 	snprintf(text, sizeof(text), "%u", want);
 	r = applier_write_fault(a, path);
+	if (r == 0)
+		r = applier_write_hold(a, path, text);
 	if (r == 0) {
 		fd = openat(applier_rootfd(a), path, O_WRONLY | O_CLOEXEC);
 		if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t) strlen(text))

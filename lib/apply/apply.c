@@ -68,3 +68,7 @@ int action_apply(Applier *a, const Action *x, ActionOutcome *ret) {
 				   key_to_string(x->key));
 	}
 }
+
+bool action_blocks(const Action *x) {
+	return !x->unsupported && (x->key == KEY_SRIOV_VFS || x->key == KEY_SRIOV_ESWITCH);
+}

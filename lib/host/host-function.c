@@ -4,7 +4,8 @@
  * sysfs under any root (sriov_numvfs, sriov_totalvfs, sriov_drivers_autoprobe, physfn, the
  * config space and the bridges above it); on the real root also what only netlink says: the
  * VFs' settings (RTM_GETLINK with RTEXT_FILTER_VF on the PF's netdev) and the e-switch mode
- * (devlink). */
+ * (devlink). A function rdmad writes meanwhile (host_observer_set_writing()) is read without
+ * what would block until that write ends. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <netlink/netlink.h>
@@ -35,6 +36,7 @@ void host_function_done(HostFunction *f) {
 		free(f->bridges[i].address);
 	free(f->bridges);
 	strv_free(f->errors);
+	free(f->writing);
 }
 
 void host_pcie_peers_done(HostState *h) {
@@ -103,11 +105,60 @@ static int function_read_uint(int devfd, HostFunction *f, const char *attr, unsi
 	return sysfs_error_add(&f->errors, file, n, buf);
 }
 
+/* The virtfn links of the function's directory: the VFs the kernel has made so far. */
+static int count_virtfn(int devfd, unsigned *ret) {
+	_cleanup_close_ int fd = -EBADF;
+	struct dirent *de;
+	unsigned n = 0;
+	DIR *d;
+
+	fd = openat(devfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d)
+		return -errno;
+	TAKE_FD(fd);
+	while ((de = readdir(d)))
+		if (strncmp(de->d_name, "virtfn", 6) == 0 && de->d_name[6] >= '0' &&
+		    de->d_name[6] <= '9')
+			n++;
+	closedir(d);
+	*ret = n;
+	return 0;
+}
+
+int host_function_count_vfs(int rootfd, const char *bus, const char *name, unsigned *ret) {
+	_cleanup_close_ int devfd = -EBADF;
+	char path[192];
+
+	if (!streq(bus, "pci"))
+		return -EOPNOTSUPP;
+	if (snprintf(path, sizeof(path), "sys/bus/pci/devices/%s", name) >= (int) sizeof(path))
+		return -EINVAL;
+	devfd = openat(rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (devfd < 0)
+		return -errno;
+	return count_virtfn(devfd, ret);
+}
+
+/* sriov_numvfs of a function rdmad writes meanwhile: its virtfn links, never the file. */
+static int function_count_sriov(int devfd, HostFunction *f) {
+	if (faccessat(devfd, "sriov_numvfs", F_OK, 0) < 0)
+		return 0;
+	if (streq(f->bus, "pci") && count_virtfn(devfd, &f->numvfs) >= 0)
+		f->numvfs_counted = true;
+	return 1;
+}
+
 static int function_read_sriov(int devfd, HostFunction *f) {
 	unsigned autoprobe = 0;
 	int r;
 
-	r = function_read_uint(devfd, f, "sriov_numvfs", 65535, &f->numvfs);
+	if (f->writing)
+		r = function_count_sriov(devfd, f);
+	else
+		r = function_read_uint(devfd, f, "sriov_numvfs", 65535, &f->numvfs);
 	if (r <= 0)
 		return r;
 	f->has_sriov = true;
@@ -122,10 +173,18 @@ static int function_read_sriov(int devfd, HostFunction *f) {
 	return 0;
 }
 
+/* handle ("pci/0000:03:00.0") names the function bus/name */
+static bool function_is(const char *handle, const char *bus, const char *name) {
+	size_t l = strlen(bus);
+
+	return strncmp(handle, bus, l) == 0 && handle[l] == '/' && streq(handle + l + 1, name);
+}
+
 /* One netdev: the function it belongs to, added to h->functions when new. Netdevs without a
  * parent device (virtual ones) and parents that are neither PCI nor able to have VFs (a
  * virtio device) have none. */
-static int function_add_netdev(HostState *h, int rootfd, const HostNetdev *nd, size_t *n_alloc) {
+static int function_add_netdev(HostState *h, int rootfd, const HostNetdev *nd, const char *writing,
+			       const char *writing_what, size_t *n_alloc) {
 	_cleanup_free_ char *bus = NULL, *name = NULL;
 	_cleanup_close_ int devfd = -EBADF;
 	HostFunction *f, n = { 0 };
@@ -159,6 +218,10 @@ static int function_add_netdev(HostState *h, int rootfd, const HostNetdev *nd, s
 	r = readlink_basename_at(devfd, "driver", &n.driver);
 	if (r >= 0 || r != -ENOMEM)
 		r = strv_extend(&n.netdevs, nd->name);
+	if (r >= 0 && writing && function_is(writing, n.bus, n.name)) {
+		n.writing = strdup(writing_what);
+		r = n.writing ? 0 : -ENOMEM;
+	}
 	if (r >= 0)
 		r = function_read_sriov(devfd, &n);
 	if (r >= 0)
@@ -407,14 +470,15 @@ static int vfio_functions_observe(HostState *h, int rootfd) {
 	return r < 0 ? r : 0;
 }
 
-int host_functions_observe(HostState *h, int rootfd, HostObserveFlags flags) {
+int host_functions_observe(HostState *h, int rootfd, HostObserveFlags flags, const char *writing,
+			   const char *writing_what) {
 	_cleanup_(nl_socket_freep) struct nl_sock *rtnl = NULL, *genl = NULL;
 	bool live = streq(h->root, "/");
 	int family = -ENOTCONN, r;
 	size_t n_alloc = 0;
 
 	for (size_t i = 0; i < h->n_netdevs; i++) {
-		r = function_add_netdev(h, rootfd, &h->netdevs[i], &n_alloc);
+		r = function_add_netdev(h, rootfd, &h->netdevs[i], writing, writing_what, &n_alloc);
 		if (r < 0)
 			return r;
 	}
@@ -436,7 +500,10 @@ int host_functions_observe(HostState *h, int rootfd, HostObserveFlags flags) {
 		HostFunction *f = &h->functions[i];
 
 		if (flags & HOST_OBSERVE_SRIOV) {
-			if (live)
+			/* the driver may hold the locks these take until the write ends */
+			if (f->writing)
+				f->vfs_error = f->eswitch_error = -EINPROGRESS;
+			else if (live)
 				function_observe_live(f, rtnl, genl, family);
 			else
 				f->vfs_error = f->eswitch_error = -ENOTCONN;

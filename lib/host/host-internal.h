@@ -28,8 +28,10 @@ int host_modules_observe(HostState *h, int rootfd);
 /* PCI network functions (class 0x02xx). */
 int host_pci_observe(HostState *h, int rootfd);
 void host_pci_function_done(HostPciFunction *f);
-/* The functions behind the observed netdevs (sriov.*, pci.*; host-function.c). */
-int host_functions_observe(HostState *h, int rootfd, HostObserveFlags flags);
+/* The functions behind the observed netdevs (sriov.*, pci.*; host-function.c); writing: the one
+ * being changed meanwhile (host_observer_set_writing()), NULL if none. */
+int host_functions_observe(HostState *h, int rootfd, HostObserveFlags flags, const char *writing,
+			   const char *writing_what);
 void host_function_done(HostFunction *f);
 /* The vfio-pci functions and the GPUs (host-function.c), freed and forgotten. */
 void host_pcie_peers_done(HostState *h);

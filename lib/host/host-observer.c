@@ -50,6 +50,7 @@ struct HostObserver {
 	uint16_t ethtool_family;
 	int ethtool_error;
 	bool stage_begun;
+	char *writing, *writing_what; /* host_observer_set_writing() */
 };
 
 #define OBSERVE_NETDEV_FLAGS                                                                     \
@@ -72,8 +73,29 @@ HostObserver *host_observer_free(HostObserver *o) {
 	if (o->ethtool)
 		nl_socket_free(o->ethtool);
 	addresses_observer_free(o->addresses);
+	free(o->writing);
+	free(o->writing_what);
 	free(o);
 	return NULL;
+}
+
+int host_observer_set_writing(HostObserver *o, const char *function, const char *what) {
+	char *f = NULL, *w = NULL;
+
+	if (function) {
+		f = strdup(function);
+		w = strdup(what ? what : "being changed");
+		if (!f || !w) {
+			free(f);
+			free(w);
+			return -ENOMEM;
+		}
+	}
+	free(o->writing);
+	free(o->writing_what);
+	o->writing = f;
+	o->writing_what = w;
+	return 0;
 }
 
 int host_observer_new(const char *root, HostObserveFlags flags, char *const *devices,
@@ -364,7 +386,7 @@ int host_observer_step(HostObserver *o) {
 		r = host_modules_observe(h, o->rootfd);
 		break;
 	case STAGE_FUNCTIONS:
-		r = host_functions_observe(h, o->rootfd, o->flags);
+		r = host_functions_observe(h, o->rootfd, o->flags, o->writing, o->writing_what);
 		break;
 	case STAGE_PCI:
 		r = host_pci_observe(h, o->rootfd);

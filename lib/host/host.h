@@ -181,6 +181,14 @@ typedef struct HostFunction {
 	PciBridgeState *bridges;
 	size_t n_bridges;
 	char **errors; /* sysfs values that could not be read or made sense of */
+	/* rdmad is changing it elsewhere while it is observed (host_observer_set_writing()):
+	 * what, in words ("writing 8 (started 12 s ago)"). Reading sriov_numvfs would block until
+	 * that write ends (sriov_numvfs_show() takes the device lock the write holds), so numvfs
+	 * is counted from the PF's virtfn links (numvfs_counted; PCI only, else not known), and
+	 * the VFs' settings and the e-switch mode are not read (vfs_error and eswitch_error
+	 * -EINPROGRESS). */
+	char *writing;
+	bool numvfs_counted;
 } HostFunction;
 
 typedef struct HostState {
@@ -292,6 +300,16 @@ int host_observer_step(HostObserver *o);
 int host_observer_finish(HostObserver *o, HostState **ret);
 HostObserver *host_observer_free(HostObserver *o);
 DEFINE_TRIVIAL_CLEANUP_FUNC(HostObserver *, host_observer_free)
+/* The function (as devlink names it, "pci/0000:03:00.0") that a worker of the caller is
+ * changing (sriov_numvfs, the e-switch mode), and what it does, in words; NULL, NULL: none. Its
+ * steps from then on read nothing of it that blocks while the kernel carries that out
+ * (HostFunction.writing). */
+int host_observer_set_writing(HostObserver *o, const char *function, const char *what);
+
+/* The VFs a PCI function has now: its virtfn links, which the kernel adds as each VF is made.
+ * Never blocks, unlike sriov_numvfs during a write. -EOPNOTSUPP for another bus (netdevsim's
+ * VFs are not devices), -ENOENT when there is no such function. */
+int host_function_count_vfs(int rootfd, const char *bus, const char *name, unsigned *ret);
 
 /* Read one port of an open device directory: exposed for the fuzzer and unit tests. */
 int host_port_observe(int devfd, uint32_t port, HostObserveFlags flags, HostPort *ret);

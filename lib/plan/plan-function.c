@@ -46,6 +46,9 @@ static const char *netlink_reason(int error, const char *what, char *buf, size_t
 			 what);
 	else if (error == -EOPNOTSUPP)
 		snprintf(buf, size, "%s: the driver does not support it (EOPNOTSUPP)", what);
+	else if (error == -EINPROGRESS)
+		/* its driver may hold what a read needs until the write ends */
+		snprintf(buf, size, "%s: not read while rdmad changes the function", what);
 	else
 		snprintf(buf, size, "%s: cannot be read (%s)", what, strerror(-error));
 	return buf;
@@ -163,6 +166,15 @@ static int rule_numvfs(Plan *p, PlanFunction *pf) {
 		snprintf(why, sizeof(why), "the device has at most %u VFs (sriov_totalvfs)",
 			 pf->f->totalvfs);
 		return function_add(p, pf, KEY_SRIOV_VFS, NULL, des, why, NULL);
+	}
+	if (pf->f->writing) {
+		/* rdmad's own write, in progress: the file is not read until it ends (a read
+		 * blocks meanwhile), so neither a difference nor convergence is known */
+		snprintf(why, sizeof(why),
+			 "in progress: %s; sriov_numvfs is not read until it ends", pf->f->writing);
+		snprintf(cur, sizeof(cur), "%u so far", have);
+		return function_add(p, pf, KEY_SRIOV_VFS, pf->f->numvfs_counted ? cur : NULL, des,
+				    why, NULL);
 	}
 	if (have == want)
 		return 0;
@@ -417,7 +429,8 @@ static int port_index_build(const HostState *h, StrMap *ret) {
 			char key[64];
 			int n, r;
 
-			if (!port->netdev || (n = port_key(port->netdev, h->devices[i].pci, key)) < 0)
+			if (!port->netdev ||
+			    (n = port_key(port->netdev, h->devices[i].pci, key)) < 0)
 				continue;
 			r = strmap_add(ret, key, (size_t) n, i << 8 | k, NULL);
 			if (r < 0 && r != -EEXIST)
@@ -467,7 +480,8 @@ static int function_settings(const Config *c, const HostState *h, const StrMap *
 		}
 		*ret = s;
 		if (ret_port) {
-			*ret_port = (PlanPort){ .config = c, .host = h, .device = dev, .port = port };
+			*ret_port =
+				(PlanPort){ .config = c, .host = h, .device = dev, .port = port };
 			if (port) {
 				ret_port->netdev = host_netdev_find(h, *nd);
 				snprintf(ret_port->name, sizeof(ret_port->name), "%s/%u", dev->name,

@@ -2,6 +2,7 @@
 /* Host observers on a scratch root laid out as the kernel lays sysfs out: PCI network functions
  * and the netdevs on them (what modules: matches before an RDMA device exists), built-in
  * modules from modules.builtin, rdmad's records of the soft devices it created. */
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "host.h"
@@ -225,6 +226,69 @@ TEST(sharing) {
 	tree_free(top);
 }
 
+static HostState *observe_writing(const char *function, const char *what) {
+	HostObserver *o = NULL;
+	HostState *h = NULL;
+	int r;
+
+	CHECK_INTEQ(host_observer_new(root, HOST_OBSERVE_NETDEVS | HOST_OBSERVE_SRIOV, NULL, &o),
+		    0);
+	CHECK_INTEQ(host_observer_set_writing(o, function, what), 0);
+	do
+		r = host_observer_step(o);
+	while (r == 0);
+	CHECK_INTEQ(r, 1);
+	CHECK_INTEQ(host_observer_finish(o, &h), 0);
+	host_observer_free(o);
+	CHECK_INTEQ(h->n_functions, 1);
+	return h;
+}
+
+/* A PF whose sriov_numvfs rdmad writes meanwhile: the kernel blocks a read of that file until
+ * the write ends, so its VFs are counted from the virtfn links the kernel adds as it makes
+ * each, and nothing that takes the driver's locks is read. Here the file says 7 and the links
+ * 2: the count says which was read. */
+TEST(function_being_written) {
+	HostState *h;
+	unsigned n = 0;
+	int fd;
+
+	put_file(root, FN0 "/sriov_numvfs", "7\n");
+	put_file(root, FN0 "/sriov_totalvfs", "8\n");
+	put_file(root, FN0 "/sriov_drivers_autoprobe", "1\n");
+	put_link(FN0 "/virtfn0", "../0000:3b:00.2");
+	put_link(FN0 "/virtfn1", "../0000:3b:00.3");
+	put_file(root, FN0 "/virtfn_not_a_link", ""); /* no digit after virtfn: not a VF */
+
+	h = observe_writing(NULL, NULL);
+	CHECK_INTEQ(h->functions[0].numvfs, 7);
+	CHECK(!h->functions[0].writing && !h->functions[0].numvfs_counted);
+	host_state_free(h);
+
+	/* another function being written: this one is read as ever */
+	h = observe_writing("pci/0000:3b:00.1", "writing 4 (started 3 s ago)");
+	CHECK_INTEQ(h->functions[0].numvfs, 7);
+	CHECK(!h->functions[0].writing);
+	host_state_free(h);
+
+	h = observe_writing("pci/0000:3b:00.0", "writing 4 (started 3 s ago)");
+	CHECK(h->functions[0].has_sriov);
+	CHECK_INTEQ(h->functions[0].numvfs, 2);
+	CHECK(h->functions[0].numvfs_counted);
+	CHECK_STREQ(h->functions[0].writing, "writing 4 (started 3 s ago)");
+	CHECK_INTEQ(h->functions[0].totalvfs, 8); /* read without the device lock */
+	CHECK_INTEQ(h->functions[0].vfs_error, -EINPROGRESS);
+	CHECK_INTEQ(h->functions[0].eswitch_error, -EINPROGRESS);
+	CHECK(!h->functions[0].errors);
+	host_state_free(h);
+
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK_INTEQ(host_function_count_vfs(fd, "pci", "0000:3b:00.0", &n), 0);
+	CHECK_INTEQ(n, 2);
+	close(fd);
+	CHECK_INTEQ(host_function_count_vfs(AT_FDCWD, "netdevsim", "netdevsim1", &n), -EOPNOTSUPP);
+}
+
 TEST(tree) {
 	tree_make();
 }
@@ -238,4 +302,5 @@ TEST(cleanup) {
 
 TESTS_MAIN(TEST_ENTRY(tree), TEST_ENTRY(pci_functions), TEST_ENTRY(modules_builtin),
 	   TEST_ENTRY(hardware_matches), TEST_ENTRY(records), TEST_ENTRY(sharing),
+	   TEST_ENTRY(function_being_written),
 	   TEST_ENTRY(cleanup))

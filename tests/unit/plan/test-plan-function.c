@@ -398,6 +398,42 @@ TEST(eswitch) {
 	host_state_free(h);
 }
 
+/* A function rdmad writes meanwhile (HostFunction.writing): its count is not read (the kernel
+ * blocks the read until the write ends), so nothing is known to differ or to have converged;
+ * the plan says what is in progress, with the VFs made so far when they could be counted, and
+ * that the e-switch mode and the VFs' settings are not read either. */
+TEST(being_written) {
+	HostState *h = calloc(1, sizeof(HostState));
+	HostFunction *f;
+	char *out;
+
+	f = function_new(h, 0);
+	f->writing = strdup("writing 8 (started 12 s ago)");
+	f->numvfs = 3;
+	f->numvfs_counted = true;
+	f->vfs_observed = f->eswitch_observed = false;
+	f->vfs_error = f->eswitch_error = -EINPROGRESS;
+	out = function_plan("match: {netdev: ens1f0np0}\n"
+			    "sriov: {vfs: 8, eswitch: switchdev, vf: [{index: 1, trust: true}]}\n",
+			    h, NULL);
+	CHECK_STREQ(out,
+		    "pci/0000:03:00.0 sriov.vfs 3 so far->8 | in progress: writing 8 "
+		    "(started 12 s ago); sriov_numvfs is not read until it ends\n"
+		    "pci/0000:03:00.0 sriov.eswitch -->switchdev | the e-switch mode (devlink): "
+		    "not read while rdmad changes the function\n"
+		    "pci/0000:03:00.0 sriov.vf -->vf 1 trust on | the VFs' settings "
+		    "(rtnetlink): not read while rdmad changes the function\n");
+	free(out);
+	/* netdevsim's VFs are not devices: none counted, none said */
+	f->numvfs_counted = false;
+	f->numvfs = 0;
+	out = function_plan("match: {netdev: ens1f0np0}\nsriov: {vfs: 8}\n", h, NULL);
+	CHECK_STREQ(out, "pci/0000:03:00.0 sriov.vfs -->8 | in progress: writing 8 (started 12 s "
+			 "ago); sriov_numvfs is not read until it ends\n");
+	free(out);
+	host_state_free(h);
+}
+
 /* SR-IOV keys on a VF (a profile matching PFs and VFs alike) say where they belong. */
 TEST(virtual_function) {
 	HostState *h = calloc(1, sizeof(HostState));
@@ -726,4 +762,5 @@ TEST(rdma_port_carries_them) {
 TESTS_MAIN(TEST_ENTRY(numvfs), TEST_ENTRY(numvfs_in_use), TEST_ENTRY(vf_settings),
 	   TEST_ENTRY(vf_rate_below_min), TEST_ENTRY(eswitch), TEST_ENTRY(virtual_function),
 	   TEST_ENTRY(pci), TEST_ENTRY(upstream_acs_route), TEST_ENTRY(upstream_acs_vfio),
-	   TEST_ENTRY(upstream_acs_on), TEST_ENTRY(rdma_port_carries_them))
+	   TEST_ENTRY(upstream_acs_on), TEST_ENTRY(rdma_port_carries_them),
+	   TEST_ENTRY(being_written))

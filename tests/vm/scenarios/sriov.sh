@@ -148,6 +148,10 @@ numvfs_is() { [ "$(cat "$NSIM/sriov_numvfs" 2> /dev/null)" = "$1" ] && [ "$(vfs)
 mac1_is() { [ "$(mac1)" = "$1" ]; }
 check "rdmad: 4 VFs (sriov_numvfs, read back over RTM_GETLINK)" wait_until 20 numvfs_is 4
 check "... and rxe0/1 on $PF converged" wait_until 20 grep -q 'rxe0/1: converged' "$LOG"
+# issue 43: the write to sriov_numvfs, which can take seconds, left the event loop
+worker_wrote() { grep -Eq ": $1, off the event loop \(worker pid [0-9]+\)" "$LOG"; }
+check "... the count written by a worker process, off rdmad's loop (journal)" \
+	worker_wrote 'sriov.vfs: writing 4'
 v0=$(vf 0) v1=$(vf 1)
 diag "vf 0: $v0"
 diag "vf 1: $v1"
@@ -288,6 +292,7 @@ check "reload: 2 VFs" wait_until 20 numvfs_is 2
 check "... through 0, as planned (journal)" \
 	sh -c "grep -q 'sriov.vfs 4 -> 0 (first: destroys the 4 VFs, to make 2)' $LOG &&
 		grep -q 'sriov.vfs 0 -> 2' $LOG"
+check "... each write by a worker" eval "worker_wrote 'sriov.vfs: writing 0' && worker_wrote 'sriov.vfs: writing 2'"
 rate0_is() { [ "$(vf 0 | jq -r '"\(.rate.max_tx) \(.rate.min_tx)"')" = "$1" ]; }
 if wait_until 20 rate0_is "500 10"; then
 	pass "VF 0, made again by that plan: max-rate 500 as declared, the min-rate it had (10) kept"
@@ -322,6 +327,8 @@ sed -i -e 's/eswitch: legacy/eswitch: switchdev/' -e 's/max-rate: 1000,/max-rate
 	"$CONF/50-sriov.yaml"
 kill -HUP "$RDMAD"
 check "sriov.eswitch: switchdev: devlink dev eswitch show says so" wait_until 20 eswitch_is switchdev
+check "... changed by a worker (journal)" \
+	worker_wrote 'sriov.eswitch: changing the e-switch mode to switchdev'
 check "... and VF 1's new max-rate, refused in switchdev (EOPNOTSUPP): unsupported, saying why" \
 	wait_until 20 sh -c "rdmactl status --no-pager rxe0/1 |
 		grep -Eq '^sriov\.vf .* unsupported +eth[0-9]+ refuses vf 1 max_tx_rate 2000Mbps \(EOPNOTSUPP.*switchdev mode drivers refuse VF rates'"
@@ -358,6 +365,8 @@ is "... ACS Control unchanged (0x001d) on both root ports" "$(acs) $(acs2)" "001
 is "... never logged as a failure" "$(grep -c 'failed to set pci.upstream-acs' "$LOG")" 0
 
 check "rdmad is still running" kill -0 "$RDMAD"
+workers() { grep -lx rdmad-worker /proc/[0-9]*/comm 2> /dev/null | wc -l; }
+is "... every worker it started is gone (reaped)" "$(workers)" 0
 kill "$RDMAD"
 wait "$RDMAD"
 is "rdmad stops on SIGTERM with status 0" "$?" 0
