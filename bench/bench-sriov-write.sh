@@ -29,9 +29,10 @@ fi
 
 work=$(mktemp -d -p /dev/shm 2> /dev/null || mktemp -d)
 pid= bus_pid=
-cleanup() {
+cleanup() { # errexit off: a failed step here must not skip the kills below
+        set +e
         : > "$work/faults"
-        [[ -p $work/hold ]] && timeout 5 cat "$work/hold" > /dev/null 2>&1
+        [[ -p $work/hold && -z ${held:-} ]] && timeout 5 cat "$work/hold" > /dev/null 2>&1
         for p in $pid $bus_pid; do kill "$p" 2> /dev/null && wait "$p" 2> /dev/null; done
         rm -rf "$work"
 }
