@@ -723,7 +723,40 @@ TEST(rdma_port_carries_them) {
 	host_state_free(h);
 }
 
+/* A soft device on a PCI function's netdev (Soft-RoCE on a NIC without RDMA): when a profile
+ * matching its link declares the function's keys, they are its port's actions, so that its
+ * status rows say what the plan says (a refused count read "converged" there, issue 43's VM
+ * run). A profile matching the function's PCI address, which the link's facts do not have, still
+ * plans them, on the function: the link has no row for them. */
+TEST(soft_port_carries_them) {
+	HostState *h = calloc(1, sizeof(HostState));
+	HostDevice *d;
+	char *out;
+
+	function_new(h, 2);
+	vf_add(h, "0000:03:00.2", "vfio-pci", NULL);
+	h->devices = calloc(1, sizeof(HostDevice));
+	h->n_devices = 1;
+	d = &h->devices[0];
+	*d = (HostDevice){ .name = strdup("rxe0"), .driver = strdup("rdma_rxe") };
+	d->ports = calloc(1, sizeof(HostPort));
+	d->n_ports = 1;
+	d->ports[0] = (HostPort){ .port = 1,
+				  .link_layer = LINK_LAYER_ETHERNET,
+				  .netdev = strdup("ens1f0np0") };
+	out = function_plan("match: {netdev: ens1f0np0}\nsriov: {vfs: 4}\n", h, NULL);
+	CHECK_STREQ(out, "rxe0/1 sriov.vfs 2->4 | going through 0 destroys the VFs in use: VF "
+			 "0000:03:00.2 " VFIO RELEASE "\n");
+	free(out);
+	out = function_plan("match: {pci: \"0000:03:00.0\"}\nsriov: {vfs: 0}\n", h, NULL);
+	CHECK_STREQ(out, "pci/0000:03:00.0 sriov.vfs 2->0 | going to 0 destroys the VFs in use: "
+			 "VF 0000:03:00.2 " VFIO RELEASE "\n");
+	free(out);
+	host_state_free(h);
+}
+
 TESTS_MAIN(TEST_ENTRY(numvfs), TEST_ENTRY(numvfs_in_use), TEST_ENTRY(vf_settings),
 	   TEST_ENTRY(vf_rate_below_min), TEST_ENTRY(eswitch), TEST_ENTRY(virtual_function),
 	   TEST_ENTRY(pci), TEST_ENTRY(upstream_acs_route), TEST_ENTRY(upstream_acs_vfio),
-	   TEST_ENTRY(upstream_acs_on), TEST_ENTRY(rdma_port_carries_them))
+	   TEST_ENTRY(upstream_acs_on), TEST_ENTRY(rdma_port_carries_them),
+	   TEST_ENTRY(soft_port_carries_them))
