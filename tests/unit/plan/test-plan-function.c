@@ -573,6 +573,10 @@ TEST(upstream_acs_route) {
 	"go on trusting an isolation that no longer holds. Clear it at boot: "                 \
 	"pci=disable_acs_redir=" port " on the kernel command line\n"
 
+#define REFUSED(fn, port)                                           \
+	"pci/" fn " pci.upstream-acs " port " ACSCtl 0x001d->" port \
+	" ACSCtl 0x0011 | " DISABLE_ACS_REDIR(port, "0000:05:00.1", "", "DMA-FQ")
+
 /* off is refused where ACS still isolates a function bound to vfio-pci: below the port, or
  * below a sibling it could then be reached from; the refusal names the boot-time way. */
 TEST(upstream_acs_vfio) {
@@ -639,6 +643,31 @@ TEST(upstream_acs_vfio) {
 	out = function_plan(ACS_OFF, h, NULL);
 	CHECK_STREQ(out, ACS("0000:02:00.0", "001d", "0011") ACS("0000:00:01.0", "001d", "0011")
 				 ACS("0000:00:02.0", "001d", "0011"));
+	free(out);
+	host_state_free(h);
+
+	/* two functions declaring off, each the other's peer, on root ports of their own (the
+	 * VM's e1000e and sriovsim PF, sriov-guard.sh), a VF of the second bound to vfio-pci:
+	 * the ports are refused for the function that planned them first, and for the second
+	 * too, whose status rows would otherwise read converged (it has no action of its own) */
+	h = calloc(1, sizeof(HostState));
+	nic_add(h, "0000:04:00.0", "ens2", (const char *const[]){ "0000:00:1d.0 rp 1d", NULL });
+	nic_add(h, "0000:05:00.0", "ens3", (const char *const[]){ "0000:00:1e.0 rp 1d", NULL });
+	vfio_add(h, "0000:05:00.1", 12, "DMA-FQ", (char *[]){ "0000:00:1e.0", NULL });
+	out = function_plan("match: {netdev: \"ens*\"}\npci: {upstream-acs: off}\n", h, NULL);
+	CHECK_STREQ(out,
+		    REFUSED("0000:04:00.0", "0000:00:1d.0") REFUSED("0000:04:00.0", "0000:00:1e.0")
+			    REFUSED("0000:05:00.0", "0000:00:1e.0")
+				    REFUSED("0000:05:00.0", "0000:00:1d.0"));
+	free(out);
+	/* let go: each port once, as before */
+	h->vfio_functions[0].iommu_group = -1;
+	out = function_plan("match: {netdev: \"ens*\"}\npci: {upstream-acs: off}\n", h, NULL);
+	CHECK_STREQ(out,
+		    "pci/0000:04:00.0 pci.upstream-acs 0000:00:1d.0 ACSCtl 0x001d->0000:00:1d.0 "
+		    "ACSCtl 0x0011\n"
+		    "pci/0000:04:00.0 pci.upstream-acs 0000:00:1e.0 ACSCtl 0x001d->0000:00:1e.0 "
+		    "ACSCtl 0x0011\n");
 	free(out);
 	host_state_free(h);
 }
