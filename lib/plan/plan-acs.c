@@ -12,12 +12,16 @@
 #include "plan-function.h"
 #include "strv.h"
 
-static bool bridge_planned(const Plan *p, const char *address) {
+static const Action *bridge_action(const Plan *p, const char *address) {
 	for (size_t i = 0; i < p->n_actions; i++)
 		if (p->actions[i].key == KEY_PCI_UPSTREAM_ACS &&
 		    streq_ptr(p->actions[i].value.name, address))
-			return true;
-	return false;
+			return &p->actions[i];
+	return NULL;
+}
+
+static bool bridge_planned(const Plan *p, const char *address) {
+	return bridge_action(p, address) != NULL;
 }
 
 /* A port as the observer read it (above a function or a GPU), and what is above it: the next
@@ -166,15 +170,39 @@ static const HostVfioFunction *acs_isolates(const HostState *h, const PortRef *p
 	return first;
 }
 
+/* A port another function's off planned first: its one action serves both. Where it is refused,
+ * it is refused for this function too, so that this one's status rows do not read converged
+ * (no action of its own) while the port keeps its ACS. A refusal is never applied: no second
+ * write. */
+static int acs_port_refused_too(Plan *p, const PlanFunction *pf, const Action *first) {
+	_cleanup_free_ char *cur = NULL, *des = NULL, *why = NULL, *name = NULL;
+
+	if (!first->unsupported || streq_ptr(first->function, pf->handle))
+		return 0;
+	/* copies: adding an action may move the plan's actions */
+	cur = first->current ? strdup(first->current) : NULL;
+	des = strdup(first->desired);
+	why = strdup(first->unsupported);
+	name = strdup(first->value.name);
+	if ((first->current && !cur) || !des || !why || !name)
+		return -ENOMEM;
+	return function_add(p, pf, KEY_PCI_UPSTREAM_ACS, cur, des, why,
+			    &(ActionValue){ .name = name });
+}
+
 static int acs_port_off(Plan *p, const PlanFunction *pf, const char *address) {
 	const HostVfioFunction *v;
 	const PciBridgeState *b;
+	const Action *first;
 	char cur[64], des[64], why[512], more[48] = "";
 	PortRef port;
 	uint16_t want;
 	size_t n;
 
-	if (bridge_planned(p, address) || !pcie_port_find(pf->host, address, &port))
+	first = bridge_action(p, address);
+	if (first)
+		return acs_port_refused_too(p, pf, first);
+	if (!pcie_port_find(pf->host, address, &port))
 		return 0;
 	b = port.state;
 	if (b->error < 0) {
@@ -246,7 +274,7 @@ static int acs_port_on(Plan *p, const PlanFunction *pf, const char *address) {
  * peers (acs_route(): the GPUs, and the other functions that declare off), stop redirecting
  * peer-to-peer requests and completions upstream (pci-config.h says which ACS Control bits).
  * One action per port that needs it, each naming the port; a port shared by several functions
- * once. on: put back what rdmad cleared on those ports and the ones above the function. */
+ * once (a refusal for each of them: acs_port_refused_too()). on: put back what rdmad cleared on those ports and the ones above the function. */
 int rule_upstream_acs(Plan *p, const PlanFunction *pf) {
 	_cleanup_strv_free_ char **route = NULL;
 	PciAcs mode = pf->settings->pci_upstream_acs;

@@ -453,13 +453,34 @@ static const HostPort *port_find(const HostState *h, const StrMap *index, const 
 	return &h->devices[v >> 8].ports[v & 0xff];
 }
 
+/* Whether the link of a soft device (rxe, siw) on a PCI function's netdev shows the function's
+ * keys in its status rows: the profiles its own facts match (no PCI address, its driver, its
+ * name) declare them all. Then the function's actions are that port's, so that its rows say
+ * what the plan says; the function's own facts (its PCI address and driver) still pick its
+ * settings. */
+static int soft_port_shows(const Config *c, const HostDevice *dev, const HostPort *port,
+			   KeySet keys) {
+	PortFacts facts;
+	PortSettings s;
+	int r;
+
+	host_port_facts(dev, port, &facts);
+	r = config_settings_for_port(c, &facts, &s, NULL);
+	if (r < 0)
+		return r;
+	r = r > 0 && (s.set & keys) == keys;
+	port_settings_done(&s);
+	return r;
+}
+
 /* The settings of the first of the function's netdevs a profile with function keys matches:
- * with the facts of the RDMA port on it, where one is, so that match.device works too. */
+ * with the facts of the RDMA port on it, where one is, so that match.device works too (a soft
+ * device's port carries the actions when it shows them, soft_port_shows()). */
 static int function_settings(const Config *c, const HostState *h, const StrMap *index,
 			     const HostFunction *f, PortSettings *ret, PlanPort *ret_port) {
 	STRV_FOREACH (nd, f->netdevs) {
 		const HostDevice *dev = NULL;
-		const HostPort *port;
+		const HostPort *port, *soft = NULL;
 		PortFacts facts = {
 			.driver = f->driver,
 			.netdev = *nd,
@@ -471,12 +492,25 @@ static int function_settings(const Config *c, const HostState *h, const StrMap *
 		port = port_find(h, index, *nd, facts.pci, &dev);
 		if (port)
 			host_port_facts(dev, port, &facts);
+		else if (facts.pci)
+			soft = port_find(h, index, *nd, NULL, &dev);
 		r = config_settings_for_port(c, &facts, &s, NULL);
 		if (r < 0)
 			return r;
 		if (r == 0 || !(s.set & KEYS_FUNCTION)) {
 			port_settings_done(&s);
 			continue;
+		}
+		if (soft) {
+			r = soft_port_shows(c, dev, soft, s.set & KEYS_FUNCTION);
+			if (r < 0) {
+				port_settings_done(&s);
+				return r;
+			}
+			if (r > 0)
+				port = soft;
+			else
+				dev = NULL;
 		}
 		*ret = s;
 		if (ret_port) {

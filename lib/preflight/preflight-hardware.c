@@ -361,11 +361,24 @@ static int check_firmware(Preflight *p, const PreflightInput *in, int devicesfd)
 	return r;
 }
 
+/* Whether an action before x is also a refusal of pci.upstream-acs on x's port: the plan
+ * repeats a port's refusal for each function whose route has it (plan-acs.c). */
+static bool acs_port_said(const Plan *plan, size_t x) {
+	for (size_t i = 0; i < x; i++) {
+		const Action *a = &plan->actions[i];
+
+		if (a->key == KEY_PCI_UPSTREAM_ACS && a->unsupported && a->current &&
+		    streq_ptr(a->value.name, plan->actions[x].value.name))
+			return true;
+	}
+	return false;
+}
+
 /* pci.upstream-acs: off on a port whose ACS still isolates a function bound to vfio-pci: the
  * kernel formed the IOMMU groups with ACS on and does not form them again, so the planner
  * refuses to clear it at runtime (plan-acs.c). Said here from the plan itself, with the
- * boot-time way: the refused actions of the key are those with a current value (the ones whose
- * port cannot be read have none). */
+ * boot-time way, once per port: the refused actions of the key are those with a current value
+ * (the ones whose port cannot be read have none). */
 static int check_acs_vfio(Preflight *p, const PreflightInput *in) {
 	_cleanup_(plan_freep) Plan *plan = NULL;
 	int r;
@@ -378,7 +391,7 @@ static int check_acs_vfio(Preflight *p, const PreflightInput *in) {
 		_cleanup_free_ char *fix = NULL;
 
 		if (x->key != KEY_PCI_UPSTREAM_ACS || !x->unsupported || !x->current ||
-		    !x->value.name)
+		    !x->value.name || acs_port_said(plan, i))
 			continue;
 		if (asprintf(&fix,
 			     "clear it at boot: pci=disable_acs_redir=%s on the kernel command "

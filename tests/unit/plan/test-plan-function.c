@@ -609,6 +609,10 @@ TEST(upstream_acs_route) {
 	"go on trusting an isolation that no longer holds. Clear it at boot: "                 \
 	"pci=disable_acs_redir=" port " on the kernel command line\n"
 
+#define REFUSED(fn, port)                                           \
+	"pci/" fn " pci.upstream-acs " port " ACSCtl 0x001d->" port \
+	" ACSCtl 0x0011 | " DISABLE_ACS_REDIR(port, "0000:05:00.1", "", "DMA-FQ")
+
 /* off is refused where ACS still isolates a function bound to vfio-pci: below the port, or
  * below a sibling it could then be reached from; the refusal names the boot-time way. */
 TEST(upstream_acs_vfio) {
@@ -675,6 +679,31 @@ TEST(upstream_acs_vfio) {
 	out = function_plan(ACS_OFF, h, NULL);
 	CHECK_STREQ(out, ACS("0000:02:00.0", "001d", "0011") ACS("0000:00:01.0", "001d", "0011")
 				 ACS("0000:00:02.0", "001d", "0011"));
+	free(out);
+	host_state_free(h);
+
+	/* two functions declaring off, each the other's peer, on root ports of their own (the
+	 * VM's e1000e and sriovsim PF, sriov-guard.sh), a VF of the second bound to vfio-pci:
+	 * the ports are refused for the function that planned them first, and for the second
+	 * too, whose status rows would otherwise read converged (it has no action of its own) */
+	h = calloc(1, sizeof(HostState));
+	nic_add(h, "0000:04:00.0", "ens2", (const char *const[]){ "0000:00:1d.0 rp 1d", NULL });
+	nic_add(h, "0000:05:00.0", "ens3", (const char *const[]){ "0000:00:1e.0 rp 1d", NULL });
+	vfio_add(h, "0000:05:00.1", 12, "DMA-FQ", (char *[]){ "0000:00:1e.0", NULL });
+	out = function_plan("match: {netdev: \"ens*\"}\npci: {upstream-acs: off}\n", h, NULL);
+	CHECK_STREQ(out,
+		    REFUSED("0000:04:00.0", "0000:00:1d.0") REFUSED("0000:04:00.0", "0000:00:1e.0")
+			    REFUSED("0000:05:00.0", "0000:00:1e.0")
+				    REFUSED("0000:05:00.0", "0000:00:1d.0"));
+	free(out);
+	/* let go: each port once, as before */
+	h->vfio_functions[0].iommu_group = -1;
+	out = function_plan("match: {netdev: \"ens*\"}\npci: {upstream-acs: off}\n", h, NULL);
+	CHECK_STREQ(out,
+		    "pci/0000:04:00.0 pci.upstream-acs 0000:00:1d.0 ACSCtl 0x001d->0000:00:1d.0 "
+		    "ACSCtl 0x0011\n"
+		    "pci/0000:04:00.0 pci.upstream-acs 0000:00:1e.0 ACSCtl 0x001d->0000:00:1e.0 "
+		    "ACSCtl 0x0011\n");
 	free(out);
 	host_state_free(h);
 }
@@ -759,8 +788,40 @@ TEST(rdma_port_carries_them) {
 	host_state_free(h);
 }
 
+/* A soft device on a PCI function's netdev (Soft-RoCE on a NIC without RDMA): when a profile
+ * matching its link declares the function's keys, they are its port's actions, so that its
+ * status rows say what the plan says (a refused count read "converged" there, issue 43's VM
+ * run). A profile matching the function's PCI address, which the link's facts do not have, still
+ * plans them, on the function: the link has no row for them. */
+TEST(soft_port_carries_them) {
+	HostState *h = calloc(1, sizeof(HostState));
+	HostDevice *d;
+	char *out;
+
+	function_new(h, 2);
+	vf_add(h, "0000:03:00.2", "vfio-pci", NULL);
+	h->devices = calloc(1, sizeof(HostDevice));
+	h->n_devices = 1;
+	d = &h->devices[0];
+	*d = (HostDevice){ .name = strdup("rxe0"), .driver = strdup("rdma_rxe") };
+	d->ports = calloc(1, sizeof(HostPort));
+	d->n_ports = 1;
+	d->ports[0] = (HostPort){ .port = 1,
+				  .link_layer = LINK_LAYER_ETHERNET,
+				  .netdev = strdup("ens1f0np0") };
+	out = function_plan("match: {netdev: ens1f0np0}\nsriov: {vfs: 4}\n", h, NULL);
+	CHECK_STREQ(out, "rxe0/1 sriov.vfs 2->4 | going through 0 destroys the VFs in use: VF "
+			 "0000:03:00.2 " VFIO RELEASE "\n");
+	free(out);
+	out = function_plan("match: {pci: \"0000:03:00.0\"}\nsriov: {vfs: 0}\n", h, NULL);
+	CHECK_STREQ(out, "pci/0000:03:00.0 sriov.vfs 2->0 | going to 0 destroys the VFs in use: "
+			 "VF 0000:03:00.2 " VFIO RELEASE "\n");
+	free(out);
+	host_state_free(h);
+}
+
 TESTS_MAIN(TEST_ENTRY(numvfs), TEST_ENTRY(numvfs_in_use), TEST_ENTRY(vf_settings),
 	   TEST_ENTRY(vf_rate_below_min), TEST_ENTRY(eswitch), TEST_ENTRY(virtual_function),
 	   TEST_ENTRY(pci), TEST_ENTRY(upstream_acs_route), TEST_ENTRY(upstream_acs_vfio),
 	   TEST_ENTRY(upstream_acs_on), TEST_ENTRY(rdma_port_carries_them),
-	   TEST_ENTRY(being_written))
+	   TEST_ENTRY(soft_port_carries_them), TEST_ENTRY(being_written))

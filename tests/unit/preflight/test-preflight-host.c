@@ -273,6 +273,64 @@ TEST(hardware_firmware) {
 	tree_free(root);
 }
 
+/* A NIC at address with netdev on root port rp (ACS redirecting P2P, as the kernel sets it with
+ * an IOMMU), in root complex pci0000:00. */
+static void acs_nic_add(HostState *h, const char *address, const char *netdev, const char *rp) {
+	HostFunction *f;
+
+	h->functions = realloc(h->functions, sizeof(HostFunction) * (h->n_functions + 1));
+	f = &h->functions[h->n_functions++];
+	*f = (HostFunction){ .bus = strdup("pci"),
+			     .name = strdup(address),
+			     .driver = strdup("sriovsim"),
+			     .netdevs = strv_copy((char *[]){ (char *) netdev, NULL }),
+			     .pcie_observed = true,
+			     .host_bridge = strdup("pci0000:00"),
+			     .bridges = calloc(1, sizeof(PciBridgeState)),
+			     .n_bridges = 1 };
+	f->bridges[0] = (PciBridgeState){ .address = strdup(rp),
+					  .port_type = 4, /* PCI_EXP_TYPE_ROOT_PORT */
+					  .has_acs = true,
+					  .acs_cap = 0x5f,
+					  .acs_ctrl = 0x1d };
+}
+
+/* Two functions declaring pci.upstream-acs: off, each the other's peer, a VF of the second
+ * bound to vfio-pci (sriov-guard.sh's VM): the plan refuses each port for both functions, and
+ * preflight says so once per port. */
+TEST(hardware_acs_vfio_once) {
+	static const char *const texts[] = {
+		"match: {netdev: \"eth*\"}\npci: {upstream-acs: off}\n", NULL
+	};
+	_cleanup_(preflight_done) Preflight p = { 0 };
+	Config *c = config_from(texts);
+	HostState *h = calloc(1, sizeof(HostState));
+	PreflightInput in = { .root = "/nonexistent", .config = c };
+
+	acs_nic_add(h, "0000:04:00.0", "eth1", "0000:00:1d.0");
+	acs_nic_add(h, "0000:05:00.0", "eth2", "0000:00:1e.0");
+	h->vfio_functions = calloc(1, sizeof(HostVfioFunction));
+	h->n_vfio_functions = 1;
+	h->vfio_functions[0] = (HostVfioFunction){
+		.address = strdup("0000:05:00.1"),
+		.host_bridge = strdup("pci0000:00"),
+		.bridges = strv_copy((char *[]){ "0000:00:1e.0", NULL }),
+		.iommu_group = 9,
+		.iommu_type = strdup("DMA-FQ"),
+	};
+	in.host = h;
+	CHECK_INTEQ(preflight_hardware(&p, &in), 0);
+	CHECK_INTEQ(rows_count(&p, "hardware.acs-vfio"), 2);
+	CHECK(row_is(&p, "hardware.acs-vfio", "0000:00:1d.0", PREFLIGHT_WARN,
+		     "0000:05:00.1 is bound to vfio-pci in IOMMU group 9 (DMA-FQ)",
+		     "pci=disable_acs_redir=0000:00:1d.0 on the kernel command line"));
+	CHECK(row_is(&p, "hardware.acs-vfio", "0000:00:1e.0", PREFLIGHT_WARN,
+		     "0000:05:00.1 is bound to vfio-pci in IOMMU group 9 (DMA-FQ)",
+		     "pci=disable_acs_redir=0000:00:1e.0 on the kernel command line"));
+	host_state_free(h);
+	config_free(c);
+}
+
 /* ---- kernel ---- */
 
 #define RELEASE "6.1.0-test-amd64"
@@ -749,9 +807,9 @@ TEST(memlock_login) {
 
 TESTS_MAIN(TEST_ENTRY(hardware_no_rdma_device), TEST_ENTRY(hardware_links_filter),
 	   TEST_ENTRY(hardware_pcie_link), TEST_ENTRY(hardware_firmware),
-	   TEST_ENTRY(kernel_modules), TEST_ENTRY(kernel_configfs),
-	   TEST_ENTRY(kernel_configfs_absent), TEST_ENTRY(kernel_lockdown),
-	   TEST_ENTRY(userspace_provider), TEST_ENTRY(userspace_ibverbs),
-	   TEST_ENTRY(userspace_device_nodes), TEST_ENTRY(memlock_services),
-	   TEST_ENTRY(memlock_login),
+	   TEST_ENTRY(hardware_acs_vfio_once), TEST_ENTRY(kernel_modules),
+	   TEST_ENTRY(kernel_configfs), TEST_ENTRY(kernel_configfs_absent),
+	   TEST_ENTRY(kernel_lockdown), TEST_ENTRY(userspace_provider),
+	   TEST_ENTRY(userspace_ibverbs), TEST_ENTRY(userspace_device_nodes),
+	   TEST_ENTRY(memlock_services), TEST_ENTRY(memlock_login),
 	   TEST_ENTRY(memlock_login_inherits))
