@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include "fileio.h"
 #include "macro.h"
 #include "pci-config.h"
+#include "state-records.h"
 
 /* "cleared 0xHHHH", a non-zero value. */
 static int record_parse(const char *buf, uint16_t *ret) {
@@ -63,52 +63,36 @@ static int record_compare(const void *a, const void *b) {
 	return strcmp(((const AcsRecord *) a)->port, ((const AcsRecord *) b)->port);
 }
 
-int acs_records_list(const char *state_dir, AcsRecord **ret, size_t *ret_n) {
-	_cleanup_free_ char *dir = NULL;
-	AcsRecord *l = NULL;
-	size_t n = 0, n_alloc = 0;
-	DIR *d;
-	int r = 0;
+/* A record of the listing: a file named after a port whose content parses. */
+static int record_load(int dirfd, const char *name, void *elem) {
+	AcsRecord *rec = elem;
+	uint16_t cleared;
+	char buf[64];
+	ssize_t n;
+	int r;
 
-	if (asprintf(&dir, "%s/acs", state_dir) < 0)
-		return -ENOMEM;
-	d = opendir(dir);
-	if (!d) {
-		if (errno != ENOENT)
-			return -errno;
-		*ret = NULL;
-		*ret_n = 0;
-		return 0;
-	}
-	for (struct dirent *de; (de = readdir(d));) {
-		uint16_t cleared;
-		char buf[64];
-
-		/* ., .., the temporary files of a write, and what names no port */
-		if (!pci_address_valid(de->d_name) ||
-		    read_small_at(dirfd(d), de->d_name, buf, sizeof(buf)) < 0 ||
-		    record_parse(buf, &cleared) < 0)
-			continue;
-		r = GREEDY_REALLOC(l, n_alloc, n + 1);
-		if (r < 0)
-			break;
-		l[n].port = strdup(de->d_name);
-		if (!l[n].port) {
-			r = -ENOMEM;
-			break;
-		}
-		l[n++].cleared = cleared;
-	}
-	closedir(d);
-	if (r < 0) {
-		acs_records_free(l, n);
+	if (!pci_address_valid(name))
+		return -EBADMSG;
+	n = read_small_at(dirfd, name, buf, sizeof(buf));
+	if (n < 0)
+		return n == -ENOMEM ? -EIO : (int) n;
+	r = record_parse(buf, &cleared);
+	if (r < 0)
 		return r;
-	}
-	if (n > 1)
-		qsort(l, n, sizeof(*l), record_compare);
-	*ret = l;
-	*ret_n = n;
+	rec->port = strdup(name);
+	if (!rec->port)
+		return -ENOMEM;
+	rec->cleared = cleared;
 	return 0;
+}
+
+static void record_done(void *elem) {
+	free(((AcsRecord *) elem)->port);
+}
+
+int acs_records_list(const char *state_dir, AcsRecord **ret, size_t *ret_n) {
+	return state_records_list(state_dir, "acs", sizeof(AcsRecord), record_load, record_done,
+				  record_compare, (void **) ret, ret_n);
 }
 
 void acs_records_free(AcsRecord *l, size_t n) {

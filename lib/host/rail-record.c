@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,6 +8,7 @@
 #include "fileio.h"
 #include "rail-record.h"
 #include "rdma-types.h"
+#include "state-records.h"
 
 int rail_record_init(RailRecord *r, const char *netdev) {
 	*r = (RailRecord){ .netdev = strdup(netdev) };
@@ -182,50 +182,15 @@ static int record_compare(const void *a, const void *b) {
 	return strcmp(((const RailRecord *) a)->netdev, ((const RailRecord *) b)->netdev);
 }
 
+static int record_load(int dirfd, const char *name, void *elem) {
+	return record_open(dirfd, name, elem);
+}
+
+static void record_done(void *elem) {
+	rail_record_done(elem);
+}
+
 int rail_records_list(const char *state_dir, RailRecord **ret, size_t *ret_n) {
-	_cleanup_free_ char *dir = NULL;
-	RailRecord *l = NULL;
-	size_t n = 0, n_alloc = 0;
-	DIR *d;
-	int r = 0;
-
-	if (asprintf(&dir, "%s/rails", state_dir) < 0)
-		return -ENOMEM;
-	d = opendir(dir);
-	if (!d) {
-		if (errno != ENOENT)
-			return -errno;
-		*ret = NULL;
-		*ret_n = 0;
-		return 0;
-	}
-	for (struct dirent *de; (de = readdir(d));) {
-		RailRecord rec;
-
-		if (de->d_name[0] == '.') /* ., .., and the temporary files of a write */
-			continue;
-		r = record_open(dirfd(d), de->d_name, &rec);
-		if (r == -ENOMEM)
-			break;
-		if (r < 0) {
-			r = 0;
-			continue;
-		}
-		r = GREEDY_REALLOC(l, n_alloc, n + 1);
-		if (r < 0) {
-			rail_record_done(&rec);
-			break;
-		}
-		l[n++] = rec;
-	}
-	closedir(d);
-	if (r < 0) {
-		rail_records_free(l, n);
-		return r;
-	}
-	if (n > 1)
-		qsort(l, n, sizeof(*l), record_compare);
-	*ret = l;
-	*ret_n = n;
-	return 0;
+	return state_records_list(state_dir, "rails", sizeof(RailRecord), record_load, record_done,
+				  record_compare, (void **) ret, ret_n);
 }

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -8,6 +7,7 @@
 #include "fileio.h"
 #include "macro.h"
 #include "soft-device-record.h"
+#include "state-records.h"
 
 static char *record_path(const char *state_dir, const char *name) {
 	char *p;
@@ -109,54 +109,22 @@ static int record_compare(const void *a, const void *b) {
 	return strcmp(((const SoftDeviceRecord *) a)->name, ((const SoftDeviceRecord *) b)->name);
 }
 
+static int record_load(int dirfd, const char *name, void *elem) {
+	char buf[128];
+	ssize_t n = read_small_at(dirfd, name, buf, sizeof(buf));
+
+	if (n < 0)
+		return n == -ENOMEM ? -EIO : (int) n;
+	return record_parse(name, buf, elem);
+}
+
+static void record_done(void *elem) {
+	soft_device_record_done(elem);
+}
+
 int soft_device_records_list(const char *state_dir, SoftDeviceRecord **ret, size_t *ret_n) {
-	_cleanup_free_ char *dir = NULL;
-	SoftDeviceRecord *l = NULL;
-	size_t n = 0, n_alloc = 0;
-	DIR *d;
-	int r = 0;
-
-	if (asprintf(&dir, "%s/links", state_dir) < 0)
-		return -ENOMEM;
-	d = opendir(dir);
-	if (!d) {
-		if (errno != ENOENT)
-			return -errno;
-		*ret = NULL;
-		*ret_n = 0;
-		return 0;
-	}
-	for (struct dirent *de; (de = readdir(d));) {
-		SoftDeviceRecord rec;
-		char buf[128];
-
-		if (de->d_name[0] == '.') /* ., .., and the temporary files of a write */
-			continue;
-		if (read_small_at(dirfd(d), de->d_name, buf, sizeof(buf)) < 0)
-			continue;
-		r = record_parse(de->d_name, buf, &rec);
-		if (r == -EBADMSG) {
-			r = 0;
-			continue;
-		}
-		if (r >= 0)
-			r = GREEDY_REALLOC(l, n_alloc, n + 1);
-		if (r < 0) {
-			soft_device_record_done(&rec);
-			break;
-		}
-		l[n++] = rec;
-	}
-	closedir(d);
-	if (r < 0) {
-		soft_device_records_free(l, n);
-		return r;
-	}
-	if (n > 1)
-		qsort(l, n, sizeof(*l), record_compare);
-	*ret = l;
-	*ret_n = n;
-	return 0;
+	return state_records_list(state_dir, "links", sizeof(SoftDeviceRecord), record_load,
+				  record_done, record_compare, (void **) ret, ret_n);
 }
 
 void soft_device_record_done(SoftDeviceRecord *r) {
