@@ -266,14 +266,10 @@ static void function_observe_live(HostFunction *f, struct nl_sock *rtnl, struct 
 static int pci_function_place(const char *root, const char *address, char **ret_host_bridge,
 			      char ***ret_bridges) {
 	_cleanup_strv_free_ char **components = NULL, **bridges = NULL;
-	_cleanup_free_ char *rel = NULL, *top = NULL;
+	_cleanup_free_ char *top = NULL;
 	int r;
 
-	if (!pci_address_valid(address))
-		return -EINVAL;
-	if (asprintf(&rel, "/sys/bus/pci/devices/%s", address) < 0)
-		return -ENOMEM;
-	r = sysfs_link_components(root, rel, &components);
+	r = pci_function_components(root, address, &components);
 	if (r < 0)
 		return r;
 	r = pci_bridges_from_components(components, &bridges);

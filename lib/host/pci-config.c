@@ -320,16 +320,21 @@ const char *pci_root_complex_from_components(char *const *components) {
 	return NULL;
 }
 
-int pci_upstream_bridges(const char *root, const char *address, char ***ret) {
+int pci_function_components(const char *root, const char *address, char ***ret) {
 	_cleanup_free_ char *rel = NULL;
-	_cleanup_strv_free_ char **components = NULL;
-	int r;
 
 	if (!pci_address_valid(address))
 		return -EINVAL;
 	if (asprintf(&rel, "/sys/bus/pci/devices/%s", address) < 0)
 		return -ENOMEM;
-	r = sysfs_link_components(root, rel, &components);
+	return sysfs_link_components(root, rel, ret);
+}
+
+int pci_upstream_bridges(const char *root, const char *address, char ***ret) {
+	_cleanup_strv_free_ char **components = NULL;
+	int r;
+
+	r = pci_function_components(root, address, &components);
 	if (r < 0)
 		return r;
 	return pci_bridges_from_components(components, ret);

@@ -130,6 +130,8 @@ int pci_upstream_bridges(const char *root, const char *address, char ***ret);
 /* The components of the real path of <root><rel> (a sysfs link: /sys/bus/pci/devices/ADDR,
  * /sys/class/net/NETDEV/device), top first. -errno of realpath(). */
 int sysfs_link_components(const char *root, const char *rel, char ***ret);
+/* Those of a PCI function, /sys/bus/pci/devices/ADDRESS: -EINVAL if address is not one. */
+int pci_function_components(const char *root, const char *address, char ***ret);
 /* From such components, a function's: its bridges as pci_upstream_bridges() gives them, and
  * its root complex's directory, the component above the first PCI address ("pci0000:10"; NULL
  * when there is none). */
