@@ -74,8 +74,12 @@ is "PID 1 is systemd" "$(cat /proc/1/comm)" systemd
 [ -x "$LATENCY" ] || bail "no $LATENCY (tests/dbus/bus-get-latency.c, built with the tests)"
 check "insmod sriovsim.ko ids=1b36:0010" insmod "$SRIOVSIM_KO" ids=1b36:0010 || bail "no sriovsim"
 wait_until 30 sh -c "ls $P/net | grep -q ." || bail "the PF $PF has no netdev"
-# systemd-udevd renames eth0 (enp1s0 on 6.12) a moment later: the name is read once it has
-check "udevadm settle: the PF's netdev has its final name" udevadm settle --timeout=60
+# systemd-udevd renames eth0 (enp1s0 on 6.12) a moment later: the name is read once udev has
+# processed the netdev (its database entry, by ifindex, which a rename keeps; udevadm settle
+# alone may return before the event is queued)
+IFX=$(cat "$P"/net/*/ifindex)
+check "udev processed the PF's netdev (ifindex $IFX): its final name" \
+	wait_until 60 test -e "/run/udev/data/n$IFX"
 PFNET=$(ls "$P/net")
 diag "the PF's netdev: $PFNET; sriov_totalvfs $(cat "$P/sriov_totalvfs")"
 meson_install_rdmad
