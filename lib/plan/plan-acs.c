@@ -274,7 +274,8 @@ static int acs_port_on(Plan *p, const PlanFunction *pf, const char *address) {
  * peers (acs_route(): the GPUs, and the other functions that declare off), stop redirecting
  * peer-to-peer requests and completions upstream (pci-config.h says which ACS Control bits).
  * One action per port that needs it, each naming the port; a port shared by several functions
- * once (a refusal for each of them: acs_port_refused_too()). on: put back what rdmad cleared on those ports and the ones above the function. */
+ * once (a refusal for each of them: acs_port_refused_too()). on: put back what rdmad cleared
+ * on those ports and the ones above the function. */
 int rule_upstream_acs(Plan *p, const PlanFunction *pf) {
 	_cleanup_strv_free_ char **route = NULL;
 	PciAcs mode = pf->settings->pci_upstream_acs;

@@ -455,9 +455,10 @@ static const HostPort *port_find(const HostState *h, const StrMap *index, const 
 
 /* Whether the link of a soft device (rxe, siw) on a PCI function's netdev shows the function's
  * keys in its status rows: the profiles its own facts match (no PCI address, its driver, its
- * name) declare them all. Then the function's actions are that port's, so that its rows say
- * what the plan says; the function's own facts (its PCI address and driver) still pick its
- * settings. */
+ * name) declare them all. Then the function's actions are that port's, so that its rows carry
+ * the plan's outcome; the function's own facts (its PCI address and driver) still pick the
+ * values, so where a profile matching the function by pci: declares another value than one
+ * matching the soft device, the row's desired value and the action's can differ. */
 static int soft_port_shows(const Config *c, const HostDevice *dev, const HostPort *port,
 			   KeySet keys) {
 	PortFacts facts;

@@ -8,6 +8,13 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 #if defined(__SANITIZE_ADDRESS__)
+#define RDMAD_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) /* clang before 22 */
+#define RDMAD_ASAN 1
+#endif
+#endif
+#ifdef RDMAD_ASAN
 #include <sanitizer/lsan_interface.h>
 #endif
 
@@ -35,7 +42,7 @@ static void context_drop(struct ibv_context *verbs) {
  * one per device gone, for as long as the process runs. Let go knowingly; LeakSanitizer is
  * told so, for that object alone. */
 static void pd_let_go(const struct rdma_cm_id *id) {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef RDMAD_ASAN
 	if (id && id->pd)
 		__lsan_ignore_object(id->pd);
 #else
