@@ -34,6 +34,15 @@ static void put64(uint8_t *p, uint64_t v) {
 	memcpy(p, &v, sizeof(v));
 }
 
+static void put16(uint8_t *p, uint16_t v) {
+	p[0] = (uint8_t) (v >> 8);
+	p[1] = (uint8_t) v;
+}
+
+static uint16_t get16(const uint8_t *p) {
+	return (uint16_t) (p[0] << 8 | p[1]);
+}
+
 static uint32_t get32(const uint8_t *p) {
 	uint32_t v;
 
@@ -73,6 +82,103 @@ int probe_wire_parse(const uint8_t *buf, size_t size, ProbeMessage *ret) {
 		.seq = get64(buf + 16),
 		.sent_ns = get64(buf + 24),
 	};
+	*ret = m;
+	return 0;
+}
+
+int probe_wire_kind(const uint8_t *buf, size_t size) {
+	if (size != PROBE_WIRE_SIZE || get32(buf) != PROBE_WIRE_MAGIC)
+		return -EBADMSG;
+	if (buf[4] == PROBE_WIRE_VERSION && (buf[5] == PROBE_REQUEST || buf[5] == PROBE_REPLY))
+		return buf[5];
+	if (buf[4] == PROBE_WIRE_VERSION_SETTINGS &&
+	    (buf[5] == PROBE_SETTINGS_REQUEST || buf[5] == PROBE_SETTINGS_REPLY))
+		return buf[5];
+	return -EBADMSG;
+}
+
+static bool roce_mtu_valid(uint16_t mtu) {
+	return mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096;
+}
+
+bool probe_settings_valid(const ProbeLinkSettings *s) {
+	/* each field: known and in range, or unknown and 0 */
+	const struct {
+		unsigned bit;
+		unsigned value;
+		bool valid;
+	} f[] = {
+		{ PROBE_KNOWN_NETDEV_MTU, s->netdev_mtu, s->netdev_mtu >= 68 },
+		{ PROBE_KNOWN_ROCE_MTU, s->roce_mtu, roce_mtu_valid(s->roce_mtu) },
+		{ PROBE_KNOWN_ROCE_MODE, s->roce_mode, s->roce_mode == 1 || s->roce_mode == 2 },
+		{ PROBE_KNOWN_TOS, s->tos, true },
+		{ PROBE_KNOWN_TRUST, s->trust,
+		  s->trust == PROBE_TRUST_PCP || s->trust == PROBE_TRUST_DSCP },
+		{ PROBE_KNOWN_PRIORITY, s->priority, s->priority <= 7 },
+		{ PROBE_KNOWN_PFC, s->pfc, true },
+		{ PROBE_KNOWN_ECN, s->ecn, true },
+		{ PROBE_KNOWN_CNP_DSCP, s->cnp_dscp, s->cnp_dscp <= 63 },
+		{ PROBE_KNOWN_CNP_PRIORITY, s->cnp_priority, s->cnp_priority <= 7 },
+	};
+
+	if (s->known & ~PROBE_KNOWN_ALL)
+		return false;
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if ((s->known & f[i].bit) ? !f[i].valid : f[i].value != 0)
+			return false;
+	return true;
+}
+
+void probe_wire_build_settings(const ProbeSettingsMessage *m, uint8_t buf[PROBE_WIRE_SIZE]) {
+	const ProbeLinkSettings *s = &m->settings;
+
+	memset(buf, 0, PROBE_WIRE_SIZE);
+	put32(buf, PROBE_WIRE_MAGIC);
+	buf[4] = PROBE_WIRE_VERSION_SETTINGS;
+	buf[5] = (uint8_t) m->kind;
+	put16(buf + 6, s->known);
+	put32(buf + 8, m->sender);
+	put32(buf + 12, m->path);
+	put16(buf + 16, s->netdev_mtu);
+	put16(buf + 18, s->roce_mtu);
+	buf[20] = s->roce_mode;
+	buf[21] = s->tos;
+	buf[22] = s->trust;
+	buf[23] = s->priority;
+	buf[24] = s->pfc;
+	buf[25] = s->ecn;
+	buf[26] = s->cnp_dscp;
+	buf[27] = s->cnp_priority;
+	put32(buf + 28, m->seq);
+}
+
+int probe_wire_parse_settings(const uint8_t *buf, size_t size, ProbeSettingsMessage *ret) {
+	ProbeSettingsMessage m;
+	int k = probe_wire_kind(buf, size);
+
+	if (k != PROBE_SETTINGS_REQUEST && k != PROBE_SETTINGS_REPLY)
+		return -EBADMSG;
+	m = (ProbeSettingsMessage){
+		.kind = (ProbeKind) k,
+		.sender = get32(buf + 8),
+		.path = get32(buf + 12),
+		.seq = get32(buf + 28),
+		.settings = {
+			.known = get16(buf + 6),
+			.netdev_mtu = get16(buf + 16),
+			.roce_mtu = get16(buf + 18),
+			.roce_mode = buf[20],
+			.tos = buf[21],
+			.trust = buf[22],
+			.priority = buf[23],
+			.pfc = buf[24],
+			.ecn = buf[25],
+			.cnp_dscp = buf[26],
+			.cnp_priority = buf[27],
+		},
+	};
+	if (!probe_settings_valid(&m.settings))
+		return -EBADMSG;
 	*ret = m;
 	return 0;
 }

@@ -121,4 +121,97 @@ TEST(grh_ipv6) {
 	CHECK_INTEQ(out.traffic_class, 7);
 }
 
-TESTS_MAIN(TEST_ENTRY(bytes), TEST_ENTRY(refused), TEST_ENTRY(grh_ipv4), TEST_ENTRY(grh_ipv6))
+/* Version 2's settings exchange: its bytes, and a prober of version 1 refusing it. */
+TEST(settings_bytes) {
+	const ProbeSettingsMessage m = {
+		.kind = PROBE_SETTINGS_REQUEST,
+		.sender = 0x01020304,
+		.path = 7,
+		.seq = 0x0a0b0c0d,
+		.settings = { .known = PROBE_KNOWN_ALL,
+			      .netdev_mtu = 9000,
+			      .roce_mtu = 4096,
+			      .roce_mode = 2,
+			      .tos = 106,
+			      .trust = PROBE_TRUST_DSCP,
+			      .priority = 3,
+			      .pfc = 0x08,
+			      .ecn = 0x08,
+			      .cnp_dscp = 48,
+			      .cnp_priority = 6 },
+	};
+	const uint8_t want[PROBE_WIRE_SIZE] = {
+		'R',  'D',  'P',  'R',	2,    3,    0x03, 0xff, /* magic, version 2, kind, known */
+		0x01, 0x02, 0x03, 0x04, 0,    0,    0,	  7,	/* sender, path */
+		0x23, 0x28, 0x10, 0x00, 2,    106,  2,	  3,	/* 9000, 4096, v2, ToS, dscp, 3 */
+		0x08, 0x08, 48,	  6,	0x0a, 0x0b, 0x0c, 0x0d, /* PFC, ECN, CNP, seq */
+	};
+	uint8_t buf[PROBE_WIRE_SIZE];
+	ProbeSettingsMessage back;
+	ProbeMessage v1;
+
+	probe_wire_build_settings(&m, buf);
+	CHECK(memcmp(buf, want, sizeof(want)) == 0);
+	CHECK_INTEQ(probe_wire_kind(buf, sizeof(buf)), PROBE_SETTINGS_REQUEST);
+	CHECK_INTEQ(probe_wire_parse_settings(buf, sizeof(buf), &back), 0);
+	CHECK(back.kind == m.kind && back.sender == m.sender && back.path == 7 &&
+	      back.seq == m.seq && memcmp(&back.settings, &m.settings, sizeof(m.settings)) == 0);
+	/* the same size as a probe: version 1's parser refuses it, as a stranger's */
+	CHECK_INTEQ(probe_wire_parse(buf, sizeof(buf), &v1), -EBADMSG);
+	/* and a probe is not settings */
+	probe_wire_build(&(ProbeMessage){ .kind = PROBE_REQUEST, .seq = 1 }, buf);
+	CHECK_INTEQ(probe_wire_kind(buf, sizeof(buf)), PROBE_REQUEST);
+	CHECK_INTEQ(probe_wire_parse_settings(buf, sizeof(buf), &back), -EBADMSG);
+}
+
+TEST(settings_refused) {
+	ProbeSettingsMessage m = { .kind = PROBE_SETTINGS_REPLY,
+				   .settings = { .known = PROBE_KNOWN_ROCE_MTU, .roce_mtu = 1024 } },
+			     out = { .seq = 42 };
+	uint8_t buf[PROBE_WIRE_SIZE], bad[PROBE_WIRE_SIZE];
+	/* [offset, value]: out of range where known, or nonzero where not */
+	static const uint8_t wrong[][2] = {
+		{ 6, 0x04 },  /* a known bit past PROBE_KNOWN_ALL */
+		{ 16, 0x01 }, /* netdev MTU, unknown, nonzero */
+		{ 19, 0x01 }, /* RoCE MTU 1025 */
+		{ 20, 2 },    /* RoCE mode, unknown */
+		{ 22, 1 },    /* trust, unknown */
+	};
+
+	probe_wire_build_settings(&m, buf);
+	CHECK_INTEQ(probe_wire_parse_settings(buf, sizeof(buf), &out), 0);
+	CHECK(out.settings.known == PROBE_KNOWN_ROCE_MTU && out.settings.roce_mtu == 1024);
+	out.seq = 42;
+	CHECK_INTEQ(probe_wire_parse_settings(buf, sizeof(buf) - 1, &out), -EBADMSG);
+	for (size_t i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
+		memcpy(bad, buf, sizeof(bad));
+		bad[wrong[i][0]] = wrong[i][1];
+		CHECK_INTEQ(probe_wire_parse_settings(bad, sizeof(bad), &out), -EBADMSG);
+	}
+	/* known and out of range */
+	m.settings = (ProbeLinkSettings){ .known = PROBE_KNOWN_ALL, .netdev_mtu = 1500,
+					  .roce_mtu = 1024, .roce_mode = 2, .trust = 2 };
+	CHECK(probe_settings_valid(&m.settings));
+	m.settings.priority = 8;
+	CHECK(!probe_settings_valid(&m.settings));
+	m.settings.priority = 0;
+	m.settings.cnp_dscp = 64;
+	CHECK(!probe_settings_valid(&m.settings));
+	m.settings.cnp_dscp = 0;
+	m.settings.roce_mode = 3;
+	CHECK(!probe_settings_valid(&m.settings));
+	m.settings.roce_mode = 1;
+	m.settings.netdev_mtu = 67;
+	CHECK(!probe_settings_valid(&m.settings));
+	/* version 2 with a probe's kind, version 1 with a settings kind */
+	memcpy(bad, buf, sizeof(bad));
+	bad[5] = PROBE_REQUEST;
+	CHECK_INTEQ(probe_wire_kind(bad, sizeof(bad)), -EBADMSG);
+	bad[4] = PROBE_WIRE_VERSION;
+	bad[5] = PROBE_SETTINGS_REPLY;
+	CHECK_INTEQ(probe_wire_kind(bad, sizeof(bad)), -EBADMSG);
+	CHECK(out.seq == 42); /* untouched on failure */
+}
+
+TESTS_MAIN(TEST_ENTRY(bytes), TEST_ENTRY(refused), TEST_ENTRY(grh_ipv4), TEST_ENTRY(grh_ipv6),
+	   TEST_ENTRY(settings_bytes), TEST_ENTRY(settings_refused))
