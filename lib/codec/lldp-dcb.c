@@ -5,16 +5,16 @@
 #include "lldp-dcb.h"
 #include "macro.h"
 
-#define TLV_END	 0
+#define TLV_END	    0
 #define TLV_CHASSIS 1
-#define TLV_PORT	 2
-#define TLV_TTL	 3
-#define TLV_ORG	 127
+#define TLV_PORT    2
+#define TLV_TTL	    3
+#define TLV_ORG	    127
 
-#define SUB_ETS	     9
-#define SUB_ETS_RECO 10
-#define SUB_PFC	     11
-#define SUB_APP	     12
+#define SUB_ETS	      9
+#define SUB_ETS_RECO  10
+#define SUB_PFC	      11
+#define SUB_APP	      12
 #define SUB_MAX_FRAME 4
 
 #define ETS_INFO_SIZE 21 /* one octet, then 4 + 8 + 8 */

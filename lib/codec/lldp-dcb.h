@@ -42,10 +42,10 @@ typedef struct LldpId {
 } LldpId;
 
 typedef struct LldpEts {
-	bool willing, cbs;   /* cbs and willing: configuration only */
-	uint8_t max_tcs;     /* 1..8 (the wire's 0 is 8); configuration only */
-	uint8_t prio_tc[8];  /* a priority's traffic class, 0..15 */
-	uint8_t tc_bw[8];    /* percent */
+	bool willing, cbs;  /* cbs and willing: configuration only */
+	uint8_t max_tcs;    /* 1..8 (the wire's 0 is 8); configuration only */
+	uint8_t prio_tc[8]; /* a priority's traffic class, 0..15 */
+	uint8_t tc_bw[8];   /* percent */
 	uint8_t tsa[8];
 } LldpEts;
 

@@ -44,8 +44,7 @@ void fabric_priorities_format(uint8_t bits, char *buf, size_t size) {
 		snprintf(buf, size, "none");
 }
 
-static void on_priority(const char *what, uint8_t bits, uint8_t priority, char *buf,
-			size_t size) {
+static void on_priority(const char *what, uint8_t bits, uint8_t priority, char *buf, size_t size) {
 	snprintf(buf, size, "priority %u: %s %s", priority, what,
 		 bits & (1U << priority) ? "on" : "off");
 }
@@ -92,9 +91,9 @@ size_t fabric_compare_peer(const ProbeLinkSettings *a, const ProbeLinkSettings *
 		on_priority("ECN", a->ecn, a->priority, m->local, sizeof(m->local));
 		on_priority("ECN", b->ecn, b->priority, m->other, sizeof(m->other));
 	}
-	if ((both(a, b, PROBE_KNOWN_ROCE_MTU) ? a->roce_mtu != b->roce_mtu
-					       : both(a, b, PROBE_KNOWN_NETDEV_MTU) &&
-							 a->netdev_mtu != b->netdev_mtu) &&
+	if ((both(a, b, PROBE_KNOWN_ROCE_MTU)
+		     ? a->roce_mtu != b->roce_mtu
+		     : both(a, b, PROBE_KNOWN_NETDEV_MTU) && a->netdev_mtu != b->netdev_mtu) &&
 	    (m = add(&l, "mtu"))) {
 		mtu_format(a, m->local, sizeof(m->local));
 		mtu_format(b, m->other, sizeof(m->other));
@@ -155,10 +154,10 @@ size_t fabric_compare_switch(const FabricHost *host, const LldpDcb *sw,
 		/* a TC past 7 (the wire's nibble allows 15) has no bandwidth to compare */
 		if (htc < 8 && stc < 8 && host->tc_bw[htc] != sw->ets.tc_bw[stc] &&
 		    (m = add(&l, "ets"))) {
-			snprintf(m->local, sizeof(m->local), "priority %u in TC %u, %u%%", h->priority,
-				 htc, host->tc_bw[htc]);
-			snprintf(m->other, sizeof(m->other), "priority %u in TC %u, %u%%", h->priority,
-				 stc, sw->ets.tc_bw[stc]);
+			snprintf(m->local, sizeof(m->local), "priority %u in TC %u, %u%%",
+				 h->priority, htc, host->tc_bw[htc]);
+			snprintf(m->other, sizeof(m->other), "priority %u in TC %u, %u%%",
+				 h->priority, stc, sw->ets.tc_bw[stc]);
 		}
 	}
 	if (sw->has_max_frame && (h->known & PROBE_KNOWN_NETDEV_MTU) &&

@@ -15,18 +15,18 @@
  * priority 3; APP: DSCP 26 -> 3, DSCP 48 -> 6; maximum frame size 9216. */
 static const uint8_t switch_pdu[] = {
 	0x02, 0x07, 0x04, 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, /* chassis: MAC */
-	0x04, 0x0c, 0x05, 'E',	't',  'h',  'e',  'r',	'n',  'e',  't', '1', '/', '1',
-	0x06, 0x02, 0x00, 0x78, /* TTL 120 */
-	0xfe, 0x19, 0x00, 0x80, 0xc2, 0x09, 0x00, /* ETS configuration */
-	0x00, 0x03, 0x00, 0x00,			  /* priority assignment: 3 -> TC 3 */
-	50,   0,    0,	  50,	0,    0,    0,	  0, /* TC bandwidth */
-	2,    2,    2,	  2,	2,    2,    2,	  2, /* TSA: ETS */
-	0xfe, 0x06, 0x00, 0x80, 0xc2, 0x0b, 0x08, 0x08, /* PFC: cap 8, priority 3 */
-	0xfe, 0x0b, 0x00, 0x80, 0xc2, 0x0c, 0x00,	/* APP */
-	0x65, 0x00, 0x1a,				/* 3, DSCP, 26 */
-	0xc5, 0x00, 0x30,				/* 6, DSCP, 48 */
-	0xfe, 0x06, 0x00, 0x12, 0x0f, 0x04, 0x24, 0x00, /* maximum frame size 9216 */
-	0x00, 0x00,					/* End */
+	0x04, 0x0c, 0x05, 'E',	't',  'h',  'e',  'r',	'n',
+	'e',  't',  '1',  '/',	'1',  0x06, 0x02, 0x00, 0x78, /* TTL 120 */
+	0xfe, 0x19, 0x00, 0x80, 0xc2, 0x09, 0x00,	      /* ETS configuration */
+	0x00, 0x03, 0x00, 0x00,				      /* priority assignment: 3 -> TC 3 */
+	50,   0,    0,	  50,	0,    0,    0,	  0,	      /* TC bandwidth */
+	2,    2,    2,	  2,	2,    2,    2,	  2,	      /* TSA: ETS */
+	0xfe, 0x06, 0x00, 0x80, 0xc2, 0x0b, 0x08, 0x08,	      /* PFC: cap 8, priority 3 */
+	0xfe, 0x0b, 0x00, 0x80, 0xc2, 0x0c, 0x00,	      /* APP */
+	0x65, 0x00, 0x1a,				      /* 3, DSCP, 26 */
+	0xc5, 0x00, 0x30,				      /* 6, DSCP, 48 */
+	0xfe, 0x06, 0x00, 0x12, 0x0f, 0x04, 0x24, 0x00,	      /* maximum frame size 9216 */
+	0x00, 0x00,					      /* End */
 };
 
 TEST(switch_pdu) {
@@ -72,9 +72,9 @@ TEST(build) {
 TEST(ets_fields) {
 	static const uint8_t pdu[] = {
 		0xfe, 0x19, 0x00, 0x80, 0xc2, 0x09, 0xc3, 0x12, 0x34, 0x56, 0x70, /* 1..7 */
-		10,   20,   30,	  40,	0,    0,    0,	  0,	0,    1,    2,	  255, 0, 0, 0, 0,
-		0xfe, 0x19, 0x00, 0x80, 0xc2, 0x0a, 0xff, 0x00, 0x00, 0x00, 0x07,
-		0,    0,    0,	  0,	0,    0,    0,	  100,	0,    0,    0,	  0,   0, 0, 0, 2,
+		10,   20,   30,	  40,	0,    0,    0,	  0,	0,    1,    2,	  255,	0, 0, 0,
+		0,    0xfe, 0x19, 0x00, 0x80, 0xc2, 0x0a, 0xff, 0x00, 0x00, 0x00, 0x07, 0, 0, 0,
+		0,    0,    0,	  0,	100,  0,    0,	  0,	0,    0,    0,	  0,	2,
 	};
 	LldpDcb d;
 
@@ -96,8 +96,8 @@ TEST(org) {
 	CHECK_INTEQ(lldp_dcb_parse_org(&d, oui, 11, pfc, sizeof(pfc)), 1);
 	CHECK(d.pfc.willing && !d.pfc.mbc && d.pfc.cap == 8 && d.pfc.enable == 0x28);
 	CHECK_INTEQ(lldp_dcb_parse_org(&d, oui, 11, pfc, sizeof(pfc)), -EBADMSG); /* a second */
-	CHECK_INTEQ(lldp_dcb_parse_org(&d, oui, 7, pfc, sizeof(pfc)), 0);	 /* not DCB */
-	CHECK_INTEQ(lldp_dcb_parse_org(&d, other, 11, pfc, sizeof(pfc)), 0);	 /* LLDP-MED */
+	CHECK_INTEQ(lldp_dcb_parse_org(&d, oui, 7, pfc, sizeof(pfc)), 0);	  /* not DCB */
+	CHECK_INTEQ(lldp_dcb_parse_org(&d, other, 11, pfc, sizeof(pfc)), 0);	  /* LLDP-MED */
 	CHECK_INTEQ(lldp_dcb_parse_org(&d, oui, 12, pfc, sizeof(pfc)), -EBADMSG); /* 1 + 3n */
 }
 

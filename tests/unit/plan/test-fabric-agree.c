@@ -53,8 +53,8 @@ TEST(peer_mismatches) {
 	const FabricMismatch *x;
 	size_t n;
 
-	b.tos = 96;	 /* DSCP 24 */
-	b.priority = 4;	 /* and its priority 4, PFC and ECN on 3 only: off on its own */
+	b.tos = 96;	/* DSCP 24 */
+	b.priority = 4; /* and its priority 4, PFC and ECN on 3 only: off on its own */
 	b.roce_mtu = 1024;
 	b.netdev_mtu = 1500;
 	b.roce_mode = 1;
@@ -130,16 +130,15 @@ TEST(switch_mismatches) {
 	size_t n;
 
 	sw.pfc.enable = 0x18;
-	sw.apps[0].priority = 4;   /* DSCP 26 -> 4 */
-	sw.n_apps = 1;		   /* no entry for CNP's 48 */
+	sw.apps[0].priority = 4; /* DSCP 26 -> 4 */
+	sw.n_apps = 1;		 /* no entry for CNP's 48 */
 	sw.ets.tc_bw[3] = 40;
 	sw.max_frame = 1522;
 	n = fabric_compare_switch(&h, &sw, m);
 	CHECK_INTEQ(n, 5);
 	CHECK((x = find(m, n, "pfc")) && strcmp(x->local, "PFC on 3") == 0 &&
 	      strcmp(x->other, "PFC on 3,4") == 0);
-	CHECK((x = find(m, n, "app-priority")) &&
-	      strcmp(x->local, "DSCP 26 -> priority 3") == 0 &&
+	CHECK((x = find(m, n, "app-priority")) && strcmp(x->local, "DSCP 26 -> priority 3") == 0 &&
 	      strcmp(x->other, "DSCP 26 -> priority 4") == 0);
 	CHECK((x = find(m, n, "cnp-priority")) &&
 	      strcmp(x->other, "CNP DSCP 48: no Application entry (priority 0)") == 0);
