@@ -26,6 +26,12 @@ static bool both(const ProbeLinkSettings *a, const ProbeLinkSettings *b, unsigne
 	return (a->known & bits) == bits && (b->known & bits) == bits;
 }
 
+/* both RoCE priorities within 0..7 (a peer's are, probe_settings_valid(); a caller's own are
+ * not checked there) */
+static bool priorities(const ProbeLinkSettings *a, const ProbeLinkSettings *b) {
+	return a->priority < 8 && b->priority < 8;
+}
+
 void fabric_priorities_format(uint8_t bits, char *buf, size_t size) {
 	size_t n = 0;
 
@@ -79,13 +85,13 @@ size_t fabric_compare_peer(const ProbeLinkSettings *a, const ProbeLinkSettings *
 	}
 	/* on each side its own RoCE priority: the frames one side sends in a lossless queue
 	 * arrive at the other in whatever queue its own mapping gives them */
-	if (both(a, b, PROBE_KNOWN_PFC | PROBE_KNOWN_PRIORITY) &&
+	if (both(a, b, PROBE_KNOWN_PFC | PROBE_KNOWN_PRIORITY) && priorities(a, b) &&
 	    !!(a->pfc & (1U << a->priority)) != !!(b->pfc & (1U << b->priority)) &&
 	    (m = add(&l, "pfc"))) {
 		on_priority("PFC", a->pfc, a->priority, m->local, sizeof(m->local));
 		on_priority("PFC", b->pfc, b->priority, m->other, sizeof(m->other));
 	}
-	if (both(a, b, PROBE_KNOWN_ECN | PROBE_KNOWN_PRIORITY) &&
+	if (both(a, b, PROBE_KNOWN_ECN | PROBE_KNOWN_PRIORITY) && priorities(a, b) &&
 	    !!(a->ecn & (1U << a->priority)) != !!(b->ecn & (1U << b->priority)) &&
 	    (m = add(&l, "ecn"))) {
 		on_priority("ECN", a->ecn, a->priority, m->local, sizeof(m->local));
