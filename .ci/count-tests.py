@@ -36,7 +36,7 @@ if args[:1] == ["--slowest"]:
         rows.sort(key=lambda r: -r.get("duration", 0))
         total = sum(r.get("duration", 0) for r in rows)
         print(f"{build}: {len(rows)} tests, {total:.0f} s of test time "
-              f"(two run at a time)")
+              f"({os.cpu_count() + 1} run at a time, two VMs of them at most)")
         for r in rows[:n]:
             print(f"  {r.get('duration', 0):6.0f}  {r.get('name')}")
     sys.exit(0)
