@@ -146,6 +146,21 @@ attr() { # attr FILE: print a sysfs/configfs attribute, fail like read(2) does
 	echo "$v"
 }
 
+# vfiohold in the background ($holder its pid), until it holds: hold [--group] BDF. The log is
+# removed first: the line an earlier holder left there must not pass for this one's (it did
+# under load, and the write that should have waited on the holder raced its start instead)
+hold() {
+	rm -f /tmp/hold.log
+	vfiohold "$@" > /tmp/hold.log 2>&1 &
+	holder=$!
+	wait_until 30 grep -q '^vfiohold: holding' /tmp/hold.log
+}
+
+release() { # SIGTERM to the holder; it says so and exits 0
+	kill -TERM "$holder" && wait "$holder" && grep -q '^vfiohold: released' /tmp/hold.log &&
+		holder=""
+}
+
 # shellcheck disable=SC2034 # for the scenarios
 ZERO_GID=0000:0000:0000:0000:0000:0000:0000:0000
 

@@ -94,15 +94,6 @@ use_sriovsim() { # use_sriovsim VF: from vfio-pci back to sriovsim
 		echo "$1" > /sys/bus/pci/drivers_probe &&
 		[ "$(driver_of "$1")" = sriovsim ]
 }
-hold() { # hold VF: vfiohold in the background, until it holds
-	vfiohold "$@" > /tmp/hold.log 2>&1 &
-	holder=$!
-	wait_until 30 grep -q '^vfiohold: holding' /tmp/hold.log
-}
-release() { # SIGTERM to the holder; it says so and exits 0
-	kill -TERM "$holder" && wait "$holder" && grep -q '^vfiohold: released' /tmp/hold.log &&
-		holder=""
-}
 acs() { setpci -s "$1" ECAP_ACS+6.w; }
 acs_both() { [ "$(acs "$RP3") $(acs "$RP2")" = "$1" ]; }
 

@@ -77,15 +77,6 @@ use_vfio() { # use_vfio VF: unbind it from sriovsim and bind it to vfio-pci
 		echo vfio-pci > "/sys/bus/pci/devices/$1/driver_override" &&
 		echo "$1" > /sys/bus/pci/drivers_probe
 }
-hold() { # hold [--group] VF: vfiohold in the background, until it holds
-	vfiohold "$@" > /tmp/hold.log 2>&1 &
-	holder=$!
-	wait_until 30 grep -q '^vfiohold: holding' /tmp/hold.log
-}
-release() { # stop the holder; it says so and exits 0
-	kill "$holder" && wait "$holder" && grep -q '^vfiohold: released' /tmp/hold.log &&
-		holder=""
-}
 
 # ---- the PF before sriovsim ---------------------------------------------------------------
 is "01:00.0 is qemu's NVMe (1b36:0010, class 0x010802) with no driver: nvme is not loaded" \
