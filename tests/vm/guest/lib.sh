@@ -126,6 +126,24 @@ tcp_listening() { # tcp_listening PORT: a TCP socket listens on PORT (a perftest
 	grep -qE "^ *[0-9]+: [0-9A-F]+:$hex [0-9A-F]+:0000 0A " /proc/net/tcp /proc/net/tcp6 2> /dev/null
 }
 
+udevd_start() { # systemd-udevd with no rules, relaying uevents to rdmad (the light VM runs none)
+	mkdir -p /run/udev /etc/udev/rules.d /run/rdmad-vm/udevd
+	ln -sf "$(command -v udevadm)" /run/rdmad-vm/udevd/systemd-udevd
+	/run/rdmad-vm/udevd/systemd-udevd --daemon > "$VM_LOGDIR/udevd.log" 2>&1 ||
+		bail "systemd-udevd did not start: $(cat "$VM_LOGDIR/udevd.log")"
+}
+private_bus_start() { # [LOG]: a system-like bus at $BUS with the shipped policy (run-vm.sh's
+	# RDMAD_DBUS_CONF, RDMAD_DBUS_POLICY), its pid in /run/rdmad-vm/bus.pid, its address exported
+	BUS=/run/rdmad-vm/bus
+	[ -n "${RDMAD_DBUS_CONF:-}" ] && [ -n "${RDMAD_DBUS_POLICY:-}" ] ||
+		bail "RDMAD_DBUS_CONF and RDMAD_DBUS_POLICY are not set (tests/vm/meson.build passes them)"
+	mkdir -p /run/rdmad-vm
+	sed -e "s|@SOCKET@|$BUS|" -e "s|@POLICY@|$RDMAD_DBUS_POLICY|" "$RDMAD_DBUS_CONF" \
+		> /run/rdmad-vm/bus.conf
+	dbus-daemon --config-file=/run/rdmad-vm/bus.conf --fork --print-pid --nosyslog \
+		> /run/rdmad-vm/bus.pid 2> "$VM_LOGDIR/${1:-dbus.log}" || bail "dbus-daemon did not start"
+	export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$BUS
+}
 cm_listening() { # cm_listening PORT: an rdma_cm id listens on PORT (an rping server's, 7174)
 	rdma resource show cm_id 2> /dev/null | grep -q "state LISTEN .*:$1 "
 }

@@ -20,10 +20,7 @@ for b in rdmad rdmactl udevadm; do
 done
 
 # udevd with no rules: it only relays kernel uevents to libudev/sd-device listeners.
-mkdir -p /run/udev /etc/udev/rules.d /run/rdmad-vm/udevd
-ln -sf "$(command -v udevadm)" /run/rdmad-vm/udevd/systemd-udevd
-/run/rdmad-vm/udevd/systemd-udevd --daemon > "$VM_LOGDIR/udevd.log" 2>&1 ||
-	bail "systemd-udevd did not start: $(cat "$VM_LOGDIR/udevd.log")"
+udevd_start
 modprobe veth
 ip link add veth0 type veth peer name veth1
 ip link set veth1 up

@@ -97,10 +97,7 @@ CONF=/etc/rdmad
 calls_total() { cat $PARAMS/calls_set* $PARAMS/calls_delapp | awk '{ n += $1 } END { print n }'; }
 
 # udevd with no rules relays the kernel's uevents to rdmad's sd-device monitor (daemon.sh)
-mkdir -p /run/udev /etc/udev/rules.d /run/rdmad-vm/udevd
-ln -sf "$(command -v udevadm)" /run/rdmad-vm/udevd/systemd-udevd
-/run/rdmad-vm/udevd/systemd-udevd --daemon > "$VM_LOGDIR/udevd.log" 2>&1 ||
-	bail "systemd-udevd did not start: $(cat "$VM_LOGDIR/udevd.log")"
+udevd_start
 
 # A Soft-RoCE link over dcbsim0, which rdmad creates itself, with the qos: block given
 profile() { # profile QOS-LINES (indented by two)
@@ -168,14 +165,7 @@ is "... and dcbsim saw no set op" "$(calls_total)" "$calls"
 # ---- the daemon: drift put back, a driver failure reported and retried -------------------------
 # org.rdmad1 on a private system-like bus with the shipped policy: rdmactl status is where an
 # administrator sees what rdmad sees.
-BUS=/run/rdmad-vm/bus
-[ -n "${RDMAD_DBUS_CONF:-}" ] && [ -n "${RDMAD_DBUS_POLICY:-}" ] ||
-	bail "RDMAD_DBUS_CONF and RDMAD_DBUS_POLICY are not set (tests/vm/meson.build passes them)"
-sed -e "s|@SOCKET@|$BUS|" -e "s|@POLICY@|$RDMAD_DBUS_POLICY|" "$RDMAD_DBUS_CONF" \
-	> /run/rdmad-vm/bus.conf
-dbus-daemon --config-file=/run/rdmad-vm/bus.conf --fork --print-pid --nosyslog \
-	> /run/rdmad-vm/bus.pid 2> "$VM_LOGDIR/dbus.log" || bail "dbus-daemon did not start"
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$BUS
+private_bus_start
 rdmad -v > "$LOG" 2>&1 &
 RDMAD=$!
 check "rdmad starts and reports rxe0/1 converged" wait_until 20 grep -q 'rxe0/1: converged' "$LOG"
@@ -504,9 +494,7 @@ check "dcb dcbx set host ieee (back)" dcb dcbx set dev "$DEV" host ieee
 
 # The daemon: a pause change by hand is announced on ethtool's monitor group and put back; a
 # DCBX change is announced nowhere, and is found with the next DCB event on the netdev.
-dbus-daemon --config-file=/run/rdmad-vm/bus.conf --fork --print-pid --nosyslog \
-	> /run/rdmad-vm/bus.pid 2> "$VM_LOGDIR/dbus-2.log" || bail "dbus-daemon did not start"
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$BUS
+private_bus_start dbus-2.log
 rdmad -v > "$VM_LOGDIR/rdmad-lossless.log" 2>&1 &
 RDMAD=$!
 check "rdmad starts, rxe0/1 converged" wait_until 20 grep -q 'rxe0/1: converged' "$VM_LOGDIR/rdmad-lossless.log"

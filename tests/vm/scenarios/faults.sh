@@ -19,10 +19,7 @@ for b in rdmad rdmactl udevadm; do
 	command -v "$b" > /dev/null || bail "no $b on PATH: run-vm.sh --bin"
 done
 
-mkdir -p /run/udev /etc/udev/rules.d /run/rdmad-vm/udevd
-ln -sf "$(command -v udevadm)" /run/rdmad-vm/udevd/systemd-udevd
-/run/rdmad-vm/udevd/systemd-udevd --daemon > "$VM_LOGDIR/udevd.log" 2>&1 ||
-	bail "systemd-udevd did not start: $(cat "$VM_LOGDIR/udevd.log")"
+udevd_start
 modprobe veth
 for i in 0 2 4 6; do
 	ip link add "veth$i" type veth peer name "veth$((i + 1))"

@@ -287,13 +287,7 @@ ip addr del 192.0.2.3/24 dev veth1
 # ---- rdmad-probe following rdmad: the links and settings of the profiles' probe keys ---------
 # rdmad on a private system-like bus with the shipped policy; the prober without --link reads
 # each link's probe.* Settings, address and published GID from it.
-BUS=/run/rdmad-vm/bus
-[ -n "${RDMAD_DBUS_CONF:-}" ] && [ -n "${RDMAD_DBUS_POLICY:-}" ] || bail "no RDMAD_DBUS_CONF"
-mkdir -p /run/rdmad-vm
-sed -e "s|@SOCKET@|$BUS|" -e "s|@POLICY@|$RDMAD_DBUS_POLICY|" "$RDMAD_DBUS_CONF" > /run/rdmad-vm/bus.conf
-dbus-daemon --config-file=/run/rdmad-vm/bus.conf --fork --print-pid --nosyslog \
-	> /run/rdmad-vm/bus.pid 2> "$VM_LOGDIR/dbus.log" || bail "dbus-daemon did not start"
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$BUS
+private_bus_start
 CONF=/run/rdmad-vm/probe-conf
 mkdir -p "$CONF"
 profile() { # profile RXE1-MESH: both links probed every 100 ms on port 18700; rxe1's mesh as given

@@ -55,15 +55,8 @@ insmod "$KO" || bail "insmod dcbsim.ko"
 ip link set "$DEV" up
 veth_pair veth0 veth1 || bail "veth pair"
 ip addr add 198.51.100.2/24 dev veth1
-mkdir -p /run/udev /etc/udev/rules.d /run/rdmad-vm/udevd
-ln -sf "$(command -v udevadm)" /run/rdmad-vm/udevd/systemd-udevd
-/run/rdmad-vm/udevd/systemd-udevd --daemon > "$VM_LOGDIR/udevd.log" 2>&1 || bail "systemd-udevd"
-BUS=/run/rdmad-vm/bus
-sed -e "s|@SOCKET@|$BUS|" -e "s|@POLICY@|$RDMAD_DBUS_POLICY|" "$RDMAD_DBUS_CONF" \
-	> /run/rdmad-vm/bus.conf
-dbus-daemon --config-file=/run/rdmad-vm/bus.conf --fork --print-pid --nosyslog \
-	> /run/rdmad-vm/bus.pid 2> "$VM_LOGDIR/dbus.log" || bail "dbus-daemon did not start"
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$BUS
+udevd_start
+private_bus_start
 
 mkdir -p "$CONF"
 cat > "$CONF/50-soak.yaml" << 'YAML'

@@ -112,15 +112,8 @@ is "... $PF is below $RP3, in an IOMMU group translated by the vIOMMU (DMA-FQ)" 
 	"$RP3 DMA-FQ"
 
 # udevd with no rules relays uevents to rdmad; org.rdmad1 on a private bus with the shipped policy
-mkdir -p /run/udev /etc/udev/rules.d /run/rdmad-vm/udevd
-ln -sf "$(command -v udevadm)" /run/rdmad-vm/udevd/systemd-udevd
-/run/rdmad-vm/udevd/systemd-udevd --daemon > "$VM_LOGDIR/udevd.log" 2>&1 || bail "no udevd"
-BUS=/run/rdmad-vm/bus
-[ -n "${RDMAD_DBUS_CONF:-}" ] && [ -n "${RDMAD_DBUS_POLICY:-}" ] || bail "no RDMAD_DBUS_CONF"
-sed -e "s|@SOCKET@|$BUS|" -e "s|@POLICY@|$RDMAD_DBUS_POLICY|" "$RDMAD_DBUS_CONF" > /run/rdmad-vm/bus.conf
-dbus-daemon --config-file=/run/rdmad-vm/bus.conf --fork --print-pid --nosyslog \
-	> /run/rdmad-vm/bus.pid 2> "$VM_LOGDIR/dbus.log" || bail "dbus-daemon did not start"
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$BUS
+udevd_start
+private_bus_start
 
 mkdir -p "$CONF"
 PFNET=$(netdev_of $PF)

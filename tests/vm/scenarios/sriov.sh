@@ -67,15 +67,8 @@ acs_on() { setpci -s "$RP" ECAP_ACS+6.w=001d && setpci -s "$RP2" ECAP_ACS+6.w=00
 check "setpci ECAP_ACS+6.w=001d on the root ports $RP and $RP2" acs_on
 
 # udevd with no rules relays uevents to rdmad; org.rdmad1 on a private bus with the shipped policy
-mkdir -p /run/udev /etc/udev/rules.d /run/rdmad-vm/udevd
-ln -sf "$(command -v udevadm)" /run/rdmad-vm/udevd/systemd-udevd
-/run/rdmad-vm/udevd/systemd-udevd --daemon > "$VM_LOGDIR/udevd.log" 2>&1 || bail "no udevd"
-BUS=/run/rdmad-vm/bus
-[ -n "${RDMAD_DBUS_CONF:-}" ] && [ -n "${RDMAD_DBUS_POLICY:-}" ] || bail "no RDMAD_DBUS_CONF"
-sed -e "s|@SOCKET@|$BUS|" -e "s|@POLICY@|$RDMAD_DBUS_POLICY|" "$RDMAD_DBUS_CONF" > /run/rdmad-vm/bus.conf
-dbus-daemon --config-file=/run/rdmad-vm/bus.conf --fork --print-pid --nosyslog \
-	> /run/rdmad-vm/bus.pid 2> "$VM_LOGDIR/dbus.log" || bail "dbus-daemon did not start"
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$BUS
+udevd_start
+private_bus_start
 
 mkdir -p "$CONF" /run/rdmad-vm/next
 profile() { # profile VFS [DIR]: the declared state, with sriov.vfs VFS; VF0_EXTRA: more fields of
