@@ -84,6 +84,7 @@ struct ProbeTransport {
 	bool more; /* more_fd is readable */
 	uint32_t sender;
 	probe_reply_t on_reply;
+	probe_settings_t on_settings; /* NULL: settings exchanged are not handed on */
 	void *userdata;
 	ProbeDevice *devices;
 	ProbeLink *links;
@@ -143,6 +144,7 @@ struct ProbeLink {
 	unsigned n_ahs;
 	ProbeBudget budget;
 	uint64_t answered, refused;
+	ProbeLinkSettings settings; /* what the link tells a peer that asks (version 2) */
 	/* the first completion with an error: the QP is in the error state (on Soft-RoCE, a send
 	 * while the netdev is down puts it there) and sends and receives nothing any more */
 	enum ibv_wc_status failure;

@@ -90,9 +90,8 @@ static void send_slot_release(ProbeLink *l, uint32_t slot) {
 	l->free_sends[l->n_free_sends++] = slot;
 }
 
-/* m from slot's buffer to qpn behind ah. */
-static int send_post(ProbeLink *l, uint32_t slot, const ProbeMessage *m, struct ibv_ah *ah,
-		     uint32_t qpn, uint32_t qkey) {
+/* The datagram in slot's buffer (built there by the caller) to qpn behind ah. */
+static int send_post(ProbeLink *l, uint32_t slot, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey) {
 	struct ibv_sge sge = { .addr = (uintptr_t) send_buf(l, slot),
 			       .length = PROBE_WIRE_SIZE,
 			       .lkey = l->mr->lkey };
@@ -106,7 +105,6 @@ static int send_post(ProbeLink *l, uint32_t slot, const ProbeMessage *m, struct 
 	};
 	struct ibv_send_wr *bad;
 
-	probe_wire_build(m, send_buf(l, slot));
 	return -ibv_post_send(l->qp, &wr, &bad);
 }
 
@@ -179,57 +177,109 @@ static uint64_t stamp_take(ProbeLink *l, uint32_t path, uint64_t seq, uint64_t t
 	return 0;
 }
 
+/* An answer to the datagram from `from` (its GRH grh, its completion wc), built by build into
+ * a send slot, within its source's budget and with a send slot free beyond those kept for this
+ * prober's requests: 0, or -1 when refused. */
+typedef void (*answer_build_t)(const void *request, const ProbeLink *l, uint8_t *buf);
+
+static int answer(ProbeLink *l, const struct ibv_wc *wc, const uint8_t *grh_bytes,
+		  const ProbeGrh *grh, const ProbePeer *from, uint64_t now, answer_build_t build,
+		  const void *request) {
+	uint32_t s;
+	int a;
+
+	if (l->n_free_sends <= SEND_RESERVED || !probe_budget_take(&l->budget, from, now))
+		return -1;
+	a = answer_ah(l, wc, grh_bytes, grh, now);
+	if (a < 0 || send_slot_take(l, &s) < 0) {
+		if (a >= 0)
+			l->ahs[a].sends--;
+		return -1;
+	}
+	l->sends[s].answer = a;
+	build(request, l, send_buf(l, s));
+	if (send_post(l, s, l->ahs[a].ah, wc->src_qp, RDMA_UDP_QKEY) < 0) {
+		send_slot_release(l, s);
+		return -1;
+	}
+	l->answered++;
+	return 0;
+}
+
+/* a probe's answer: the request as it came but for the kind */
+static void probe_answer_build(const void *request, const ProbeLink *l, uint8_t *buf) {
+	ProbeMessage m = *(const ProbeMessage *) request;
+
+	m.kind = PROBE_REPLY;
+	probe_wire_build(&m, buf);
+}
+
+/* a settings request's answer: its sender, path and sequence number, the link's settings */
+static void settings_answer_build(const void *request, const ProbeLink *l, uint8_t *buf) {
+	ProbeSettingsMessage m = *(const ProbeSettingsMessage *) request;
+
+	m.kind = PROBE_SETTINGS_REPLY;
+	m.settings = l->settings;
+	probe_wire_build_settings(&m, buf);
+}
+
 /* A datagram received in slot: an answer from a path's peer handed on, a request answered
  * within its source's budget, the rest refused. */
 static void link_received(ProbeLink *l, const Completion *c, uint32_t slot, uint64_t now) {
 	const struct ibv_wc *wc = &c->wc;
-	const uint8_t *buf = recv_buf(l, slot);
+	const uint8_t *buf = recv_buf(l, slot), *payload = buf + PROBE_GRH_SIZE;
 	ProbePeer from = { .qpn = wc->src_qp };
+	ProbeSettingsMessage sm;
 	ProbeMessage m;
 	ProbeGrh grh;
-	uint32_t s;
-	int a;
+	size_t size;
+	int k;
 
 	if (!(wc->wc_flags & IBV_WC_GRH) || wc->byte_len < PROBE_GRH_SIZE ||
-	    probe_grh_parse(buf, &grh) < 0 ||
-	    probe_wire_parse(buf + PROBE_GRH_SIZE, wc->byte_len - PROBE_GRH_SIZE, &m) < 0) {
+	    probe_grh_parse(buf, &grh) < 0) {
+		l->refused++;
+		return;
+	}
+	size = wc->byte_len - PROBE_GRH_SIZE;
+	k = probe_wire_kind(payload, size);
+	if ((k == PROBE_REQUEST || k == PROBE_REPLY) ? probe_wire_parse(payload, size, &m) < 0
+	    : (k == PROBE_SETTINGS_REQUEST || k == PROBE_SETTINGS_REPLY)
+		    ? probe_wire_parse_settings(payload, size, &sm) < 0
+		    : true) {
 		l->refused++;
 		return;
 	}
 	memcpy(from.gid, grh.sgid, sizeof(from.gid));
-	if (m.kind == PROBE_REPLY) {
-		ProbePath *p = link_path(l, m.path);
+	if (k == PROBE_REPLY || k == PROBE_SETTINGS_REPLY) {
+		/* judged alike: this prober's, on a path it knows, from that path's peer */
+		ProbeMessage view = k == PROBE_REPLY ? m
+						     : (ProbeMessage){ .kind = PROBE_REPLY,
+								       .sender = sm.sender,
+								       .path = sm.path };
+		ProbePath *p = link_path(l, view.path);
 
-		if (probe_reply_judge(&m, l->t->sender, p && p->ready ? &p->peer : NULL, &from) !=
-		    PROBE_REPLY_OK) {
+		if (probe_reply_judge(&view, l->t->sender, p && p->ready ? &p->peer : NULL,
+				      &from) != PROBE_REPLY_OK) {
 			l->refused++;
 			return;
 		}
-		l->t->on_reply(l->t->userdata, m.path, m.seq, m.sent_ns, now,
-			       c->stamped ? stamp_take(l, m.path, m.seq, c->ticks) : 0);
+		if (k == PROBE_REPLY)
+			l->t->on_reply(l->t->userdata, m.path, m.seq, m.sent_ns, now,
+				       c->stamped ? stamp_take(l, m.path, m.seq, c->ticks) : 0);
+		else if (l->t->on_settings)
+			l->t->on_settings(l->t->userdata, l, sm.path, &from, &sm.settings);
 		return;
 	}
-	/* a request: back to where it came from, as it came but for the kind, if its source has
-	 * budget left and a send slot is free beyond those kept for this prober's requests */
-	if (l->n_free_sends <= SEND_RESERVED || !probe_budget_take(&l->budget, &from, now)) {
+	if (k == PROBE_REQUEST) {
+		if (answer(l, wc, buf, &grh, &from, now, probe_answer_build, &m) < 0)
+			l->refused++;
+		return;
+	}
+	/* a settings request: the asker's settings handed on, whether or not it is answered */
+	if (l->t->on_settings)
+		l->t->on_settings(l->t->userdata, l, UINT32_MAX, &from, &sm.settings);
+	if (answer(l, wc, buf, &grh, &from, now, settings_answer_build, &sm) < 0)
 		l->refused++;
-		return;
-	}
-	a = answer_ah(l, wc, buf, &grh, now);
-	if (a < 0 || send_slot_take(l, &s) < 0) {
-		if (a >= 0)
-			l->ahs[a].sends--;
-		l->refused++;
-		return;
-	}
-	l->sends[s].answer = a;
-	m.kind = PROBE_REPLY;
-	if (send_post(l, s, &m, l->ahs[a].ah, wc->src_qp, RDMA_UDP_QKEY) < 0) {
-		send_slot_release(l, s);
-		l->refused++;
-		return;
-	}
-	l->answered++;
 }
 
 /* One completion: a send's slot freed (a request's device stamp kept), a receive handled and
@@ -536,8 +586,40 @@ int probe_path_send(ProbePath *p, uint64_t seq, uint64_t now_ns) {
 	l->sends[slot].request = true;
 	l->sends[slot].path = p->index;
 	l->sends[slot].seq = seq;
-	r = send_post(l, slot, &m, p->ah, p->peer.qpn, p->qkey);
+	probe_wire_build(&m, send_buf(l, slot));
+	r = send_post(l, slot, p->ah, p->peer.qpn, p->qkey);
 	if (r < 0)
 		send_slot_release(l, slot);
 	return r;
+}
+
+int probe_path_ask_settings(ProbePath *p, uint32_t seq) {
+	ProbeLink *l = p->l;
+	ProbeSettingsMessage m = { .kind = PROBE_SETTINGS_REQUEST, .path = p->index, .seq = seq };
+	uint32_t slot;
+	int r;
+
+	if (p->failed)
+		return p->error;
+	if (!p->ready || !l)
+		return -EAGAIN;
+	if (!l->qp)
+		return -ENODEV;
+	m.sender = l->t->sender;
+	m.settings = l->settings;
+	r = send_slot_take(l, &slot);
+	if (r < 0)
+		return r;
+	probe_wire_build_settings(&m, send_buf(l, slot));
+	r = send_post(l, slot, p->ah, p->peer.qpn, p->qkey);
+	if (r < 0)
+		send_slot_release(l, slot);
+	return r;
+}
+
+int probe_link_set_settings(ProbeLink *l, const ProbeLinkSettings *s) {
+	if (!probe_settings_valid(s))
+		return -EINVAL;
+	l->settings = *s;
+	return 0;
 }

@@ -121,6 +121,10 @@ ProbeTransport *probe_transport_free(ProbeTransport *t) {
 	return NULL;
 }
 
+void probe_transport_set_settings_handler(ProbeTransport *t, probe_settings_t on_settings) {
+	t->on_settings = on_settings;
+}
+
 int probe_transport_fd(const ProbeTransport *t) {
 	return t->epoll_fd;
 }

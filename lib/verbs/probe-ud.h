@@ -38,6 +38,7 @@
 #include <sys/socket.h>
 
 #include "macro.h"
+#include "probe-wire.h"
 
 typedef struct ProbeTransport ProbeTransport;
 typedef struct ProbeLink ProbeLink;
@@ -64,6 +65,13 @@ const char *probe_step_to_string(ProbeStep s);
 typedef void (*probe_reply_t)(void *userdata, uint32_t path, uint64_t seq, uint64_t sent_ns,
 			      uint64_t now_ns, uint64_t device_ns);
 
+/* RoCE settings a peer told (probe-wire.h, version 2), on link l from `from`: a request's, the
+ * asking link's (path UINT32_MAX: no path of this prober's), or an answer to this prober's
+ * probe_path_ask_settings() on its path (judged as an answer to a probe is: this prober's, the
+ * path's peer). */
+typedef void (*probe_settings_t)(void *userdata, ProbeLink *l, uint32_t path, const ProbePeer *from,
+				 const ProbeLinkSettings *settings);
+
 /* An IPv4 or IPv6 address in text, port 0. */
 int probe_address_parse(const char *s, struct sockaddr_storage *ret);
 
@@ -72,6 +80,8 @@ int probe_address_parse(const char *s, struct sockaddr_storage *ret);
 int probe_transport_new(uint32_t sender, probe_reply_t on_reply, void *userdata,
 			ProbeTransport **ret);
 ProbeTransport *probe_transport_free(ProbeTransport *t);
+/* Settings exchanged from now on are handed to on_settings, with the transport's userdata. */
+void probe_transport_set_settings_handler(ProbeTransport *t, probe_settings_t on_settings);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ProbeTransport *, probe_transport_free)
 /* Readable when probe_transport_process() has work: rdma_cm events for any link and path, a
  * device's asynchronous events, a link's completions. */
@@ -89,6 +99,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(ProbeLink *, probe_link_free)
 /* Probes answered, and datagrams refused: not a probe, an answer to another prober or from
  * another than the path's peer, a request over its source's budget. */
 uint64_t probe_link_answered(const ProbeLink *l);
+/* What the link tells a peer that asks for its settings, and sends with its own asking: none
+ * known until set. -EINVAL if the wire could not carry s (probe_settings_valid()). */
+int probe_link_set_settings(ProbeLink *l, const ProbeLinkSettings *s);
 uint64_t probe_link_refused(const ProbeLink *l);
 /* Whether the link's completions are stamped by its device's clock (ibv_query_device_ex()'s
  * completion_timestamp_mask and hca_core_clock, and a CQ made with completion timestamps): its
@@ -118,3 +131,7 @@ bool probe_path_ready(const ProbePath *p);
 bool probe_path_failed(const ProbePath *p, ProbeStep *ret_step, int *ret_error);
 /* One request: 0, -EAGAIN while the path resolves, or -errno (the path's step is SEND). */
 int probe_path_send(ProbePath *p, uint64_t seq, uint64_t now_ns);
+/* Ask the path's peer for its link's settings, telling this link's (version 2; a peer of
+ * version 1 refuses it, and nothing answers): 0, -EAGAIN while the path resolves, or -errno.
+ * The answer, if any, comes to the transport's on_settings with the path's index. */
+int probe_path_ask_settings(ProbePath *p, uint32_t seq);

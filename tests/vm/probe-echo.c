@@ -5,6 +5,7 @@
  *   probe-echo --flood ADDR PORT PEER SECONDS
  *   probe-echo --forge ADDR PORT FORGE_ADDR
  *   probe-echo --dead-channel ADDR PORT
+ *   probe-echo --settings ADDR PORT [PEER COUNT]
  *
  * One link's endpoint at ADDR:PORT that answers probes, or with PEER, a path from ADDR (any
  * port) to PEER:PORT that sends COUNT probes 100 ms apart and prints each answer's round trip,
@@ -21,6 +22,11 @@
  * as another would forge the answer, with the request's sender, path and sequence: once from
  * its own QP but the GID of FORGE_ADDR (another address of its device), once from another QP
  * with ADDR's GID. Until SIGTERM; then "forged N" (answers sent, both kinds) and "requests N".
+ *
+ * --settings (issue 44, probe-wire version 2): the link tells fixed RoCE settings, the
+ * responder's or the prober's (below), and prints what the other side told: the prober asks
+ * once its path is ready ("settings path 7 ..." when answered, "settings: no answer" at the end
+ * if not); the responder prints each asker's ("settings path 4294967295 ...") and answers.
  *
  * --dead-channel: what a device that the kernel disassociated (mlx5 removed) does to a link's
  * completion channel, which rxe cannot do: the channel, in the transport's epoll, becomes a
@@ -70,6 +76,43 @@ static void on_reply(void *userdata, uint32_t path, uint64_t seq, uint64_t sent_
 	if (answered < sizeof(rtts_ns) / sizeof(rtts_ns[0]))
 		rtts_ns[answered] = now - sent_ns;
 	answered++;
+}
+
+/* --settings (issue 44): each side's link tells these, and prints what the other told */
+static const ProbeLinkSettings responder_settings = {
+	.known = PROBE_KNOWN_ALL,
+	.netdev_mtu = 1500,
+	.roce_mtu = 1024,
+	.roce_mode = 2,
+	.tos = 106,
+	.trust = PROBE_TRUST_DSCP,
+	.priority = 3,
+	.pfc = 0x08,
+	.ecn = 0x08,
+	.cnp_dscp = 48,
+	.cnp_priority = 6,
+};
+static const ProbeLinkSettings prober_settings = {
+	.known = PROBE_KNOWN_ALL & ~PROBE_KNOWN_ECN,
+	.netdev_mtu = 9000,
+	.roce_mtu = 4096,
+	.roce_mode = 2,
+	.tos = 96,
+	.trust = PROBE_TRUST_DSCP,
+	.priority = 4,
+	.pfc = 0x10,
+	.cnp_dscp = 46,
+	.cnp_priority = 6,
+};
+static unsigned settings_seen;
+
+static void on_settings(void *userdata, ProbeLink *l, uint32_t path, const ProbePeer *from,
+			const ProbeLinkSettings *s) {
+	printf("settings path %" PRIu32 " qpn %" PRIu32 ": known 0x%03x mtu %u/%u mode %u tos %u "
+	       "trust %u priority %u pfc 0x%02x ecn 0x%02x cnp %u/%u\n",
+	       path, from->qpn, s->known, s->netdev_mtu, s->roce_mtu, s->roce_mode, s->tos,
+	       s->trust, s->priority, s->pfc, s->ecn, s->cnp_dscp, s->cnp_priority);
+	settings_seen++;
 }
 
 /* Waits up to ms for the transport, then does its work. */
@@ -311,7 +354,7 @@ int main(int argc, char **argv) {
 	uint16_t port;
 	uint64_t deadline, next;
 	ProbeStep step;
-	bool flooding = false;
+	bool flooding = false, settings = false;
 	int r, error;
 
 	signal(SIGTERM, on_term);
@@ -342,6 +385,11 @@ int main(int argc, char **argv) {
 		probe_transport_free(t);
 		return r;
 	}
+	if (argc >= 4 && streq(argv[1], "--settings")) {
+		settings = true;
+		argv++;
+		argc--;
+	}
 	if (argc == 6 && streq(argv[1], "--flood")) {
 		flooding = true;
 		argv++;
@@ -351,8 +399,9 @@ int main(int argc, char **argv) {
 		fprintf(stderr,
 			"usage: %s ADDR PORT [PEER COUNT]\n"
 			"       %s --flood ADDR PORT PEER SECONDS\n"
-			"       %s --forge ADDR PORT FORGE_ADDR\n",
-			argv[0], argv[0], argv[0]);
+			"       %s --forge ADDR PORT FORGE_ADDR\n"
+			"       %s --settings ADDR PORT [PEER COUNT]\n",
+			argv[0], argv[0], argv[0], argv[0]);
 		return 2;
 	}
 	if (probe_address_parse(argv[1], &addr) < 0 ||
@@ -370,6 +419,14 @@ int main(int argc, char **argv) {
 	if (r < 0) {
 		fprintf(stderr, "endpoint on %s:%u: %s\n", argv[1], port, strerror(-r));
 		return 2;
+	}
+	if (settings) {
+		probe_transport_set_settings_handler(t, on_settings);
+		r = probe_link_set_settings(l, argc == 3 ? &responder_settings : &prober_settings);
+		if (r < 0) {
+			fprintf(stderr, "settings: %s\n", strerror(-r));
+			return 2;
+		}
 	}
 	printf("listening on %s port %u\n", argv[1], port);
 	if (argc == 3) {
@@ -401,6 +458,11 @@ int main(int argc, char **argv) {
 		return 2;
 	}
 	printf("path ready\n");
+	if (settings) {
+		r = probe_path_ask_settings(p, 1);
+		if (r < 0)
+			printf("asking settings: %s\n", strerror(-r));
+	}
 	if (flooding) {
 		r = flood(t, l, p, count);
 		probe_path_free(p);
@@ -436,6 +498,8 @@ int main(int argc, char **argv) {
 		       rtts_ns[n - 1] / 1e3);
 	} else
 		printf("sent %" PRIu64 " answered 0\n", sent_seq);
+	if (settings && settings_seen == 0)
+		printf("settings: no answer\n");
 	probe_path_free(p);
 	probe_link_free(l);
 	probe_transport_free(t);

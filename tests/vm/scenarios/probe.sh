@@ -51,6 +51,23 @@ is "rxe0 -> rxe1: 20 probes, every one answered (exit 0)" "$?" 0 ||
 	diag "$(cat "$VM_LOGDIR/fwd.out")"
 diag "rxe0 -> rxe1: $(tail -n 1 "$VM_LOGDIR/fwd.out")"
 
+# probe-wire version 2 (issue 44): one settings exchange tells both sides; probes unchanged
+SPORT=$((PORT + 3)) # beside resp1 on rxe1
+probe-echo --settings 192.0.2.2 "$SPORT" > "$VM_LOGDIR/settings-resp.out" 2>&1 &
+settings_pid=$!
+wait_until 20 cm_listening "$SPORT"
+timeout 60 probe-echo --settings 192.0.2.1 "$SPORT" 192.0.2.2 5 > "$VM_LOGDIR/settings.out" 2>&1
+is "--settings: rxe0 -> rxe1, every probe answered (exit 0)" "$?" 0
+check "... rxe0's prober got rxe1's settings (ToS 106, priority 3, PFC 0x08, MTU 1500/1024)" \
+	grep -q "^settings path 7 .*mtu 1500/1024 mode 2 tos 106 trust 2 priority 3 pfc 0x08 ecn 0x08 cnp 48/6" \
+	"$VM_LOGDIR/settings.out"
+kill "$settings_pid"
+wait "$settings_pid" 2> /dev/null
+check "... rxe1's endpoint got rxe0's with the request (ToS 96, priority 4, ECN not known)" \
+	grep -q "^settings path 4294967295 .*known 0x37f mtu 9000/4096 mode 2 tos 96 trust 2 priority 4 pfc 0x10 ecn 0x00 cnp 46/6" \
+	"$VM_LOGDIR/settings-resp.out"
+diag "$(cat "$VM_LOGDIR/settings.out" "$VM_LOGDIR/settings-resp.out" | grep -E '^settings|^sent|^answered')"
+
 check "netem: 5 ms on veth1" tc qdisc add dev veth1 root netem delay 5ms
 probe netem 192.0.2.1 192.0.2.2 20
 is "with 5 ms of netem on veth1: every probe answered" "$?" 0
