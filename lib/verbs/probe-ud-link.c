@@ -566,55 +566,55 @@ bool probe_link_device_gone(const ProbeLink *l) {
 	return l->device_gone;
 }
 
+/* A send slot of the path's link, for a message to the path's peer. */
+static int path_slot_take(ProbePath *p, uint32_t *ret_slot) {
+	if (p->failed)
+		return p->error;
+	if (!p->ready || !p->l)
+		return -EAGAIN;
+	if (!p->l->qp)
+		return -ENODEV;
+	return send_slot_take(p->l, ret_slot);
+}
+
+/* The slot's bytes out to the path's peer; the slot is free again if they cannot go. */
+static int path_post(ProbePath *p, uint32_t slot) {
+	int r = send_post(p->l, slot, p->ah, p->peer.qpn, p->qkey);
+
+	if (r < 0)
+		send_slot_release(p->l, slot);
+	return r;
+}
+
 /* A path's request goes out of its link's QP. */
 int probe_path_send(ProbePath *p, uint64_t seq, uint64_t now_ns) {
-	ProbeLink *l = p->l;
 	ProbeMessage m = { .kind = PROBE_REQUEST, .path = p->index, .seq = seq, .sent_ns = now_ns };
 	uint32_t slot;
 	int r;
 
-	if (p->failed)
-		return p->error;
-	if (!p->ready || !l)
-		return -EAGAIN;
-	if (!l->qp)
-		return -ENODEV;
-	m.sender = l->t->sender;
-	r = send_slot_take(l, &slot);
+	r = path_slot_take(p, &slot);
 	if (r < 0)
 		return r;
-	l->sends[slot].request = true;
-	l->sends[slot].path = p->index;
-	l->sends[slot].seq = seq;
-	probe_wire_build(&m, send_buf(l, slot));
-	r = send_post(l, slot, p->ah, p->peer.qpn, p->qkey);
-	if (r < 0)
-		send_slot_release(l, slot);
-	return r;
+	m.sender = p->l->t->sender;
+	p->l->sends[slot].request = true;
+	p->l->sends[slot].path = p->index;
+	p->l->sends[slot].seq = seq;
+	probe_wire_build(&m, send_buf(p->l, slot));
+	return path_post(p, slot);
 }
 
 int probe_path_ask_settings(ProbePath *p, uint32_t seq) {
-	ProbeLink *l = p->l;
 	ProbeSettingsMessage m = { .kind = PROBE_SETTINGS_REQUEST, .path = p->index, .seq = seq };
 	uint32_t slot;
 	int r;
 
-	if (p->failed)
-		return p->error;
-	if (!p->ready || !l)
-		return -EAGAIN;
-	if (!l->qp)
-		return -ENODEV;
-	m.sender = l->t->sender;
-	m.settings = l->settings;
-	r = send_slot_take(l, &slot);
+	r = path_slot_take(p, &slot);
 	if (r < 0)
 		return r;
-	probe_wire_build_settings(&m, send_buf(l, slot));
-	r = send_post(l, slot, p->ah, p->peer.qpn, p->qkey);
-	if (r < 0)
-		send_slot_release(l, slot);
-	return r;
+	m.sender = p->l->t->sender;
+	m.settings = p->l->settings;
+	probe_wire_build_settings(&m, send_buf(p->l, slot));
+	return path_post(p, slot);
 }
 
 int probe_link_set_settings(ProbeLink *l, const ProbeLinkSettings *s) {
