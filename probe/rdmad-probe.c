@@ -81,20 +81,20 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 /* The transport's work: rdma_cm events, devices' events, completions (answers timed, requests
- * answered), a bounded share each time. An answer is timed when it is dispatched: the source is
- * IMPORTANT, before a tick that is due at the same time. While work is left over (a flood), it
- * is NORMAL: sd-event then takes the pending sources of one priority in turn, and the tick's
- * probes, timeouts and files go on between the shares. */
+ * answered), a bounded share each time. An answer is timed when the poll finds its completion
+ * (probe-ud-link.c): the source is IMPORTANT, polled before a tick that is due at the same
+ * time. While work is left over (a flood), it is NORMAL: sd-event then takes the pending
+ * sources of one priority in turn, and the tick's probes, timeouts and files go on between the
+ * shares. */
 static int on_transport(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
 	Prober *pr = userdata;
-	uint64_t now = now_monotonic_nsec();
-	int r = probe_transport_process(pr->transport, now);
+	int r = probe_transport_process(pr->transport);
 
 	if (r < 0)
 		fprintf(stderr, "RDMA events: %s\n", strerror(-r));
 	(void) sd_event_source_set_priority(s, r > 0 ? SD_EVENT_PRIORITY_NORMAL
 						     : SD_EVENT_PRIORITY_IMPORTANT);
-	links_check_failed(pr, now);
+	links_check_failed(pr, now_monotonic_nsec());
 	return 0;
 }
 

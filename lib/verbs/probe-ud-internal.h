@@ -190,7 +190,7 @@ void probe_path_release(ProbePath *p, bool id);
  * and PD; with its id, everything. Its paths are the caller's to let go first. */
 void probe_link_release(ProbeLink *l, bool id);
 /* A link's share of the completions: at most COMPLETIONS_A_CALL, more set when some are left. */
-void probe_link_work(ProbeLink *l, uint64_t now_ns);
+void probe_link_work(ProbeLink *l);
 
 /* probe-ud-device.c */
 /* The device of a link bound to addr: known, or watched from now on (its asynchronous events,

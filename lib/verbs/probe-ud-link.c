@@ -329,13 +329,17 @@ static void completion_read(ProbeLink *l, Completion *ret) {
 	}
 }
 
+/* The software clock of a completion is read once the poll has found it, never before: a clock
+ * read before the poll would time an answer that arrived after that read (the thread
+ * descheduled between them, as a loaded host does to a VM) as faster than its wire allowed. */
+
 /* The extended CQ, one completion for each ibv_start_poll() and ibv_end_poll(): handled after
  * end_poll (handling posts receives and sends). Not a batch through ibv_next_poll(): providers
  * disagree on where end_poll leaves the queue once next_poll has found it empty (rxe in Debian
  * 12's rdma-core moves on once more, and then reads empty entries as completions, forever);
  * start, read, end is the same on all of them. At most COMPLETIONS_A_CALL: 1 when some may be
  * left. */
-static int link_poll_ex(ProbeLink *l, uint64_t now_ns) {
+static int link_poll_ex(ProbeLink *l) {
 	struct ibv_poll_cq_attr attr = { 0 };
 
 	for (unsigned n = 0; n < COMPLETIONS_A_CALL; n++) {
@@ -348,22 +352,24 @@ static int link_poll_ex(ProbeLink *l, uint64_t now_ns) {
 			return -EIO;
 		completion_read(l, &c);
 		ibv_end_poll(l->cq_ex);
-		r = link_completed(l, &c, now_ns);
+		r = link_completed(l, &c, now_monotonic_nsec());
 		if (r < 0)
 			return r;
 	}
 	return 1;
 }
 
-static int link_poll(ProbeLink *l, uint64_t now_ns) {
+static int link_poll(ProbeLink *l) {
 	struct ibv_wc wc[16];
 	unsigned done = 0;
 	int n, r;
 
 	while (done < COMPLETIONS_A_CALL &&
 	       (n = ibv_poll_cq(l->cq, (int) ELEMENTSOF(wc), wc)) > 0) {
+		uint64_t seen_ns = now_monotonic_nsec();
+
 		for (int i = 0; i < n; i++) {
-			r = link_completed(l, &(Completion){ .wc = wc[i] }, now_ns);
+			r = link_completed(l, &(Completion){ .wc = wc[i] }, seen_ns);
 			if (r < 0)
 				return r;
 		}
@@ -378,7 +384,7 @@ static int link_poll(ProbeLink *l, uint64_t now_ns) {
  * closed, readable forever with nothing to read, is its device gone), the CQ armed again
  * before it is read, so that nothing completing meanwhile is missed, then at most
  * COMPLETIONS_A_CALL of them. */
-void probe_link_work(ProbeLink *l, uint64_t now_ns) {
+void probe_link_work(ProbeLink *l) {
 	int r;
 
 	if (l->woken) {
@@ -396,7 +402,7 @@ void probe_link_work(ProbeLink *l, uint64_t now_ns) {
 	}
 	r = ibv_req_notify_cq(l->cq, 0);
 	if (r == 0)
-		r = l->cq_ex ? link_poll_ex(l, now_ns) : link_poll(l, now_ns);
+		r = l->cq_ex ? link_poll_ex(l) : link_poll(l);
 	l->more = r > 0;
 	if (r < 0 && l->failure == IBV_WC_SUCCESS)
 		l->failure = IBV_WC_GENERAL_ERR; /* the CQ cannot be read: made again */

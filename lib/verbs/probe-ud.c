@@ -277,7 +277,7 @@ static void cm_process(ProbeTransport *t) {
 	}
 }
 
-int probe_transport_process(ProbeTransport *t, uint64_t now_ns) {
+int probe_transport_process(ProbeTransport *t) {
 	struct epoll_event evs[32];
 	bool more = false;
 	int n;
@@ -311,7 +311,7 @@ int probe_transport_process(ProbeTransport *t, uint64_t now_ns) {
 	}
 	for (ProbeLink *l = t->links; l; l = l->next) {
 		if (l->cq && (l->woken || l->more))
-			probe_link_work(l, now_ns);
+			probe_link_work(l);
 		more = more || l->more;
 	}
 	for (ProbeDevice **d = &t->devices; *d;)

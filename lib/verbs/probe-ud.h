@@ -90,7 +90,7 @@ int probe_transport_fd(const ProbeTransport *t);
  * next call (the descriptor stays readable), or -errno. A caller that gives its other work a
  * turn in between (its timers) keeps its own probes going while a flood arrives. Requests are
  * answered, answers handed to on_reply, a device gone let go. */
-int probe_transport_process(ProbeTransport *t, uint64_t now_ns);
+int probe_transport_process(ProbeTransport *t);
 
 /* addr: the link's own address (IPv4 or IPv6); port: the probe port. */
 int probe_link_new(ProbeTransport *t, const struct sockaddr *addr, uint16_t port, ProbeLink **ret);

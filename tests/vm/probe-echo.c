@@ -121,7 +121,7 @@ static int turn(ProbeTransport *t, int ms) {
 
 	if (poll(&fd, 1, ms) < 0 && errno != EINTR)
 		return -errno;
-	return probe_transport_process(t, now_monotonic_nsec());
+	return probe_transport_process(t);
 }
 
 static int u64_compare(const void *a, const void *b) {
@@ -337,7 +337,7 @@ static int dead_channel(ProbeTransport *t, ProbeLink *l) {
 		if (poll(&p, 1, 0) <= 0)
 			break; /* nothing left to do */
 		n++;
-		if (probe_transport_process(t, now_monotonic_nsec()) < 0)
+		if (probe_transport_process(t) < 0)
 			break;
 	}
 	failure = probe_link_failure(l);

@@ -3,7 +3,7 @@
 # before the prober: UD datagrams over rdma_cm's UDP port space between two rxe links on a veth
 # pair, with the policy routing of selftest.sh:
 #   - a responder on rxe1's address answers every probe from rxe0's, and the other way round
-#   - with netem's 5 ms on veth1, the median round trip is 5 ms or more
+#   - with netem's 5 ms on veth1, no round trip is shorter than 5 ms
 #   - with veth1 down the probes go unanswered, and the prober exits 1, bounded
 #   - nothing answers on another port: the path fails at "connect"
 # Then rdmad-probe (work in progress: its links on the command line) on both links, --mesh,
@@ -72,15 +72,14 @@ check "netem: 5 ms on veth1" tc qdisc add dev veth1 root netem delay 5ms
 probe netem 192.0.2.1 192.0.2.2 20
 is "with 5 ms of netem on veth1: every probe answered" "$?" 0
 diag "netem: $(tail -n 1 "$VM_LOGDIR/netem.out")"
-# A fixed delay shows in the median, which load on this machine can only raise: every answer
-# crosses veth1's netem. (Not the fastest round trip: under ASan on 6.12 one of 20 came back in
-# 2.7 ms once, the other 19 at 5 ms or more; its lines are shown when that happens again. The
-# prober's check below holds its window's fastest round trip to the delay, over 30 s.)
-check "with 5 ms of netem on veth1: the median round trip is 5 ms or more (p50 \
-$(stat_us netem p50_us) us, $(stat_us fwd p50_us) us before)" \
-	awk -v m="$(stat_us netem p50_us)" 'BEGIN { exit !(m != "" && m >= 5000) }'
-awk -v m="$(stat_us netem min_us)" 'BEGIN { exit !(m != "" && m < 5000) }' &&
-	diag "a round trip under the delay: $(grep rtt_us "$VM_LOGDIR/netem.out" | tr '\n' ';')"
+# Every answer crosses veth1's netem, so no round trip is shorter than the delay, whatever the
+# load: load only lengthens them. (Once one came back in 2.7 ms under ASan on 6.12, and one in
+# 2.6 ms on 6.1 beside a loaded host: the transport timed a completion by a clock read before
+# the poll that found it. It reads the clock after the poll now.) The median is a figure.
+check "with 5 ms of netem on veth1: the fastest round trip is 5 ms or more (min \
+$(stat_us netem min_us) us, p50 $(stat_us netem p50_us) us; p50 $(stat_us fwd p50_us) us before)" \
+	awk -v m="$(stat_us netem min_us)" 'BEGIN { exit !(m != "" && m >= 5000) }' ||
+	diag "the round trips: $(grep rtt_us "$VM_LOGDIR/netem.out" | tr '\n' ';')"
 tc qdisc del dev veth1 root
 
 ip link set veth1 down
