@@ -65,7 +65,10 @@ typedef struct Side {
 	uint64_t completed;   /* completions without an error, of any kind: progress */
 	Message received;
 	bool addr_done, addr_resolved, route_resolved, established, disconnected, disconnecting;
-	int addr_status;     /* of an ADDR_ERROR */
+	int addr_status; /* of an ADDR_ERROR */
+	/* rdma_cm said it found no neighbour (ETIMEDOUT, ENODATA): address resolution failed,
+	 * whichever ends first, a retry or --timeout */
+	int addr_unanswered;
 	uint32_t iterations; /* server: what the client announced */
 	uint32_t pings;	     /* server: pings answered */
 } Side;
