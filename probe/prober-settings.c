@@ -47,8 +47,10 @@ static void path_compare(Path *p) {
 		n = fabric_compare_peer(&p->from->told, &p->peer_settings, m);
 	} else
 		p->n_compared = 0;
-	if (mismatches_equal(m, n, p->mismatches, p->n_mismatches))
+	if (mismatches_equal(m, n, p->mismatches, p->n_mismatches) &&
+	    p->said_known == p->peer_known)
 		return;
+	p->said_known = p->peer_known;
 	for (size_t i = 0; i < n; i++)
 		fprintf(stderr, "%s -> %s: %s differs: %s here, %s there\n", p->from->name, p->peer,
 			m[i].setting, m[i].local, m[i].other);

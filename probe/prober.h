@@ -72,6 +72,7 @@ typedef struct Path {
 	 * answer came (a prober of version 1 never answers); forgotten after SETTINGS_SILENT_MAX
 	 * asks in a row without one. */
 	bool peer_known;
+	bool said_known; /* what the log said last: known or not */
 	bool asked_unanswered;
 	unsigned asks_unanswered;
 	uint32_t ask_seq;
