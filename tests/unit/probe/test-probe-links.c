@@ -139,7 +139,7 @@ static int facts_parse(const Fact *facts, size_t n, ProbeLinkSettings *ret) {
 	if (r >= 0)
 		r = probe_facts_read(m, ret);
 	m = sd_bus_message_unref(m);
-	sd_bus_flush_close_unref(bus);
+	sd_bus_close_unref(bus); /* no flush: it would wait for the peer to authenticate */
 	close(peer);
 	return r;
 }
