@@ -41,8 +41,8 @@ static const char *field(json_object *o, const char *key) {
 }
 
 /* The settings a path's link and its peer disagree on ("dscp,mtu"), "none", or "unknown" where
- * the peer's prober told none (a prober of version 1, or no answer yet); "-" from an older
- * prober's state file. */
+ * the peer's prober told none (a prober of version 1, or no answer yet) or nothing both sides
+ * know; "-" from an older prober's state file. */
 static void mismatch_format(json_object *p, char *buf, size_t size) {
 	const char *known = field(p, "peer_settings");
 	json_object *l;
@@ -66,8 +66,15 @@ static void mismatch_format(json_object *p, char *buf, size_t size) {
 			break;
 		n += (size_t) k;
 	}
+	/* none differs: agreement only where something was compared (a peer that told nothing
+	 * this side knows too is no better known than one that told nothing) */
 	if (n == 0)
-		snprintf(buf, size, "none");
+		snprintf(buf, size, "%s",
+			 json_object_object_get_ex(p, "compared", &l) &&
+					 json_object_is_type(l, json_type_array) &&
+					 json_object_array_length(l) > 0
+				 ? "none"
+				 : "unknown");
 }
 
 static int state_print(json_object *root) {
