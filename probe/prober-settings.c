@@ -56,8 +56,9 @@ static void path_compare(Path *p) {
 			m[i].setting, m[i].local, m[i].other);
 	if (n == 0)
 		fprintf(stderr, "%s -> %s: %s\n", p->from->name, p->peer,
-			p->peer_known ? "RoCE settings agree"
-				      : "the peer's RoCE settings not known");
+			!p->peer_known	    ? "the peer's RoCE settings not known"
+			: p->n_compared > 0 ? "RoCE settings agree"
+					    : "the peer told no RoCE setting this link knows too");
 	memcpy(p->mismatches, m, n * sizeof(FabricMismatch));
 	p->n_mismatches = n;
 }
