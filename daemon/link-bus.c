@@ -26,6 +26,7 @@ static const char *const link_property_table[_PORT_PROPERTY_MAX] = {
 	[PORT_PROPERTY_SETTINGS] = "Settings",
 	[PORT_PROPERTY_LAST_ERROR] = "LastError",
 	[PORT_PROPERTY_OBSERVE_ERRORS] = "ObserveErrors",
+	[PORT_PROPERTY_ROCE_FACTS] = "RoceFacts",
 };
 
 static int link_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
@@ -145,6 +146,80 @@ LINK_GETTER(property_get_settings) {
 	return sd_bus_message_close_container(reply);
 }
 
+/* The priorities of a bitmap, as an array of their numbers. */
+static int append_priorities(sd_bus_message *reply, uint8_t bits) {
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'v', "ay");
+	if (r >= 0)
+		r = sd_bus_message_open_container(reply, 'a', "y");
+	for (unsigned i = 0; r >= 0 && i < 8; i++)
+		if (bits & (1u << i))
+			r = sd_bus_message_append(reply, "y", (uint8_t) i);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r;
+}
+
+/* One entry of RoceFacts: its name and value, or nothing when the fact is not known. */
+static int append_fact(sd_bus_message *reply, const RoceFacts *f, RoceFact x) {
+	int r;
+
+	if (!roce_facts_has(f, x))
+		return 0;
+	r = sd_bus_message_open_container(reply, 'e', "sv");
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "s", roce_fact_to_string(x));
+	if (r < 0)
+		return r;
+	switch (x) {
+	case ROCE_FACT_NETDEV_MTU:
+		r = sd_bus_message_append(reply, "v", "u", (uint32_t) f->netdev_mtu);
+		break;
+	case ROCE_FACT_ROCE_MODE:
+		r = sd_bus_message_append(reply, "v", "s", roce_mode_to_string(f->roce_mode));
+		break;
+	case ROCE_FACT_TRUST:
+		r = sd_bus_message_append(reply, "v", "s", qos_trust_to_string(f->trust));
+		break;
+	case ROCE_FACT_PFC:
+		r = append_priorities(reply, f->pfc);
+		break;
+	case ROCE_FACT_ECN_NP:
+		r = append_priorities(reply, f->ecn_np);
+		break;
+	case ROCE_FACT_ECN_RP:
+		r = append_priorities(reply, f->ecn_rp);
+		break;
+	default: {
+		uint8_t v = x == ROCE_FACT_TOS	      ? f->tos
+			    : x == ROCE_FACT_PRIORITY ? f->priority
+			    : x == ROCE_FACT_CNP_DSCP ? f->cnp_dscp
+						      : f->cnp_priority;
+
+		r = sd_bus_message_append(reply, "v", "y", v);
+		break;
+	}
+	}
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r;
+}
+
+LINK_GETTER(property_get_roce_facts) {
+	const PortStatus *s = userdata;
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', "{sv}");
+	for (RoceFact x = 0; r >= 0 && x < _ROCE_FACT_MAX; x++)
+		r = append_fact(reply, &s->facts, x);
+	if (r < 0)
+		return r;
+	return sd_bus_message_close_container(reply);
+}
+
 /* GetCounters(): the port's counters read now (counters.h), as "DIR/FILE" -> value, data in
  * bytes; rate-limited for unprivileged callers. A method, not a property: they change all the
  * time, and nothing polls them. */
@@ -213,6 +288,7 @@ static const sd_bus_vtable link_vtable[] = {
 	SD_BUS_PROPERTY("Settings", "a(sssss)", property_get_settings, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("LastError", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("ObserveErrors", "as", NULL, offsetof(PortStatus, observe_errors), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("RoceFacts", "a{sv}", property_get_roce_facts, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_METHOD_WITH_ARGS("GetCounters", SD_BUS_NO_ARGS, SD_BUS_RESULT("a{st}", counters), method_get_counters, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_VTABLE_END,
 };

@@ -395,6 +395,7 @@ static int facts_copy(PortStatus *s, const HostDevice *d, const HostPort *p, con
 	s->roce_mode = p->roce_mode;
 	s->has_roce_tos = p->has_roce_tos;
 	s->roce_tos = p->roce_tos;
+	roce_facts_from_host(p, nd, &s->facts);
 	r = errors_copy(&s->observe_errors, d->errors);
 	if (r >= 0)
 		r = errors_copy(&s->observe_errors, p->errors);
@@ -573,6 +574,8 @@ unsigned port_status_changes(const PortStatus *a, const PortStatus *b) {
 		m |= 1u << PORT_PROPERTY_LAST_ERROR;
 	if (!strv_equal(a->observe_errors, b->observe_errors))
 		m |= 1u << PORT_PROPERTY_OBSERVE_ERRORS;
+	if (!roce_facts_equal(&a->facts, &b->facts))
+		m |= 1u << PORT_PROPERTY_ROCE_FACTS;
 	return m;
 }
 

@@ -12,6 +12,7 @@
 #include "host.h"
 #include "plan.h"
 #include "profile.h"
+#include "roce-facts.h"
 #include "status-gids.h"
 
 /* Where a port (or the host-level keys) stands. */
@@ -107,6 +108,7 @@ typedef struct PortStatus {
 	RoceMode roce_mode;
 	unsigned roce_tos;
 	GidTable gids;		 /* the port's netdev is `netdev` */
+	RoceFacts facts;	 /* its RoCE settings as observed, whoever set them */
 	SettingStatus *settings; /* one per declared key, in Key order */
 	size_t n_settings;
 	SettingHistory *history; /* settings rdmad wrote */
@@ -161,6 +163,7 @@ typedef enum PortProperty {
 	PORT_PROPERTY_SETTINGS,
 	PORT_PROPERTY_LAST_ERROR,
 	PORT_PROPERTY_OBSERVE_ERRORS,
+	PORT_PROPERTY_ROCE_FACTS,
 	_PORT_PROPERTY_MAX,
 } PortProperty;
 unsigned port_status_changes(const PortStatus *a, const PortStatus *b) _pure_;

@@ -109,6 +109,128 @@ static int settings_read(sd_bus_message *reply, ProbeSettings *s, bool *declared
 	return r;
 }
 
+/* "ay": a bitmap of the priorities listed (0..7; another is -EBADMSG) */
+static int priorities_read(sd_bus_message *m, uint8_t *ret) {
+	uint8_t bits = 0, p;
+	int r;
+
+	r = sd_bus_message_enter_container(m, 'a', "y");
+	while (r >= 0 && (r = sd_bus_message_read(m, "y", &p)) > 0) {
+		if (p > 7)
+			return -EBADMSG;
+		bits |= (uint8_t) (1u << p);
+	}
+	if (r >= 0)
+		r = sd_bus_message_exit_container(m);
+	if (r >= 0)
+		*ret = bits;
+	return r;
+}
+
+/* One RoceFacts entry's variant into s; *np, *rp: ECN's two halves, combined by the caller. */
+static int fact_read(sd_bus_message *m, const char *name, ProbeLinkSettings *s, int *np, int *rp) {
+	const char *word;
+	uint32_t u32;
+	uint8_t u8;
+	int r;
+
+	if (streq(name, "netdev-mtu")) {
+		r = sd_bus_message_read(m, "v", "u", &u32);
+		if (r >= 0 && u32 > 0 && u32 <= UINT16_MAX) {
+			s->known |= PROBE_KNOWN_NETDEV_MTU;
+			s->netdev_mtu = (uint16_t) u32;
+		}
+		return r;
+	}
+	if (streq(name, "roce-mode") || streq(name, "trust")) {
+		bool mode = streq(name, "roce-mode");
+
+		r = sd_bus_message_read(m, "v", "s", &word);
+		if (r < 0)
+			return r;
+		u8 = mode ? (streq(word, "v1")	 ? 1
+			     : streq(word, "v2") ? 2
+						 : 0)
+			  : (streq(word, "pcp")	   ? PROBE_TRUST_PCP
+			     : streq(word, "dscp") ? PROBE_TRUST_DSCP
+						   : 0);
+		if (u8 > 0 && mode) {
+			s->known |= PROBE_KNOWN_ROCE_MODE;
+			s->roce_mode = u8;
+		} else if (u8 > 0) {
+			s->known |= PROBE_KNOWN_TRUST;
+			s->trust = u8;
+		}
+		return 0;
+	}
+	if (streq(name, "pfc") || streq(name, "ecn-np") || streq(name, "ecn-rp")) {
+		r = sd_bus_message_enter_container(m, 'v', "ay");
+		if (r >= 0)
+			r = priorities_read(m, &u8);
+		if (r >= 0)
+			r = sd_bus_message_exit_container(m);
+		if (r < 0)
+			return r;
+		if (streq(name, "pfc")) {
+			s->known |= PROBE_KNOWN_PFC;
+			s->pfc = u8;
+		} else
+			*(streq(name, "ecn-np") ? np : rp) = u8;
+		return 0;
+	}
+	if (streq(name, "tos") || streq(name, "priority") || streq(name, "cnp-dscp") ||
+	    streq(name, "cnp-priority")) {
+		r = sd_bus_message_read(m, "v", "y", &u8);
+		if (r < 0)
+			return r;
+		if (streq(name, "tos")) {
+			s->known |= PROBE_KNOWN_TOS;
+			s->tos = u8;
+		} else if (streq(name, "priority") && u8 < 8) {
+			s->known |= PROBE_KNOWN_PRIORITY;
+			s->priority = u8;
+		} else if (streq(name, "cnp-dscp") && u8 < 64) {
+			s->known |= PROBE_KNOWN_CNP_DSCP;
+			s->cnp_dscp = u8;
+		} else if (streq(name, "cnp-priority") && u8 < 8) {
+			s->known |= PROBE_KNOWN_CNP_PRIORITY;
+			s->cnp_priority = u8;
+		}
+		return 0;
+	}
+	return sd_bus_message_skip(m, "v"); /* a fact of a later rdmad */
+}
+
+int probe_facts_read(sd_bus_message *reply, ProbeLinkSettings *ret) {
+	ProbeLinkSettings s = { 0 };
+	int np = -1, rp = -1;
+	const char *name;
+	int r;
+
+	r = sd_bus_message_enter_container(reply, 'v', "a{sv}");
+	if (r >= 0)
+		r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+	while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+		r = sd_bus_message_read(reply, "s", &name);
+		if (r >= 0)
+			r = fact_read(reply, name, &s, &np, &rp);
+		if (r >= 0)
+			r = sd_bus_message_exit_container(reply);
+	}
+	if (r >= 0)
+		r = sd_bus_message_exit_container(reply);
+	if (r >= 0)
+		r = sd_bus_message_exit_container(reply);
+	if (r < 0)
+		return r;
+	if (np >= 0 && rp >= 0) {
+		s.known |= PROBE_KNOWN_ECN;
+		s.ecn = (uint8_t) (np & rp);
+	}
+	*ret = s;
+	return 0;
+}
+
 /* The address of the GID at index in the Gids variant at reply's position (its IPv4 address,
  * or the IPv6 GID itself); *ret left NULL when index is not there. */
 static int gid_address(sd_bus_message *reply, int32_t index, char **ret) {
@@ -146,13 +268,14 @@ static int gid_address(sd_bus_message *reply, int32_t index, char **ret) {
  * the published index missing from the Gids). 1 with its probe settings and the address of its
  * published GID; 0 when it declares no probe key or publishes no GID. */
 static int link_read(sd_bus *bus, const char *path, ProbeSettings *ret_settings,
-		     char **ret_address) {
+		     ProbeLinkSettings *ret_facts, char **ret_address) {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	ProbeSettings s = { .interval_ms = PROBE_INTERVAL_MS_DEFAULT,
 			    .timeout_ms = PROBE_TIMEOUT_MS_DEFAULT,
 			    .mesh = true,
 			    .port = PROBE_PORT_DEFAULT };
 	_cleanup_free_ char *address = NULL;
+	ProbeLinkSettings facts = { 0 }; /* none known from an rdmad without RoceFacts */
 	bool declared = false;
 	int32_t preferred = -1;
 	int r;
@@ -172,6 +295,8 @@ static int link_read(sd_bus *bus, const char *path, ProbeSettings *ret_settings,
 			r = sd_bus_message_read(reply, "s", &name);
 			if (r >= 0 && pass == 0 && streq(name, "Settings"))
 				r = settings_read(reply, &s, &declared);
+			else if (r >= 0 && pass == 0 && streq(name, "RoceFacts"))
+				r = probe_facts_read(reply, &facts);
 			else if (r >= 0 && pass == 0 && streq(name, "PreferredGidIndex"))
 				r = sd_bus_message_read(reply, "v", "i", &preferred);
 			else if (r >= 0 && pass == 1 && streq(name, "Gids"))
@@ -191,6 +316,7 @@ static int link_read(sd_bus *bus, const char *path, ProbeSettings *ret_settings,
 		return r < 0 ? r : 0;
 	}
 	*ret_settings = s;
+	*ret_facts = facts;
 	*ret_address = TAKE_PTR(address);
 	return 1;
 }
@@ -210,11 +336,12 @@ int probe_links_from_rdmad(sd_bus *bus, char *const *names, ProbeLinkInfo **ret,
 	while (r >= 0 && (r = sd_bus_message_read(reply, "(sos)", &name, &path, &state)) > 0) {
 		_cleanup_free_ char *address = NULL;
 		ProbeSettings settings = { 0 };
+		ProbeLinkSettings facts;
 		ProbeLinkInfo *x;
 
 		if (streq(state, "unmanaged") || (names && !strv_contains(names, name)))
 			continue;
-		r = link_read(bus, path, &settings, &address);
+		r = link_read(bus, path, &settings, &facts, &address);
 		if (r < 0)
 			break;
 		if (r == 0) /* no probe key declared for it, or no GID published */
@@ -228,7 +355,8 @@ int probe_links_from_rdmad(sd_bus *bus, char *const *names, ProbeLinkInfo **ret,
 		l = x;
 		l[n] = (ProbeLinkInfo){ .name = strdup(name),
 					.address = TAKE_PTR(address),
-					.settings = settings };
+					.settings = settings,
+					.facts = facts };
 		if (!l[n++].name) {
 			r = -ENOMEM;
 			break;

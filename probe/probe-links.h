@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <systemd/sd-bus.h>
 
+#include "probe-wire.h"
+
 /* The defaults of the keys a link leaves undeclared (rdmad.yaml(5)). */
 #define PROBE_INTERVAL_MS_DEFAULT 1000
 #define PROBE_TIMEOUT_MS_DEFAULT  500
@@ -26,6 +28,9 @@ typedef struct ProbeLinkInfo {
 	char *name;    /* "mlx5_0/1" */
 	char *address; /* "192.0.2.1", "fd00::1" */
 	ProbeSettings settings;
+	/* its RoCE settings as rdmad observed them (its RoceFacts): all but the active RoCE
+	 * MTU, which the prober reads from its own endpoint */
+	ProbeLinkSettings facts;
 } ProbeLinkInfo;
 
 void probe_link_infos_free(ProbeLinkInfo *l, size_t n);
@@ -34,6 +39,12 @@ bool probe_settings_equal(const ProbeSettings *a, const ProbeSettings *b);
 /* One probe.* row of a link's Settings (key, desired) into s; -EINVAL for a value rdmad would
  * not have published. Keys of other sections are left alone (0). */
 int probe_settings_set(ProbeSettings *s, const char *key, const char *value);
+
+/* The RoceFacts of a link into the settings a prober tells (probe-wire.h): the facts the wire
+ * carries, each known only when rdmad published it and in the wire's range; ECN is known only
+ * with both ecn-np and ecn-rp, as the priorities that have both. Names this prober does not know
+ * are skipped. reply is at the property's variant. */
+int probe_facts_read(sd_bus_message *reply, ProbeLinkSettings *ret);
 
 /* The links that publish a GID and declare a probe key, in ListLinks' order; of names only
  * when given (rdmad's probe.links: the others are not asked). Links without a GID (pending,

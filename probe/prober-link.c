@@ -64,6 +64,7 @@ static int link_open(Prober *pr, Link *l) {
 		return 0;
 	}
 	l->error = 0;
+	link_settings_update(pr, l);
 	fprintf(stderr, "%s: probing from %s port %u; round trips timed by %s, from %s CQ\n",
 		l->name, l->addr_text, l->settings.port,
 		probe_link_device_timestamps(l->endpoint)
@@ -151,6 +152,9 @@ int prober_links_update(Prober *pr, const ProbeLinkInfo *infos, size_t n) {
 				x = &infos[k];
 		bool moved; /* its address only: its paths are kept, and their figures */
 
+		if (x)
+			link_facts_set(pr, l, &x->facts);
+
 		if (x && streq(x->address, l->addr_text) &&
 		    probe_settings_equal(&x->settings, &l->settings))
 			continue;
@@ -202,7 +206,8 @@ int prober_links_update(Prober *pr, const ProbeLinkInfo *infos, size_t n) {
 			return -E2BIG;
 		*l = (Link){ .name = strdup(infos[k].name),
 			     .addr_text = strdup(infos[k].address),
-			     .settings = infos[k].settings };
+			     .settings = infos[k].settings,
+			     .facts = infos[k].facts };
 		l->settings.peers = strv_copy(infos[k].settings.peers);
 		r = !l->name || !l->addr_text || (infos[k].settings.peers && !l->settings.peers)
 			    ? -ENOMEM

@@ -147,6 +147,7 @@ void path_probe(Prober *pr, Path *p, uint64_t now) {
 			}
 			p->pending[i] = (Pending){ .seq = p->seq, .sent_ns = t };
 			p->sent++;
+			path_settings_ask(p, t);
 			return;
 		}
 	p->errors[PROBE_STEP_SEND]++; /* every entry outstanding: the timeout is too long */
@@ -184,6 +185,7 @@ void path_reset(Path *p) {
 	memset(p->pending, 0, sizeof(p->pending));
 	p->silent_made = 0;
 	p->retry_ns = 0;
+	p->ask_due_ns = 0; /* the peer asked for its settings again once it is made */
 }
 
 void path_remove(Prober *pr, size_t i) {

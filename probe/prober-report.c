@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What the prober writes, once a second at most: each path's round trips, losses and errors,
- * and what each link answered for other probers, as Prometheus text (node_exporter's textfile
- * directory) and as JSON for rdmactl probe. */
+ * the RoCE settings it and its peer disagree on, and what each link answered for other probers, as
+ * Prometheus text (node_exporter's textfile directory) and as JSON for rdmactl probe. */
 #include <errno.h>
 #include <json-c/json.h>
 #include <string.h>
@@ -36,6 +36,30 @@ static int metrics_add_links(Prober *pr, Metrics *m) {
 		if (r >= 0)
 			r = metrics_add_u64(m, &refused, link_refused(l), "link", l->name, NULL);
 	}
+	return r;
+}
+
+static bool path_mismatch(const Path *p, const char *setting) {
+	for (size_t i = 0; i < p->n_mismatches; i++)
+		if (streq(p->mismatches[i].setting, setting))
+			return true;
+	return false;
+}
+
+/* Each setting both ends of a path can tell: 1 where they differ, 0 where they agree. None for a
+ * path whose peer did not tell its settings (not known, which is not agreeing). */
+static int metrics_add_mismatches(const Path *p, Metrics *m) {
+	static const MetricFamily mismatch = {
+		"rdmad_probe_peer_mismatch", METRIC_GAUGE,
+		"Whether a RoCE setting of a link differs from its peer's, as the peer's prober "
+		"tells it (1) or agrees (0): dscp, priority, pfc, ecn, mtu, roce-mode."
+	};
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < p->n_compared; i++)
+		r = metrics_add_u64(m, &mismatch, path_mismatch(p, p->compared[i]) ? 1 : 0, "link",
+				    p->from->name, "peer", p->peer, "setting", p->compared[i],
+				    NULL);
 	return r;
 }
 
@@ -83,6 +107,8 @@ int prober_metrics_write(Prober *pr) {
 			r = metrics_add_double(&m, &success, p->last_success, "link", link, "peer",
 					       peer, "kind", kind, NULL);
 	}
+	for (size_t i = 0; r >= 0 && i < pr->n_paths; i++)
+		r = metrics_add_mismatches(&pr->paths[i], &m);
 	if (r >= 0)
 		r = metrics_add_links(pr, &m);
 	if (r >= 0)
@@ -115,6 +141,40 @@ static int state_add_links(Prober *pr, json_object *root) {
 		json_object_object_add(o, "link", json_object_new_string(l->name));
 		json_object_object_add(o, "answered", json_object_new_uint64(link_answered(l)));
 		json_object_object_add(o, "refused", json_object_new_uint64(link_refused(l)));
+	}
+	return 0;
+}
+
+/* "peer_settings": "unknown" (its prober told none), or "known" with "compared" (the settings
+ * both ends tell) and "mismatches" (each with the setting, this link's value and the peer's). */
+static int state_add_mismatches(const Path *p, json_object *o) {
+	json_object *compared, *mismatches;
+
+	json_object_object_add(o, "peer_settings",
+			       json_object_new_string(p->peer_known ? "known" : "unknown"));
+	if (!p->peer_known)
+		return 0;
+	compared = json_object_new_array();
+	mismatches = json_object_new_array();
+	if (!compared || !mismatches) {
+		json_object_put(compared);
+		json_object_put(mismatches);
+		return -ENOMEM;
+	}
+	json_object_object_add(o, "compared", compared);
+	json_object_object_add(o, "mismatches", mismatches);
+	for (size_t i = 0; i < p->n_compared; i++)
+		json_object_array_add(compared, json_object_new_string(p->compared[i]));
+	for (size_t i = 0; i < p->n_mismatches; i++) {
+		json_object *m = json_object_new_object();
+
+		if (!m)
+			return -ENOMEM;
+		json_object_array_add(mismatches, m);
+		json_object_object_add(m, "setting",
+				       json_object_new_string(p->mismatches[i].setting));
+		json_object_object_add(m, "local", json_object_new_string(p->mismatches[i].local));
+		json_object_object_add(m, "peer", json_object_new_string(p->mismatches[i].other));
 	}
 	return 0;
 }
@@ -164,6 +224,9 @@ int prober_state_write(Prober *pr, uint64_t now) {
 		json_object_object_add(o, "p50_usec", json_object_new_double(s.p50_ns / 1e3));
 		json_object_object_add(o, "p99_usec", json_object_new_double(s.p99_ns / 1e3));
 		json_object_object_add(o, "max_usec", json_object_new_double(s.max_ns / 1e3));
+		r = state_add_mismatches(p, o);
+		if (r < 0)
+			return r;
 	}
 	return write_file_atomic(
 		pr->state_path, json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN), 0644);

@@ -13,6 +13,7 @@
 #include <systemd/sd-event.h>
 #include <time.h>
 
+#include "fabric-agree.h"
 #include "latency.h"
 #include "probe-links.h"
 #include "probe-ud.h"
@@ -33,6 +34,8 @@ typedef struct Link {
 	int error;	   /* of making the endpoint */
 	uint64_t retry_ns; /* an endpoint not made, or failed, is made again from then on */
 	uint64_t answered, refused; /* by the endpoints closed before this one */
+	ProbeLinkSettings facts;    /* its RoCE settings as rdmad publishes them (RoceFacts) */
+	ProbeLinkSettings told;	    /* what its endpoint tells peers: facts and its RoCE MTU */
 } Link;
 
 typedef struct Pending {
@@ -64,6 +67,23 @@ typedef struct Path {
 	double last_success; /* CLOCK_REALTIME, seconds; 0 never */
 	LatencyHistogram rtt;
 	LatencyWindow window;
+	/* The peer's RoCE settings (probe-wire version 2; prober-settings.c): asked when the path
+	 * is made, every SETTINGS_EVERY intervals and when its link's change. Not known until an
+	 * answer came (a prober of version 1 never answers); forgotten after SETTINGS_SILENT_MAX
+	 * asks in a row without one. */
+	bool peer_known;
+	bool said_known; /* what the log said last: known or not */
+	bool asked_unanswered;
+	unsigned asks_unanswered;
+	uint32_t ask_seq;
+	uint64_t ask_due_ns;
+	ProbeLinkSettings peer_settings;
+	/* the comparison of the last answer with the link's own settings: what both sides know,
+	 * and the mismatches among it */
+	const char *compared[FABRIC_MISMATCHES_MAX];
+	size_t n_compared;
+	FabricMismatch mismatches[FABRIC_MISMATCHES_MAX];
+	size_t n_mismatches;
 } Path;
 
 typedef struct Prober {
@@ -113,6 +133,18 @@ int prober_links_update(Prober *pr, const ProbeLinkInfo *infos, size_t n);
 int prober_links_file_watch(Prober *pr);
 /* rdmad's links read, and read again as its signals say they changed: -ESRCH without rdmad. */
 int prober_links_follow(Prober *pr);
+
+/* prober-settings.c: the RoCE settings each link tells and each path's peer told. */
+/* Settings a peer told (probe_transport_new()'s settings handler, userdata the Prober). */
+void on_settings(void *userdata, ProbeLink *l, uint32_t id, const ProbePeer *from,
+		 const ProbeLinkSettings *settings);
+/* The link's own settings now (rdmad's facts and its endpoint's active RoCE MTU) handed to its
+ * endpoint; where they changed, its paths compared again and their peers asked at once. */
+void link_settings_update(Prober *pr, Link *l);
+/* The rdmad's facts of a link: link_settings_update() where they changed. */
+void link_facts_set(Prober *pr, Link *l, const ProbeLinkSettings *facts);
+/* The peer asked when due (a ready path only). */
+void path_settings_ask(Path *p, uint64_t now);
 
 /* prober-report.c: the files, each written whole (write_file_atomic()); none without its path. */
 int prober_metrics_write(Prober *pr);

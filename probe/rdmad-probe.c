@@ -66,6 +66,10 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 		if (r < 0 && r != pr->state_error)
 			fprintf(stderr, "Failed to write %s: %s\n", pr->state_path, strerror(-r));
 		pr->state_error = r;
+		/* a RoCE MTU that changed with its netdev's, whether rdmad said so yet or not */
+		for (size_t i = 0; i < MAX_LINKS; i++)
+			if (pr->links[i].name)
+				link_settings_update(pr, &pr->links[i]);
 	}
 	for (size_t i = 0; i < MAX_LINKS; i++)
 		if (pr->links[i].name) {
@@ -108,6 +112,7 @@ static int prober_setup(Prober *pr, ProbeLinkInfo *given, size_t n_given) {
 				on_reply, pr, &pr->transport);
 	if (r < 0)
 		return r;
+	probe_transport_set_settings_handler(pr->transport, on_settings);
 	r = sd_event_add_io(pr->event, &pr->transport_io, probe_transport_fd(pr->transport),
 			    EPOLLIN, on_transport, pr);
 	if (r >= 0)

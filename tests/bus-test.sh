@@ -166,6 +166,11 @@ is "Link.PreferredGidIndex" "$(lprop PreferredGidIndex)" "i 3"
 is "Link.Settings" "$(lprop Settings)" \
         'a(sssss) 2 "roce.mode" "v2" "v2" "converged" "" "roce.tos" "106" "106" "converged" ""'
 is "Link.LastError" "$(lprop LastError)" 's ""'
+# the facts as observed: configfs, the fixture's mlx5 ECN and CNP sysfs, the netdev's MTU (the
+# stand-in's, over rtnetlink); no dcbnl on the stand-in, so no trust, priority or PFC
+check "Link.RoceFacts: RoCE v2, ToS 106, ECN on every priority both ways, CNP DSCP 48 on 6, no PFC" \
+        "[[ \$(lprop RoceFacts) == *'\"roce-mode\" s \"v2\" \"tos\" y 106 \"ecn-np\" ay 8 0 1 2 3 4 5 6 7 \"ecn-rp\" ay 8 0 1 2 3 4 5 6 7 \"cnp-dscp\" y 48 \"cnp-priority\" y 6' && \$(lprop RoceFacts) == 'a{sv} '*'\"netdev-mtu\" u '* && \$(lprop RoceFacts) != *'\"pfc\"'* ]]" ||
+        echo "# $(lprop RoceFacts)"
 
 # The reference against the daemon itself: each method, property and signal of an org.rdmad1
 # interface that rdmad introspects, on the manager and on a link object, is a term ("*Name*"

@@ -40,10 +40,47 @@ static const char *field(json_object *o, const char *key) {
 	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
 }
 
+/* The settings a path's link and its peer disagree on ("dscp,mtu"), "none", or "unknown" where
+ * the peer's prober told none (a prober of version 1, or no answer yet) or nothing both sides
+ * know; "-" from an older prober's state file. */
+static void mismatch_format(json_object *p, char *buf, size_t size) {
+	const char *known = field(p, "peer_settings");
+	json_object *l;
+	size_t n = 0;
+
+	if (!known) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	if (!streq(known, "known") || !json_object_object_get_ex(p, "mismatches", &l) ||
+	    !json_object_is_type(l, json_type_array)) {
+		snprintf(buf, size, "unknown");
+		return;
+	}
+	buf[0] = 0;
+	for (size_t i = 0; i < json_object_array_length(l); i++) {
+		const char *setting = field(json_object_array_get_idx(l, i), "setting");
+		int k = snprintf(buf + n, size - n, "%s%s", n ? "," : "", setting ? setting : "?");
+
+		if (k < 0 || (size_t) k >= size - n)
+			break;
+		n += (size_t) k;
+	}
+	/* none differs: agreement only where something was compared (a peer that told nothing
+	 * this side knows too is no better known than one that told nothing) */
+	if (n == 0)
+		snprintf(buf, size, "%s",
+			 json_object_object_get_ex(p, "compared", &l) &&
+					 json_object_is_type(l, json_type_array) &&
+					 json_object_array_length(l) > 0
+				 ? "none"
+				 : "unknown");
+}
+
 static int state_print(json_object *root) {
-	static const char *const headers[] = { "LINK", "PEER", "KIND",	"STATE",
-					       "SENT", "LOST", "MIN",	"P50",
-					       "P99",  "MAX",  "CLOCK", "STOPPED AT" };
+	static const char *const headers[] = { "LINK",	"PEER",	    "KIND",	 "STATE", "SENT",
+					       "LOST",	"MIN",	    "P50",	 "P99",	  "MAX",
+					       "CLOCK", "MISMATCH", "STOPPED AT" };
 	_cleanup_(table_freep) Table *t = table_new(ELEMENTSOF(headers), headers);
 	json_object *paths;
 	int r;
@@ -55,7 +92,8 @@ static int state_print(json_object *root) {
 		return -EBADMSG;
 	for (size_t i = 0; i < json_object_array_length(paths); i++) {
 		json_object *p = json_object_array_get_idx(paths, i), *v;
-		char min[32] = "-", p50[32] = "-", p99[32] = "-", max[32] = "-", stopped[128] = "";
+		char min[32] = "-", p50[32] = "-", p99[32] = "-", max[32] = "-", stopped[128] = "",
+		     mismatch[128];
 		bool answered = json_object_object_get_ex(p, "max_usec", &v) &&
 				json_object_get_double(v) > 0;
 
@@ -71,14 +109,15 @@ static int state_print(json_object *root) {
 				 json_object_get_double(json_object_object_get(p, "p99_usec")));
 			snprintf(max, sizeof(max), "%.1f us", json_object_get_double(v));
 		}
+		mismatch_format(p, mismatch, sizeof(mismatch));
 		if (field(p, "step"))
 			snprintf(stopped, sizeof(stopped), "%s: %s", field(p, "step"),
 				 field(p, "error") ? field(p, "error") : "?");
-		r = table_add_row(t, (const char *const[]){ field(p, "link"), field(p, "peer"),
-							    field(p, "kind"), field(p, "state"),
-							    field(p, "sent"), field(p, "lost"), min,
-							    p50, p99, max, field(p, "clock"),
-							    stopped[0] ? stopped : NULL });
+		r = table_add_row(t, (const char *const[]){
+					     field(p, "link"), field(p, "peer"), field(p, "kind"),
+					     field(p, "state"), field(p, "sent"), field(p, "lost"),
+					     min, p50, p99, max, field(p, "clock"), mismatch,
+					     stopped[0] ? stopped : NULL });
 		if (r < 0)
 			return r;
 	}

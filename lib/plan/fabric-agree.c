@@ -107,6 +107,26 @@ size_t fabric_compare_peer(const ProbeLinkSettings *a, const ProbeLinkSettings *
 	return l.n;
 }
 
+size_t fabric_peer_compared(const ProbeLinkSettings *a, const ProbeLinkSettings *b,
+			    const char *ret[FABRIC_MISMATCHES_MAX]) {
+	size_t n = 0;
+
+	/* as fabric_compare_peer() asks each: both sides know what it needs */
+	if (both(a, b, PROBE_KNOWN_ROCE_MODE))
+		ret[n++] = "roce-mode";
+	if (both(a, b, PROBE_KNOWN_TOS))
+		ret[n++] = "dscp";
+	if (both(a, b, PROBE_KNOWN_PRIORITY))
+		ret[n++] = "priority";
+	if (both(a, b, PROBE_KNOWN_PFC | PROBE_KNOWN_PRIORITY) && priorities(a, b))
+		ret[n++] = "pfc";
+	if (both(a, b, PROBE_KNOWN_ECN | PROBE_KNOWN_PRIORITY) && priorities(a, b))
+		ret[n++] = "ecn";
+	if (both(a, b, PROBE_KNOWN_ROCE_MTU) || both(a, b, PROBE_KNOWN_NETDEV_MTU))
+		ret[n++] = "mtu";
+	return n;
+}
+
 /* The switch's priority for dscp, into buf as rdmactl shows it, after prefix. */
 static int app_priority(const LldpDcb *sw, const char *prefix, uint8_t dscp, char *buf,
 			size_t size) {

@@ -38,6 +38,11 @@ typedef struct FabricHost {
 size_t fabric_compare_peer(const ProbeLinkSettings *local, const ProbeLinkSettings *peer,
 			   FabricMismatch ret[FABRIC_MISMATCHES_MAX]);
 
+/* The settings fabric_compare_peer() judges for local and peer, those both sides can tell, by
+ * name, into ret: how many. A mismatch's setting is always among them; the others agree. */
+size_t fabric_peer_compared(const ProbeLinkSettings *local, const ProbeLinkSettings *peer,
+			    const char *ret[FABRIC_MISMATCHES_MAX]);
+
 /* The disagreements of the host's link with the switch port's LLDP. */
 size_t fabric_compare_switch(const FabricHost *host, const LldpDcb *sw,
 			     FabricMismatch ret[FABRIC_MISMATCHES_MAX]);

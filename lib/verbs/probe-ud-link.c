@@ -623,6 +623,21 @@ int probe_path_ask_settings(ProbePath *p, uint32_t seq) {
 	return path_post(p, slot);
 }
 
+int probe_link_active_mtu(const ProbeLink *l, unsigned *ret) {
+	struct ibv_port_attr attr;
+	int r;
+
+	if (!l->verbs || l->device_gone)
+		return -ENODEV;
+	r = ibv_query_port(l->verbs, l->port_num, &attr);
+	if (r != 0)
+		return r > 0 ? -r : -EIO;
+	if (attr.active_mtu < IBV_MTU_256 || attr.active_mtu > IBV_MTU_4096)
+		return -EBADMSG;
+	*ret = 128u << attr.active_mtu; /* IBV_MTU_256 is 1 */
+	return 0;
+}
+
 int probe_link_set_settings(ProbeLink *l, const ProbeLinkSettings *s) {
 	if (!probe_settings_valid(s))
 		return -EINVAL;

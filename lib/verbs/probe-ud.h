@@ -103,6 +103,9 @@ uint64_t probe_link_answered(const ProbeLink *l);
  * known until set. -EINVAL if the wire could not carry s (probe_settings_valid()). */
 int probe_link_set_settings(ProbeLink *l, const ProbeLinkSettings *s);
 uint64_t probe_link_refused(const ProbeLink *l);
+/* The active MTU of the link's port (ibv_query_port()), in bytes (256..4096), now: -ENODEV once
+ * its device went away. */
+int probe_link_active_mtu(const ProbeLink *l, unsigned *ret);
 /* Whether the link's completions are stamped by its device's clock (ibv_query_device_ex()'s
  * completion_timestamp_mask and hca_core_clock, and a CQ made with completion timestamps): its
  * answers then come with device_ns. */

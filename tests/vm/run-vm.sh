@@ -46,7 +46,9 @@
 #                     through a unix datagram socket pair in DIR (SIDE a or b; their MACs
 #                     52:54:00:00:01:0a and :0b): two VMs on one wire, nothing else on it
 #                     (run-pair.sh starts both). The guest gets virtio_pci.ko and virtio_net.ko
-#                     (`depmod; modprobe -a virtio_pci virtio_net`) and WIRE_SIDE=SIDE in its env
+#                     (`depmod; modprobe -a virtio_pci virtio_net`), tc's sch_ingress,
+#                     cls_matchall and act_mirred (to cable dcbsim0 to the wire) and
+#                     WIRE_SIDE=SIDE in its env
 #   --timeout SEC     stop the VM after SEC seconds and fail (default 300)
 #   --log FILE        the timestamped serial console log, with the guest's dmesg, daemon logs
 #                     and (full VM) journal when the scenario failed; kept only when the run
@@ -277,7 +279,9 @@ if [ "$variant" = light ]; then
 		extra+=(--add "$sriovsim_ko:/usr/lib/modules/$kver/extra/sriovsim.ko"
 			--kernel-dir "$kdir" --module vfio-pci --module vfio_iommu_type1)
 	fi
-	[ -z "$wire" ] || extra+=(--kernel-dir "$kdir" --module virtio_pci --module virtio_net)
+	# with tc's clsact, matchall and mirred, to cable a dcbsim netdev to the wire NIC
+	[ -z "$wire" ] || extra+=(--kernel-dir "$kdir" --module virtio_pci --module virtio_net
+		--module sch_ingress --module cls_matchall --module act_mirred)
 	"$HERE/build-initramfs.sh" --extra-only ${extra[@]+"${extra[@]}"} \
 		--add "$run/start:/vm/start" "$run/extra.cpio" || bail "could not pack the run's files"
 	cat "$base" "$run/extra.cpio" > "$run/initrd.cpio"

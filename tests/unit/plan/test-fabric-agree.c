@@ -149,6 +149,48 @@ TEST(switch_mismatches) {
 	      strcmp(x->other, "maximum frame size 1522") == 0);
 }
 
+static bool listed(const char *const *l, size_t n, const char *setting) {
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(l[i], setting) == 0)
+			return true;
+	return false;
+}
+
+/* What is compared is what both sides know, and every mismatch is among it: over each subset of
+ * the known bits on one side, with every setting different. */
+TEST(peer_compared) {
+	ProbeLinkSettings a = roce(), b = roce();
+	FabricMismatch m[FABRIC_MISMATCHES_MAX];
+	const char *c[FABRIC_MISMATCHES_MAX];
+	size_t n;
+
+	CHECK_INTEQ(fabric_peer_compared(&a, &b, c), 6);
+	b = (ProbeLinkSettings){ .known = PROBE_KNOWN_ALL,
+				 .netdev_mtu = 1500,
+				 .roce_mtu = 1024,
+				 .roce_mode = 1,
+				 .tos = 96,
+				 .trust = PROBE_TRUST_PCP,
+				 .priority = 4,
+				 .pfc = 0x08,
+				 .ecn = 0x08 };
+	for (unsigned known = 0; known <= PROBE_KNOWN_ALL; known++) {
+		a.known = (uint16_t) known;
+		n = fabric_peer_compared(&a, &b, c);
+		CHECK(n <= FABRIC_MISMATCHES_MAX);
+		for (size_t i = 0, k = fabric_compare_peer(&a, &b, m); i < k; i++)
+			CHECK(listed(c, n, m[i].setting));
+	}
+	/* a v1 prober's peer tells nothing: nothing compared */
+	a.known = PROBE_KNOWN_ALL;
+	b.known = 0;
+	CHECK_INTEQ(fabric_peer_compared(&a, &b, c), 0);
+	/* the netdev MTU where one side cannot tell its RoCE MTU */
+	b.known = PROBE_KNOWN_NETDEV_MTU;
+	CHECK_INTEQ(fabric_peer_compared(&a, &b, c), 1);
+	CHECK_STREQ(c[0], "mtu");
+}
+
 TEST(priorities_format) {
 	char buf[32];
 
@@ -161,4 +203,4 @@ TEST(priorities_format) {
 }
 
 TESTS_MAIN(TEST_ENTRY(peer_agrees), TEST_ENTRY(peer_mismatches), TEST_ENTRY(switch_agrees),
-	   TEST_ENTRY(switch_mismatches), TEST_ENTRY(priorities_format))
+	   TEST_ENTRY(switch_mismatches), TEST_ENTRY(peer_compared), TEST_ENTRY(priorities_format))
