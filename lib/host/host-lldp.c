@@ -18,6 +18,9 @@
 #include "strv.h"
 
 #define LLDP_TIMEOUT_MS 2000
+/* lldpd's control socket as Debian builds it (liblldpctl's lldpctl_get_default_transport(), which
+ * needs the library loaded: rdmad asks the socket before it loads the library) */
+#define LLDPD_SOCKET "/run/lldpd.socket"
 
 typedef struct LldpIo {
 	int fd;
@@ -256,13 +259,9 @@ int host_lldp_observe(HostState *h, const char *socket_path) {
 	LldpIo io = { .fd = -1 };
 	int r;
 
-	r = dlopen_lldpctl(&error);
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0)
-		return netdevs_fail(h, r, error);
+	/* lldpd first: a host without it never maps liblldpctl (nor libbsd, which it pulls in) */
 	if (!socket_path)
-		socket_path = sym_lldpctl_get_default_transport();
+		socket_path = LLDPD_SOCKET;
 	r = socket_connect(socket_path, &io.fd);
 	if (r < 0) {
 		_cleanup_free_ char *words = NULL;
@@ -270,6 +269,11 @@ int host_lldp_observe(HostState *h, const char *socket_path) {
 		if (asprintf(&words, "%s: %s", socket_path, strerror(-r)) < 0)
 			return -ENOMEM;
 		return netdevs_fail(h, r, words);
+	}
+	r = dlopen_lldpctl(&error);
+	if (r < 0) {
+		close(io.fd);
+		return r == -ENOMEM ? r : netdevs_fail(h, r, error);
 	}
 	conn = sym_lldpctl_new(io_send, io_recv, &io);
 	if (!conn) {

@@ -382,7 +382,8 @@ int host_observer_step(HostObserver *o) {
 		o->next = 0;
 		break;
 	case STAGE_LLDP:
-		/* one step: a local lldpd answers each netdev's question in well under a millisecond */
+		/* one step: a local lldpd answers each netdev's question in well under a
+		 * millisecond */
 		r = host_lldp_observe(h, NULL);
 		break;
 	case STAGE_SYSTEM:

@@ -337,7 +337,8 @@ int host_dcb_observe_port(HostState *h, struct nl_sock *sk, int open_error, cons
 int host_pause_observe_port(HostState *h, struct nl_sock *sk, uint16_t family, int open_error,
 			    const HostPort *p);
 /* The LLDP neighbours of the netdevs the ports sit on, each once (host-lldp.c), from the lldpd
- * listening on socket (NULL: liblldpctl's default, /run/lldpd.socket): one connection, one
+ * listening on socket (NULL: /run/lldpd.socket, liblldpctl's default); liblldpctl is loaded only
+ * once lldpd answers there: one connection, one
  * question per netdev. What cannot be asked is recorded in each netdev's lldp->error; returns
  * -ENOMEM only. */
 int host_lldp_observe(HostState *h, const char *socket);

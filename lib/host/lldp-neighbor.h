@@ -24,8 +24,10 @@ typedef struct LldpNeighbor {
 
 /* What lldpd says of one netdev: error 0 and its neighbours (none: it heard none); else why
  * there is nothing (message: in words, where there are some):
- *   -EOPNOTSUPP, -ELIBBAD  liblldpctl is not installed (or another version);
- *   -ECONNREFUSED, -ENOENT lldpd does not run (nothing listens on its control socket);
+ *   -ECONNREFUSED, -ENOENT lldpd does not run (nothing listens on its control socket, or
+ *                          there is none: not installed);
+ *   -EOPNOTSUPP, -ELIBBAD  lldpd answers, but liblldpctl is not installed (or another
+ *                          version);
  *   -EACCES                not allowed on its socket (root or group _lldpd);
  *   -ENODEV                lldpd runs but does not listen on this netdev;
  *   -ETIMEDOUT             lldpd did not answer in time;

@@ -5,7 +5,6 @@
 
 static void *lldpctl_dl;
 
-__typeof__(lldpctl_get_default_transport) *sym_lldpctl_get_default_transport;
 __typeof__(lldpctl_new) *sym_lldpctl_new;
 __typeof__(lldpctl_release) *sym_lldpctl_release;
 __typeof__(lldpctl_last_error) *sym_lldpctl_last_error;
@@ -23,7 +22,6 @@ __typeof__(lldpctl_atom_dec_ref) *sym_lldpctl_atom_dec_ref;
 
 int dlopen_lldpctl(char **ret_error) {
 	static const DlopenSymbol symbols[] = {
-		DLOPEN_SYMBOL(lldpctl_get_default_transport),
 		DLOPEN_SYMBOL(lldpctl_new),
 		DLOPEN_SYMBOL(lldpctl_release),
 		DLOPEN_SYMBOL(lldpctl_last_error),

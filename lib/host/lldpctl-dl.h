@@ -9,7 +9,6 @@
 
 #define LLDPCTL_SONAME "liblldpctl.so.4"
 
-extern __typeof__(lldpctl_get_default_transport) *sym_lldpctl_get_default_transport;
 extern __typeof__(lldpctl_new) *sym_lldpctl_new;
 extern __typeof__(lldpctl_release) *sym_lldpctl_release;
 extern __typeof__(lldpctl_last_error) *sym_lldpctl_last_error;

@@ -204,7 +204,7 @@ static int check_no_neighbor(Preflight *p, const char *subject, const HostNetdev
 	case -ECONNREFUSED:
 	case -ENOENT:
 		return preflight_add(p, "fabric.switch", subject, PREFLIGHT_WARN,
-				     "systemctl enable --now lldpd",
+				     "apt install lldpd; systemctl enable --now lldpd",
 				     "lldpd is not running (%s): the switch port's LLDP is not "
 				     "compared with %s",
 				     strna(l->message), n->name);
