@@ -19,3 +19,12 @@ const LldpNeighbor *fabric_switch_neighbor(const HostNetdev *n);
 
 /* Whether nb sent anything fabric_compare_switch() looks at. */
 bool fabric_switch_has_dcb(const LldpNeighbor *nb);
+
+/* "switch mac 00:11:22:33:44:55 (leaf1) port ifname Ethernet12": the neighbour's chassis id,
+ * system name and port id as lldpd formats them. -ENOMEM. */
+int fabric_switch_name(const LldpNeighbor *nb, char **ret);
+
+/* What nb advertises, in words: "PFC on 3,4 (willing no); Application table DSCP 26 ->
+ * priority 3; ETS TC0 50% TC1 50% (priority 3 in TC 1); maximum frame size 9216"; host gives
+ * the RoCE priority whose traffic class is named. -ENOMEM. */
+int fabric_switch_describe(const LldpNeighbor *nb, const FabricHost *host, char **ret);
