@@ -18,9 +18,6 @@
 #include "strv.h"
 
 #define LLDP_TIMEOUT_MS 2000
-/* lldpd's control socket as Debian builds it (liblldpctl's lldpctl_get_default_transport(), which
- * needs the library loaded: rdmad asks the socket before it loads the library) */
-#define LLDPD_SOCKET "/run/lldpd.socket"
 
 typedef struct LldpIo {
 	int fd;

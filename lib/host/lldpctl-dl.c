@@ -19,6 +19,9 @@ __typeof__(lldpctl_atom_iter) *sym_lldpctl_atom_iter;
 __typeof__(lldpctl_atom_iter_next) *sym_lldpctl_atom_iter_next;
 __typeof__(lldpctl_atom_iter_value) *sym_lldpctl_atom_iter_value;
 __typeof__(lldpctl_atom_dec_ref) *sym_lldpctl_atom_dec_ref;
+__typeof__(lldpctl_watch_callback2) *sym_lldpctl_watch_callback2;
+__typeof__(lldpctl_recv) *sym_lldpctl_recv;
+__typeof__(lldpctl_process_conn_buffer) *sym_lldpctl_process_conn_buffer;
 
 int dlopen_lldpctl(char **ret_error) {
 	static const DlopenSymbol symbols[] = {
@@ -36,6 +39,9 @@ int dlopen_lldpctl(char **ret_error) {
 		DLOPEN_SYMBOL(lldpctl_atom_iter_next),
 		DLOPEN_SYMBOL(lldpctl_atom_iter_value),
 		DLOPEN_SYMBOL(lldpctl_atom_dec_ref),
+		DLOPEN_SYMBOL(lldpctl_watch_callback2),
+		DLOPEN_SYMBOL(lldpctl_recv),
+		DLOPEN_SYMBOL(lldpctl_process_conn_buffer),
 	};
 
 	return dlopen_many_sym(&lldpctl_dl, LLDPCTL_SONAME, symbols, ELEMENTSOF(symbols),

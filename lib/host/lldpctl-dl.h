@@ -8,6 +8,9 @@
 #include <lldpctl.h>
 
 #define LLDPCTL_SONAME "liblldpctl.so.4"
+/* lldpd's control socket as Debian builds it (liblldpctl's lldpctl_get_default_transport(), which
+ * needs the library loaded: rdmad asks the socket before it loads the library) */
+#define LLDPD_SOCKET "/run/lldpd.socket"
 
 extern __typeof__(lldpctl_new) *sym_lldpctl_new;
 extern __typeof__(lldpctl_release) *sym_lldpctl_release;
@@ -23,6 +26,9 @@ extern __typeof__(lldpctl_atom_iter) *sym_lldpctl_atom_iter;
 extern __typeof__(lldpctl_atom_iter_next) *sym_lldpctl_atom_iter_next;
 extern __typeof__(lldpctl_atom_iter_value) *sym_lldpctl_atom_iter_value;
 extern __typeof__(lldpctl_atom_dec_ref) *sym_lldpctl_atom_dec_ref;
+extern __typeof__(lldpctl_watch_callback2) *sym_lldpctl_watch_callback2;
+extern __typeof__(lldpctl_recv) *sym_lldpctl_recv;
+extern __typeof__(lldpctl_process_conn_buffer) *sym_lldpctl_process_conn_buffer;
 
 /* Load LLDPCTL_SONAME once: 1 loaded now, 0 loaded already; -EOPNOTSUPP (not installed) or
  * -ELIBBAD (a function missing) with the dynamic loader's words in *ret_error; -ENOMEM. */

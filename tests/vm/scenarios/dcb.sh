@@ -596,15 +596,15 @@ if command -v lldpd > /dev/null && command -v lldpcli > /dev/null; then
 	kill -HUP "$RDMAD"
 	wait_until 20 sh -c "[ \$(grep -c Loaded $VM_LOGDIR/rdmad-lossless.log) -gt $loaded ]" ||
 		diag "rdmad did not reload"
-	# rdmad re-reads lldpd at each reconcile; a change at the switch alone is no event of its
-	# own (docs/fabric-lldp.md), so each poll asks for one
-	sw_status() { # sw_status PATTERN: rdmactl status has PATTERN (a grep -E), after a reconcile
-		rdmactl reconcile > /dev/null 2>&1
+	# rdmad re-reads lldpd at each reconcile, and lldpd's notification of a changed neighbour
+	# makes one: no rdmactl reconcile here (docs/fabric-lldp.md)
+	sw_status() { # sw_status PATTERN: rdmactl status has PATTERN (a grep -E)
 		rdmactl status --no-pager > "$VM_LOGDIR/status-switch.txt" 2>&1
 		grep -Eq "$1" "$VM_LOGDIR/status-switch.txt"
 	}
+	# (one line, all three: the status follows the reload and each TLV lldpd hears, in any order)
 	check "rdmactl status: rxe0/1's switch port, its chassis and port id, disagrees on pfc" \
-		within 30 sw_status "^  rxe0/1 <-> switch mac $SWMAC.* port mac $SWMAC: pfc: host PFC on 3, switch PFC on 3,4"
+		within 30 sw_status "^  rxe0/1 <-> switch mac $SWMAC.* port mac $SWMAC: pfc: host PFC on 3, switch PFC on 3,4; app-priority: .*; max-frame: "
 	diag "$(grep -A3 'Switch ports' "$VM_LOGDIR/status-switch.txt")"
 	check "... app-priority: DSCP 26 on 3 here, on 4 there" grep -q \
 		'app-priority: host DSCP 26 -> priority 3, switch DSCP 26 -> priority 4' "$VM_LOGDIR/status-switch.txt"
@@ -629,9 +629,13 @@ if command -v lldpd > /dev/null && command -v lldpcli > /dev/null; then
 	check "... fabric.app-priority fails" grep -Eq "^fail +fabric\.app-priority +rxe0/1 " "$VM_LOGDIR/preflight-switch.txt"
 	check "... fabric.max-frame fails" grep -Eq "^fail +fabric\.max-frame +rxe0/1 " "$VM_LOGDIR/preflight-switch.txt"
 
-	# fixed: PFC on the host's side (the profile), the DSCP map and frame size on the switch's
+	# fixed: PFC on the host's side (the profile), the DSCP map and frame size on the switch's,
+	# after rdmad's reconcile of the profile: only lldpd's notification says the switch changed
 	sed -i 's/^  pfc: \[3\]$/  pfc: [3, 4]/' "$CONF/50-dcb.yaml"
 	kill -HUP "$RDMAD"
+	check "the profile fixed (PFC on 3 and 4): rdmactl status says so, the switch's two remain" \
+		within 30 sw_status "^  rxe0/1 <-> switch mac $SWMAC.* port mac $SWMAC: app-priority: .*; max-frame: "
+	check "rdmad is subscribed to lldpd's notifications" grep -q 'lldpd: subscribed' "$VM_LOGDIR/rdmad-lossless.log"
 	swtlv 00,80,c2 12 00,65,00,1a,c5,00,30
 	swtlv 00,12,0f 4 23,f0
 	check "fixed, rdmactl status: rxe0/1's switch port agrees" \
@@ -652,6 +656,8 @@ if command -v lldpd > /dev/null && command -v lldpcli > /dev/null; then
 	preflight_has() { rdmactl preflight rxe0/1 | grep -Eq "$1"; }
 	check "the switch gone: rdmactl preflight says lldpd hears no neighbour" within 30 \
 		preflight_has "^warn +fabric\.switch +rxe0/1 +lldpd hears no LLDP neighbour on $DEV"
+	no_switch() { ! rdmactl status --no-pager | grep -q 'Switch ports'; }
+	check "... and rdmactl status lists no switch port (lldpd's notification)" within 30 no_switch
 	kill $(pidof lldpd) # the host's: the switch's are gone
 	check "lldpd stopped: rdmactl preflight says it is not running" within 30 \
 		preflight_has "^warn +fabric\.switch +rxe0/1 +lldpd is not running \(/run/lldpd.socket: "
