@@ -561,8 +561,6 @@ if command -v lldpd > /dev/null && command -v lldpcli > /dev/null; then
 	}
 	check "the switch port's TLVs configured (custom-tlv)" sw_tlvs
 	$SW lldpcli -u /run/lldpd-sw.socket resume > /dev/null 2>&1
-	# the host's lldpd every second too: it ages its neighbours out on its own timer
-	lldpcli configure lldp tx-interval 1 > /dev/null 2>&1
 	lldpcli resume > /dev/null 2>&1
 	# what goes on the wire, decoded by tcpdump
 	timeout 20 $SW tcpdump -Z root -i lw1 -c 1 -vv -Q out ether proto 0x88cc > "$VM_LOGDIR/lldp-wire.txt" 2>&1
@@ -579,6 +577,9 @@ if command -v lldpd > /dev/null && command -v lldpcli > /dev/null; then
 	heard() { lldpcli -f keyvalue show neighbors | grep -q "lldp.$DEV.unknown-tlvs.unknown-tlv=08,18"; }
 	check "the host's lldpd hears the switch on dcbsim0, 802.1Qaz as unknown TLVs" wait_until 20 heard
 	lldpcli -f keyvalue show neighbors details > "$VM_LOGDIR/lldp-neighbors.txt" 2>&1
+	# the host's lldpd every second too: it ages its neighbours out on its transmit timer
+	host_tx_1s() { lldpcli configure lldp tx-interval 1 > /dev/null && lldpcli show configuration | grep -q 'Transmit delay: 1$'; }
+	check "the host's lldpd transmits (and ages its neighbours) every second" host_tx_1s
 	SWMAC=$(ip -n sw -o link show lw1 | sed -n 's|.* link/ether \([0-9a-f:]*\) .*|\1|p')
 	diag "the switch port's MAC (its chassis and port id): $SWMAC"
 
