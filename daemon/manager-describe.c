@@ -67,6 +67,35 @@ static int settings_json(json_object *o, const Manager *m, const PortStatus *s) 
 	return r;
 }
 
+/* The switch port (LLDP) and each of its disagreements with the link: {chassis, port,
+ * system_name, advertises, mismatches: [{setting, host, switch}]} */
+static int switch_json(json_object *o, const SwitchStatus *w) {
+	json_object *x, *a, *e;
+	int r;
+
+	r = json_add_object(o, "switch", &x);
+	if (r >= 0)
+		r = json_add_string(x, "chassis", w->chassis);
+	if (r >= 0)
+		r = json_add_string(x, "port", w->port_id);
+	if (r >= 0)
+		r = json_add_string(x, "system_name", w->system_name);
+	if (r >= 0)
+		r = json_add_string(x, "advertises", w->advertises);
+	if (r >= 0)
+		r = json_add_array(x, "mismatches", &a);
+	for (size_t i = 0; r >= 0 && i < w->n_mismatches; i++) {
+		r = json_add_object(a, NULL, &e);
+		if (r >= 0)
+			r = json_add_string(e, "setting", w->mismatches[i].setting);
+		if (r >= 0)
+			r = json_add_string(e, "host", w->mismatches[i].local);
+		if (r >= 0)
+			r = json_add_string(e, "switch", w->mismatches[i].other);
+	}
+	return r;
+}
+
 /* "0000:13:00.0,0000:14:00.0" as an array */
 static int nearest_gpus_json(json_object *o, const char *list) {
 	_cleanup_strv_free_ char **l = NULL;
@@ -125,6 +154,8 @@ static int port_json(json_object *o, const Manager *m, const PortStatus *s,
 		r = json_add_strv(o, "observe_errors", s->observe_errors);
 	if (r >= 0 && nearest_gpus)
 		r = nearest_gpus_json(o, nearest_gpus);
+	if (r >= 0 && s->sw)
+		r = switch_json(o, s->sw);
 	return r;
 }
 

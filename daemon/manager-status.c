@@ -55,6 +55,28 @@ static int host_status_update(Manager *m, const Plan *p, const Outcomes *outcome
 	return 0;
 }
 
+/* The switch port's disagreements with the link, when they change: each one, or that it agrees
+ * now (issue 44). */
+static void switch_transition_log(const PortStatus *s, const PortStatus *old) {
+	LogFields f = { .device = s->device, .port = s->port, .netdev = s->netdev };
+	const SwitchStatus *w = s->sw;
+	size_t before = old && old->sw ? old->sw->n_mismatches : 0;
+
+	if (old && port_status_switch_equal(old, s))
+		return;
+	if (w)
+		for (size_t i = 0; i < w->n_mismatches; i++)
+			log_full(LOG_WARNING, 0, &f,
+				 "%s: switch %s port %s disagrees on %s: %s has %s, the switch %s",
+				 s->name, strna(w->chassis), strna(w->port_id),
+				 w->mismatches[i].setting, strna(s->netdev), w->mismatches[i].local,
+				 w->mismatches[i].other);
+	if (before > 0 && (!w || w->n_mismatches == 0))
+		log_full(LOG_NOTICE, 0, &f, "%s: %s", s->name,
+			 w ? "the switch port agrees with the link now"
+			   : "no LLDP neighbour any more: the switch port is not compared");
+}
+
 static void port_transition_log(const PortStatus *s, const PortStatus *old, uint64_t now) {
 	LogFields f = { .device = s->device, .port = s->port, .netdev = s->netdev };
 	ConfigState before = old ? old->state : CONFIG_STATE_UNMANAGED;
@@ -107,7 +129,9 @@ static int port_status_update(Manager *m, const Config *c, const HostState *h, c
 		ret->retry_usec = backoff_next(&ret->n_failed, old ? old->n_failed : 0,
 					       old && old->state == CONFIG_STATE_FAILED, now);
 	port_transition_log(ret, old, now);
-	if (!old || port_status_changes(old, ret) != 0 || old->nearest_gpus != ret->nearest_gpus)
+	switch_transition_log(ret, old);
+	if (!old || port_status_changes(old, ret) != 0 || old->nearest_gpus != ret->nearest_gpus ||
+	    !port_status_switch_equal(old, ret))
 		*changed = true;
 	return 0;
 }

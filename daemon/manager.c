@@ -13,6 +13,7 @@
 #include "gid.h"
 #include "log.h"
 #include "manager-emit.h"
+#include "manager-lldp.h"
 #include "manager-watch.h"
 #include "bus-args.h"
 #include "manager.h"
@@ -75,6 +76,7 @@ Manager *manager_free(Manager *m) {
 	sd_event_source_unref(m->ethtool_source);
 	if (m->ethtool_watch)
 		nl_socket_free(m->ethtool_watch);
+	lldp_watch_free(m->lldp_watch);
 	sd_device_monitor_unref(m->udev);
 	sd_event_source_unref(m->bus_reconnect);
 	sd_bus_flush_close_unref(m->bus);
@@ -432,6 +434,11 @@ int manager_start(Manager *m) {
 	r = manager_watch_hostname(m);
 	if (r < 0)
 		return r;
+	if (streq(m->root, "/")) {
+		r = manager_watch_lldp(m);
+		if (r < 0)
+			return r;
+	}
 	if (!m->test_mode) {
 		r = manager_watch_udev(m);
 		if (r < 0)

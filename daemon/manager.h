@@ -20,6 +20,8 @@
 #include "ratelimit.h"
 #include "slice-source.h"
 
+typedef struct LldpWatch LldpWatch;
+
 /* What a change notification was about: a contested setting is blamed only on a change of its
  * own kind. */
 typedef enum ContenderKind {
@@ -180,6 +182,7 @@ typedef struct Manager {
 	struct nl_sock *nft_watch; /* NFNLGRP_NFTABLES (security.roce-allow-from) */
 	sd_event_source *nft_source;
 	struct nl_sock *ethtool_watch; /* ethtool's monitor group (netdev.pause.*) */
+	LldpWatch *lldp_watch;	       /* lldpd's neighbour notifications (manager-lldp.c) */
 	sd_event_source *ethtool_source;
 	sd_event_source *hostname_source; /* rdma.node-description's %h */
 

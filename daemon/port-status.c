@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdio.h>
 
+#include "fabric-host.h"
 #include "gid.h"
 #include "port-status.h"
 #include "strv.h"
@@ -94,6 +95,8 @@ static void setting_status_done(SettingStatus *s) {
 	free(s->error);
 }
 
+static void switch_status_free(SwitchStatus *w);
+
 void port_status_done(PortStatus *s) {
 	free(s->name); /* and device, netdev, driver */
 	free(s->last_error);
@@ -106,6 +109,7 @@ void port_status_done(PortStatus *s) {
 		free(s->history[i].contender);
 	free(s->history);
 	strv_free(s->observe_errors);
+	switch_status_free(s->sw);
 	*s = (PortStatus){ 0 };
 }
 
@@ -373,6 +377,48 @@ static int errors_copy(char ***dst, char *const *src) {
 	return 0;
 }
 
+static void switch_status_free(SwitchStatus *w) {
+	if (!w)
+		return;
+	free(w->chassis);
+	free(w->port_id);
+	free(w->system_name);
+	free(w->advertises);
+	free(w);
+}
+
+static int strdup_or_null(const char *s, char **ret) {
+	*ret = s ? strdup(s) : NULL;
+	return !s || *ret ? 0 : -ENOMEM;
+}
+
+/* The link's switch port and what it disagrees on, when lldpd heard a neighbour. */
+static int switch_status_build(PortStatus *s, const HostPort *p, const HostNetdev *nd) {
+	const LldpNeighbor *nb = fabric_switch_neighbor(nd);
+	SwitchStatus *w;
+	FabricHost host;
+	int r;
+
+	if (!nb)
+		return 0;
+	w = s->sw = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	r = strdup_or_null(nb->chassis_id, &w->chassis);
+	if (r >= 0)
+		r = strdup_or_null(nb->port_id, &w->port_id);
+	if (r >= 0)
+		r = strdup_or_null(nb->system_name, &w->system_name);
+	if (r < 0 || !fabric_switch_has_dcb(nb))
+		return r;
+	fabric_host_observed(p, nd, &host);
+	r = fabric_switch_describe(nb, &host, &w->advertises);
+	if (r < 0)
+		return r;
+	w->n_mismatches = fabric_compare_switch(&host, &nb->dcb, w->mismatches);
+	return 0;
+}
+
 static int facts_copy(PortStatus *s, const HostDevice *d, const HostPort *p, const HostNetdev *nd) {
 	size_t n_device = strlen(d->name) + 1, n_netdev = p->netdev ? strlen(p->netdev) + 1 : 0,
 	       n_driver = d->driver ? strlen(d->driver) + 1 : 0;
@@ -403,6 +449,9 @@ static int facts_copy(PortStatus *s, const HostDevice *d, const HostPort *p, con
 		r = errors_copy(&s->observe_errors, nd->errors);
 	if (r < 0)
 		return r;
+	r = switch_status_build(s, p, nd);
+	if (r < 0)
+		return r;
 	r = gid_table_copy(&s->gids, p->gids, p->n_gids, p->netdev);
 	if (r == -ERANGE)
 		/* no driver has such a table: said, and the link is degraded, not the daemon */
@@ -411,9 +460,9 @@ static int facts_copy(PortStatus *s, const HostDevice *d, const HostPort *p, con
 	return r;
 }
 
-int port_status_build(PortStatus *s, const HostState *h, const HostDevice *d, const HostPort *p, const HostNetdev *nd,
-		      const PortSettings *ls, char ***profiles, const Plan *plan,
-		      const Outcomes *outcomes, PortStatus *old, uint64_t now) {
+int port_status_build(PortStatus *s, const HostState *h, const HostDevice *d, const HostPort *p,
+		      const HostNetdev *nd, const PortSettings *ls, char ***profiles,
+		      const Plan *plan, const Outcomes *outcomes, PortStatus *old, uint64_t now) {
 	const Outcome *failed;
 	bool held, waiting = false, publish_unmet;
 	uint32_t unmet;
@@ -577,6 +626,23 @@ unsigned port_status_changes(const PortStatus *a, const PortStatus *b) {
 	if (!roce_facts_equal(&a->facts, &b->facts))
 		m |= 1u << PORT_PROPERTY_ROCE_FACTS;
 	return m;
+}
+
+bool port_status_switch_equal(const PortStatus *a, const PortStatus *b) {
+	const SwitchStatus *x = a->sw, *y = b->sw;
+
+	if (!x || !y)
+		return x == y;
+	if (!streq_ptr(x->chassis, y->chassis) || !streq_ptr(x->port_id, y->port_id) ||
+	    !streq_ptr(x->system_name, y->system_name) ||
+	    !streq_ptr(x->advertises, y->advertises) || x->n_mismatches != y->n_mismatches)
+		return false;
+	for (size_t i = 0; i < x->n_mismatches; i++)
+		if (!streq(x->mismatches[i].setting, y->mismatches[i].setting) ||
+		    !streq(x->mismatches[i].local, y->mismatches[i].local) ||
+		    !streq(x->mismatches[i].other, y->mismatches[i].other))
+			return false;
+	return true;
 }
 
 char *port_status_reasons(const PortStatus *s) {

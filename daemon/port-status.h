@@ -9,6 +9,7 @@
 
 #include "apply.h"
 #include "contest.h"
+#include "fabric-agree.h"
 #include "host.h"
 #include "plan.h"
 #include "profile.h"
@@ -83,6 +84,17 @@ const Outcome *outcomes_find_action(const Outcomes *o, const Action *a, ApplyRes
 
 #define NEAREST_GPUS_UNKNOWN UINT16_MAX
 
+/* The switch port at the other end of a link, as the LLDP lldpd heard on its netdev says
+ * (host-lldp.c), against what the host does now (fabric-host.h, fabric_compare_switch()): only
+ * for a link with an LLDP neighbour. */
+typedef struct SwitchStatus {
+	char *chassis, *port_id; /* LLDP chassis and port id, lldpd's words ("mac ...") */
+	char *system_name;	 /* NULL: not sent */
+	char *advertises;	 /* what it advertises, in words; NULL: no DCB TLV at all */
+	FabricMismatch mismatches[FABRIC_MISMATCHES_MAX];
+	size_t n_mismatches;
+} SwitchStatus;
+
 typedef struct PortStatus {
 	/* "mlx5_0/1": one allocation that holds device, netdev and driver too (a chunk rather
 	 * than four for each of thousands of links); only name is freed */
@@ -117,6 +129,7 @@ typedef struct PortStatus {
 	 * its netdev's sysfs and configfs values, each naming its file): a managed link with any
 	 * is degraded, never converged, since its picture of the kernel is incomplete. */
 	char **observe_errors;
+	SwitchStatus *sw; /* NULL: no LLDP neighbour heard (or lldpd not there to ask) */
 } PortStatus;
 
 /* Modules, soft devices and the netns mode. */
@@ -167,3 +180,5 @@ typedef enum PortProperty {
 	_PORT_PROPERTY_MAX,
 } PortProperty;
 unsigned port_status_changes(const PortStatus *a, const PortStatus *b) _pure_;
+/* Whether both say the same of the switch port (Describe() only: no property of its own). */
+bool port_status_switch_equal(const PortStatus *a, const PortStatus *b) _pure_;

@@ -53,6 +53,10 @@ static const MetricFamily
 	family_pfc_enabled = { "rdmad_link_pfc_enabled", METRIC_GAUGE,
 			       "1 for a priority with PFC enabled now (of links that declare "
 			       "PFC)" },
+	family_switch = { "rdmad_fabric_switch_mismatch", METRIC_GAUGE,
+			  "1 when the link's switch port (its LLDP: IEEE 802.1Qaz ETS, PFC, "
+			  "Application Priority, 802.3 maximum frame size) disagrees with the host "
+			  "on setting, 0 when it agrees" },
 	family_rate = { "rdmad_port_rate_bytes_per_second", METRIC_GAUGE,
 			"The port's rate (node_infiniband_rate_bytes_per_second)" },
 	family_port_other = { "rdmad_port_ib_events_total", METRIC_COUNTER,
@@ -94,6 +98,36 @@ static json_object *setting_find(json_object *l, const char *key) {
 			return s;
 	}
 	return NULL;
+}
+
+/* The settings fabric_compare_switch() compares (lib/plan/fabric-agree.h) */
+static const char *const switch_settings[] = { "pfc", "app-priority", "cnp-priority", "ets",
+					       "max-frame" };
+
+/* Per setting, whether the link's switch port disagrees: for links whose LLDP neighbour
+ * advertises DCB (Describe()'s "switch"), labelled with the link and the switch's LLDP chassis
+ * and port id. */
+static int switch_metrics(Metrics *m, json_object *l) {
+	json_object *w, *a;
+	int r = 0;
+
+	if (!json_object_object_get_ex(l, "switch", &w) || !json_get_string(w, "advertises") ||
+	    !json_object_object_get_ex(w, "mismatches", &a))
+		return 0;
+	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(switch_settings); i++) {
+		bool differ = false;
+
+		for (size_t k = 0; k < json_object_array_length(a); k++)
+			differ =
+				differ || streq_ptr(json_get_string(json_object_array_get_idx(a, k),
+								    "setting"),
+						    switch_settings[i]);
+		r = metrics_add_u64(m, &family_switch, differ, "link", json_get_string(l, "link"),
+				    "chassis", strempty(json_get_string(w, "chassis")), "port",
+				    strempty(json_get_string(w, "port")), "setting",
+				    switch_settings[i], NULL);
+	}
+	return r;
 }
 
 static int link_metrics(Metrics *m, json_object *l) {
@@ -176,6 +210,8 @@ static int link_metrics(Metrics *m, json_object *l) {
 					    dev, "port", port, "netdev", netdev, "priority", p,
 					    NULL);
 	}
+	if (r >= 0)
+		r = switch_metrics(m, l);
 	return r;
 }
 

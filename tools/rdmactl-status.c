@@ -85,6 +85,37 @@ static void print_reasons(json_object *l) {
 	print_observe_errors(l, "    ");
 }
 
+/* The switch port at the other end of l (LLDP), one line: who, and each disagreement with the
+ * link or that they agree; nothing for a link with no LLDP neighbour. */
+static void print_switch(json_object *l, const char *indent, bool name) {
+	json_object *w, *a;
+	const char *sys;
+
+	if (!json_object_object_get_ex(l, "switch", &w))
+		return;
+	sys = json_get_string(w, "system_name");
+	printf("%s%s%s%sswitch %s%s%s%s port %s: ", indent, name ? json_get_string(l, "link") : "",
+	       name ? " " : "", name ? "<-> " : "", dash(json_get_string(w, "chassis")),
+	       sys ? " (" : "", sys ? sys : "", sys ? ")" : "", dash(json_get_string(w, "port")));
+	a = jarray(w, "mismatches");
+	if (!json_get_string(w, "advertises"))
+		printf("advertises no DCB configuration (no 802.1Qaz TLV)\n");
+	else if (jlen(a) == 0)
+		printf("%sagrees%s (%s)\n", state_color("converged"), color_reset(),
+		       json_get_string(w, "advertises"));
+	else {
+		for (size_t i = 0; i < jlen(a); i++) {
+			json_object *x = json_object_array_get_idx(a, i);
+
+			printf("%s%s%s%s: host %s, switch %s", i > 0 ? "; " : "",
+			       state_color("degraded"), dash(json_get_string(x, "setting")),
+			       color_reset(), dash(json_get_string(x, "host")),
+			       dash(json_get_string(x, "switch")));
+		}
+		printf("\n");
+	}
+}
+
 static int status_overview(json_object *d) {
 	static const char *const headers[] = { "LINK", "NETDEV",   "DRIVER",
 					       "GID",  "PROFILES", "STATE" };
@@ -116,8 +147,8 @@ static int status_overview(json_object *d) {
 							   : "");
 	}
 	if (streq_ptr(json_get_string(d, "nccl"), "agree") && jint(d, "nccl_gid_index", &usec))
-		printf("%13s: GID index %" PRIi64 " on every link (" RDMAD_NCCL_CONF ")\n",
-		       "NCCL", usec);
+		printf("%13s: GID index %" PRIi64 " on every link (" RDMAD_NCCL_CONF ")\n", "NCCL",
+		       usec);
 	else if (streq_ptr(json_get_string(d, "nccl"), "disagree"))
 		printf("%13s: the links publish different GID indexes: no nccl.conf, use each "
 		       "link's env file\n",
@@ -157,6 +188,15 @@ static int status_overview(json_object *d) {
 	r = table_print(t, stdout);
 	if (r < 0)
 		return r;
+	for (size_t i = 0, n = 0; i < jlen(links); i++) {
+		json_object *l = json_object_array_get_idx(links, i), *w;
+
+		if (!json_object_object_get_ex(l, "switch", &w))
+			continue;
+		if (n++ == 0)
+			printf("\nSwitch ports (LLDP):\n");
+		print_switch(l, "  ", true);
+	}
 	for (size_t i = 0; n_other > 0 && i < jlen(links); i++) {
 		json_object *l = json_object_array_get_idx(links, i);
 		const char *st = json_get_string(l, "state");
@@ -176,7 +216,7 @@ static int status_link(json_object *l) {
 	_cleanup_(table_freep) Table *s = table_new(ELEMENTSOF(sh), sh);
 	_cleanup_(table_freep) Table *g = table_new(ELEMENTSOF(gh), gh);
 	_cleanup_free_ char *profiles = strv_json_join(jarray(l, "profiles"));
-	json_object *settings = jarray(l, "settings"), *gids = jarray(l, "gids");
+	json_object *settings = jarray(l, "settings"), *gids = jarray(l, "gids"), *sw;
 	char port[16], tos[16] = "-", gid[160] = "-";
 	int64_t v;
 	int r = 0;
@@ -209,6 +249,10 @@ static int status_link(json_object *l) {
 				 json_get_string(x, "ipv4") ? json_get_string(x, "ipv4") : "");
 	}
 	print_field("GID index", gid);
+	if (json_object_object_get_ex(l, "switch", &sw)) {
+		printf("%13s: ", "Switch");
+		print_switch(l, "", false);
+	}
 	print_field("Last error", json_get_string(l, "last_error"));
 	print_observe_errors(l, "  ");
 	for (size_t i = 0; i < jlen(settings); i++) {

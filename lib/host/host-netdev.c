@@ -18,6 +18,7 @@ void host_netdev_done(HostNetdev *n) {
 	free(n->pci);
 	free(n->operstate);
 	free(n->addresses);
+	host_lldp_free(n->lldp);
 	strv_free(n->errors);
 }
 

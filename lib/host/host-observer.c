@@ -24,6 +24,7 @@ typedef enum ObserveStage {
 	STAGE_RAILS,
 	STAGE_FIREWALL,
 	STAGE_DCB,
+	STAGE_LLDP,
 	STAGE_SYSTEM,
 	STAGE_COUNTERS,
 	STAGE_MODULES,
@@ -223,6 +224,10 @@ static ObserveStage stage_next(const HostObserver *o, ObserveStage s) {
 			if (o->flags & HOST_OBSERVE_DCB)
 				return s;
 			break;
+		case STAGE_LLDP:
+			if ((o->flags & HOST_OBSERVE_LLDP) && real)
+				return s;
+			break;
 		case STAGE_SYSTEM:
 			if ((o->flags & HOST_OBSERVE_SYSTEM) && real)
 				return s;
@@ -375,6 +380,11 @@ int host_observer_step(HostObserver *o) {
 		}
 		o->stage_begun = false;
 		o->next = 0;
+		break;
+	case STAGE_LLDP:
+		/* one step: a local lldpd answers each netdev's question in well under a
+		 * millisecond */
+		r = host_lldp_observe(h, NULL);
 		break;
 	case STAGE_SYSTEM:
 		(void) host_netns_mode_observe(h); /* unknown stays unknown: the plan says so */

@@ -13,6 +13,7 @@
 #include "dcbnl.h"
 #include "ethtool-pause.h"
 #include "firewall.h"
+#include "lldp-neighbor.h"
 #include "profile.h"
 #include "rail-record.h"
 #include "rail.h"
@@ -100,6 +101,10 @@ typedef struct HostNetdev {
 	 * HOST_OBSERVE_RAILS): valid when rail_sysctls_observed, -1 each one not readable. */
 	bool rail_sysctls_observed;
 	int rail_sysctl[_RAIL_SYSCTL_MAX];
+	/* The LLDP neighbours the local lldpd heard on it, through liblldpctl (HOST_OBSERVE_LLDP,
+	 * the real root only, the netdevs of RDMA ports; host-lldp.c): NULL when not asked, else
+	 * lldp->error says why nothing could be asked (lldp-neighbor.h) */
+	HostLldp *lldp;
 	char **errors; /* sysfs values that could not be read or made sense of */
 } HostNetdev;
 
@@ -275,7 +280,9 @@ typedef enum HostObserveFlags {
 	HOST_OBSERVE_PCIE = 1 << 13,
 	/* the global pause of the ports' netdevs (ethtool netlink; with HOST_OBSERVE_DCB) */
 	HOST_OBSERVE_PAUSE = 1 << 14,
-	HOST_OBSERVE_ALL = (1 << 15) - 1,
+	/* the ports' netdevs' LLDP neighbours, from lldpd through liblldpctl (root "/") */
+	HOST_OBSERVE_LLDP = 1 << 15,
+	HOST_OBSERVE_ALL = (1 << 16) - 1,
 } HostObserveFlags;
 
 /* Read the RDMA devices, their netdevs and the loaded modules under root ("/" for the real
@@ -329,6 +336,12 @@ int host_dcb_observe_port(HostState *h, struct nl_sock *sk, int open_error, cons
 /* The global pause of p's netdev (ethtool PAUSE_GET on sk, the ethtool family's id), once. */
 int host_pause_observe_port(HostState *h, struct nl_sock *sk, uint16_t family, int open_error,
 			    const HostPort *p);
+/* The LLDP neighbours of the netdevs the ports sit on, each once (host-lldp.c), from the lldpd
+ * listening on socket (NULL: /run/lldpd.socket, liblldpctl's default); liblldpctl is loaded only
+ * once lldpd answers there: one connection, one
+ * question per netdev. What cannot be asked is recorded in each netdev's lldp->error; returns
+ * -ENOMEM only. */
+int host_lldp_observe(HostState *h, const char *socket);
 /* The RDMA netns mode, from RDMA netlink. Only for the real root: the mode is global. */
 int host_netns_mode_observe(HostState *h);
 /* The hw counters of every port, over RDMA netlink (host-counters.c). Only for the real root.

@@ -120,7 +120,8 @@ char *preflight_port_subject(const HostDevice *d, const HostPort *p) {
 int preflight_run(const PreflightInput *in, Preflight *ret) {
 	static int (*const checks[])(Preflight *, const PreflightInput *) = {
 		preflight_hardware, preflight_kernel, preflight_userspace, preflight_memlock,
-		preflight_network,  preflight_qos,    preflight_security,  preflight_gpu,
+		preflight_network,  preflight_qos,    preflight_fabric,    preflight_security,
+		preflight_gpu,
 	};
 	Preflight p = { 0 };
 	int r;

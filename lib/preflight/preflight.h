@@ -9,7 +9,8 @@
  * firmware), preflight-kernel.c (modules, configfs, lockdown), preflight-userspace.c
  * (libibverbs providers, device nodes), preflight-memlock.c (services, logins),
  * preflight-network.c (port and netdev state, MTU, GIDs, RoCE mode), preflight-multirail.c
- * (netdevs sharing a subnet), preflight-qos.c (PFC, trust, DCB owners), preflight-security.c
+ * (netdevs sharing a subnet), preflight-qos.c (PFC, trust, DCB owners), preflight-fabric.c
+ * (the switch port's DCB in LLDP against the host's), preflight-security.c
  * (the Soft-RoCE firewall, offloaded RoCE), preflight-gpu.c (GPUDirect RDMA: the NVIDIA driver,
  * peer memory or dma-buf, the GPU-NIC PCIe path, ACS, the IOMMU), preflight-rdmad.c (the
  * daemon's view). What libibverbs itself sees
@@ -125,6 +126,8 @@ int preflight_userspace(Preflight *p, const PreflightInput *in);
 int preflight_memlock(Preflight *p, const PreflightInput *in);
 int preflight_network(Preflight *p, const PreflightInput *in);
 int preflight_qos(Preflight *p, const PreflightInput *in);
+/* does the switch port agree (LLDP's 802.1Qaz TLVs, through lldpd): preflight-fabric.c */
+int preflight_fabric(Preflight *p, const PreflightInput *in);
 int preflight_security(Preflight *p, const PreflightInput *in);
 int preflight_gpu(Preflight *p, const PreflightInput *in);
 

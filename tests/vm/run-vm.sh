@@ -13,7 +13,8 @@
 #   --env NAME=VALUE  exported to the scenario. Repeatable.
 #   --dcbsim          the dcbsim test module (tests/vm/dcbsim, light VM only), built for the VM
 #                     kernel by build-dcbsim.sh (cached), at /lib/modules/$(uname -r)/extra/
-#                     dcbsim.ko for the scenario to insmod
+#                     dcbsim.ko for the scenario to insmod, and tc's sch_ingress, cls_matchall
+#                     and act_mirred (`depmod; modprobe -a ...`), which cable dcbsim0 to a wire
 #   --netdevsim       the kernel's netdevsim (SR-IOV VFs, devlink eswitch; Debian does not build
 #                     it), built for the VM kernel from its linux-source by build-module.sh
 #                     (cached), at /lib/modules/$(uname -r)/extra/netdevsim.ko (light VM only;
@@ -264,6 +265,8 @@ if [ "$variant" = light ]; then
 		ko=$("$HERE/build-dcbsim.sh") || bail "could not build dcbsim.ko (build-dcbsim.sh)"
 		# /usr/lib: the base image has /lib as a symlink (see build-initramfs.sh)
 		extra+=(--add "$ko:/usr/lib/modules/$kver/extra/dcbsim.ko")
+		# tc's clsact, matchall and mirred: what cables dcbsim0 to a wire (dcb.sh's switch)
+		extra+=(--kernel-dir "$kdir" --module sch_ingress --module cls_matchall --module act_mirred)
 	fi
 	if [ "$netdevsim" = 1 ]; then
 		ko=$("$HERE/build-module.sh" netdevsim) || bail "could not build netdevsim.ko (build-module.sh)"

@@ -8,7 +8,9 @@
 # back, an injected driver failure is reported and retried, a port an LLDP agent owns is left
 # alone unless qos.owner: rdmad, trust pcp/dscp without apptrust rewrites the DSCP app table,
 # the DCBX mode, PFC delay, port buffers and global pause are set, read back through dcbnl and
-# ethtool netlink and counted per object, and an rxe link on dcbsim0 carries ib_write_bw.
+# ethtool netlink and counted per object, the switch at the far end of a wire dcbsim0 is cabled to
+# disagrees with the host in LLDP and rdmad and rdmactl say where (issue 44), and an rxe link on
+# dcbsim0 carries ib_write_bw.
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
 . "$VM_LIB"
@@ -512,6 +514,174 @@ dcb pfc set dev "$DEV" prio-pfc 3:off
 check "DCBX host cee, then PFC 3 off by hand: with the DCB event, rdmad puts back PFC and DCBX host ieee" \
 	wait_until 20 sh -c "dcbmon --get $DEV | grep -q ' pfc{cap=8 en=0x08 .* dcbx=0x09'"
 diag "$(grep -E 'rxe0/1: ' "$VM_LOGDIR/rdmad-lossless.log" | tail -5)"
+
+# ---- the switch, through LLDP (issue 44): a far end that plays the switch port -----------------
+# dcbsim0 cabled to a wire: a veth pair with dcbsim0's MAC, the frames lw0 receives delivered as
+# dcbsim0's (tc mirred ingress) and what dcbsim0 sends put out of lw0; the far end lw1 in a
+# namespace of its own runs its own lldpd (its own control socket), whose custom TLVs are the
+# switch port's IEEE 802.1Qaz ETS, PFC and Application Priority and the 802.3 maximum frame
+# size (tcpdump decodes them: the oracle for what it sends). The host's lldpd listens on
+# dcbsim0 (an exact -I makes lldpd take a virtual netdev as a port); rdmad and rdmactl ask it.
+if command -v lldpd > /dev/null && command -v lldpcli > /dev/null; then
+	t_lldp=$(uptime_ms)
+	# lldpd's privilege separation: its user, its chroot, and lldpcli where lldpd runs it
+	grep -q '^_lldpd:' /etc/group || echo '_lldpd:x:112:' >> /etc/group
+	grep -q '^_lldpd:' /etc/passwd || echo '_lldpd:x:104:112::/run/lldpd:/bin/false' >> /etc/passwd
+	mkdir -p /run/lldpd /usr/sbin
+	[ -x /usr/sbin/lldpcli ] || ln -s "$(command -v lldpcli)" /usr/sbin/lldpcli
+	SW="ip netns exec sw"
+	SWCLI="$SW lldpcli -u /run/lldpd-sw.socket"
+	# (functions, not sh -c: busybox's sh runs its own ip applet)
+	wire_up() {
+		ip netns add sw &&
+			ip link add lw0 address "$(cat /sys/class/net/$DEV/address)" type veth peer name lw1 netns sw &&
+			ip link set lw0 up && $SW ip link set lw1 up
+	}
+	cable() { # (the modules come in run-vm.sh --dcbsim's extra archive: depmod first)
+		depmod && modprobe -a sch_ingress cls_matchall act_mirred &&
+			tc qdisc add dev lw0 clsact &&
+			tc filter add dev lw0 ingress matchall action mirred ingress redirect dev "$DEV" &&
+			tc qdisc add dev "$DEV" clsact &&
+			tc filter add dev "$DEV" egress matchall action mirred egress redirect dev lw0
+	}
+	check "a wire: lw0 with dcbsim0's MAC, lw1 in netns sw" wire_up
+	check "dcbsim0 cabled to lw0 (tc mirred both ways)" cable
+	# (each output to a file first: under pipefail, grep -q ending the pipe early is a SIGPIPE)
+	preflight_has() { rdmactl preflight rxe0/1 > "$VM_LOGDIR/preflight-lldp.txt" 2>&1; grep -Eq "$1" "$VM_LOGDIR/preflight-lldp.txt"; }
+	# the host's lldpd first: nothing on the wire yet, and preflight says so
+	lldpd -I "$DEV" > "$VM_LOGDIR/lldpd-host.log" 2>&1
+	check "the host's lldpd answers on /run/lldpd.socket" wait_until 20 lldpcli show configuration
+	check "no switch yet: rdmactl preflight says lldpd hears no neighbour on dcbsim0" \
+		preflight_has "^warn +fabric\.switch +rxe0/1 +lldpd hears no LLDP neighbour on $DEV"
+	$SW lldpd -u /run/lldpd-sw.socket -I lw1 > "$VM_LOGDIR/lldpd-sw.log" 2>&1
+	check "the switch's lldpd answers on its socket" wait_until 20 $SWCLI show configuration
+	# the switch port: PFC on 3 and 4; DSCP 26 -> priority 4, 48 -> 6; ETS priority 3 in
+	# TC 3 at 60% (as the host's, below); maximum frame size 1500
+	swtlv() { $SWCLI configure lldp custom-tlv replace oui "$1" subtype "$2" oui-info "$3" > /dev/null; }
+	sw_tlvs() {
+		$SWCLI configure lldp tx-interval 1 > /dev/null &&
+			swtlv 00,80,c2 11 08,18 && swtlv 00,80,c2 12 00,85,00,1a,c5,00,30 &&
+			swtlv 00,80,c2 9 00,00,03,00,60,28,00,00,3c,00,00,00,00,02,00,00,02,00,00,00,00 &&
+			swtlv 00,12,0f 4 05,dc
+	}
+	check "the switch port's TLVs configured (custom-tlv)" sw_tlvs
+	$SW lldpcli -u /run/lldpd-sw.socket resume > /dev/null 2>&1
+	lldpcli resume > /dev/null 2>&1
+	# what goes on the wire, decoded by tcpdump
+	timeout 20 $SW tcpdump -Z root -i lw1 -c 1 -vv -Q out ether proto 0x88cc > "$VM_LOGDIR/lldp-wire.txt" 2>&1
+	diag "$(grep -E 'tcpdump|Subtype|Priority: |Value|MTU size' "$VM_LOGDIR/lldp-wire.txt")"
+	check "tcpdump: the switch sends PFC (subtype 11) on 3 and 4" sh -c "
+		grep -A4 'Priority Flow Control Configuration Subtype (11)' $VM_LOGDIR/lldp-wire.txt |
+			grep -Eq 'Value *: 0  0  0  1  1  0  0  0'"
+	check "tcpdump: ... Application Priority (subtype 12) DSCP 26 -> 4, 48 -> 6" sh -c "
+		grep -q 'Priority: 4, RES: 0, Sel: 5, Protocol ID: 26' $VM_LOGDIR/lldp-wire.txt &&
+		grep -q 'Priority: 6, RES: 0, Sel: 5, Protocol ID: 48' $VM_LOGDIR/lldp-wire.txt"
+	check "tcpdump: ... ETS Configuration (subtype 9), max frame size (802.3 subtype 4) 1500" sh -c "
+		grep -q 'ETS Configuration Subtype (9)' $VM_LOGDIR/lldp-wire.txt &&
+		grep -q 'MTU size 1500' $VM_LOGDIR/lldp-wire.txt"
+	heard() {
+		lldpcli -f keyvalue show neighbors > "$VM_LOGDIR/lldp-heard.txt" 2>&1
+		grep -q "lldp.$DEV.unknown-tlvs.unknown-tlv=08,18" "$VM_LOGDIR/lldp-heard.txt"
+	}
+	check "the host's lldpd hears the switch on dcbsim0, 802.1Qaz as unknown TLVs" wait_until 20 heard
+	lldpcli -f keyvalue show neighbors details > "$VM_LOGDIR/lldp-neighbors.txt" 2>&1
+	# the host's lldpd every second too: it ages its neighbours out on its transmit timer
+	host_tx_1s() {
+		lldpcli configure lldp tx-interval 1 > /dev/null &&
+			lldpcli show configuration > "$VM_LOGDIR/lldp-host-config.txt" 2>&1 &&
+			grep -q 'Transmit delay: 1$' "$VM_LOGDIR/lldp-host-config.txt"
+	}
+	check "the host's lldpd transmits (and ages its neighbours) every second" host_tx_1s
+	SWMAC=$(ip -n sw -o link show lw1 | sed -n 's|.* link/ether \([0-9a-f:]*\) .*|\1|p')
+	diag "the switch port's MAC (its chassis and port id): $SWMAC"
+
+	# rdmad: ToS 106 (DSCP 26) on priority 3, PFC on 3, ETS as the switch's, MTU 1500
+	lossless_profile 10 65536
+	cat >> "$CONF/50-dcb.yaml" <<- YAML
+		  ets:
+		    prio-tc: [0, 0, 0, 3, 0, 0, 6, 0]
+		    tc-bw:   [40, 0, 0, 60, 0, 0, 0, 0]
+		    tsa:     [ets, strict, strict, ets, strict, strict, strict, strict]
+		roce:
+		  tos: 106
+	YAML
+	loaded=$(grep -c Loaded "$VM_LOGDIR/rdmad-lossless.log")
+	kill -HUP "$RDMAD"
+	wait_until 20 sh -c "[ \$(grep -c Loaded $VM_LOGDIR/rdmad-lossless.log) -gt $loaded ]" ||
+		diag "rdmad did not reload"
+	# rdmad re-reads lldpd at each reconcile, and lldpd's notification of a changed neighbour
+	# makes one: no rdmactl reconcile here (docs/fabric-lldp.md)
+	sw_status() { # sw_status PATTERN: rdmactl status has PATTERN (a grep -E)
+		rdmactl status --no-pager > "$VM_LOGDIR/status-switch.txt" 2>&1
+		grep -Eq "$1" "$VM_LOGDIR/status-switch.txt"
+	}
+	# (one line, all three: the status follows the reload and each TLV lldpd hears, in any order)
+	check "rdmactl status: rxe0/1's switch port, its chassis and port id, disagrees on pfc" \
+		within 30 sw_status "^  rxe0/1 <-> switch mac $SWMAC.* port mac $SWMAC: pfc: host PFC on 3, switch PFC on 3,4; app-priority: .*; max-frame: "
+	diag "$(grep -A3 'Switch ports' "$VM_LOGDIR/status-switch.txt")"
+	check "... app-priority: DSCP 26 on 3 here, on 4 there" grep -q \
+		'app-priority: host DSCP 26 -> priority 3, switch DSCP 26 -> priority 4' "$VM_LOGDIR/status-switch.txt"
+	check "... max-frame: frames of 1518 against 1500" grep -q \
+		'max-frame: host netdev MTU 1500 (frames of 1518 bytes), switch maximum frame size 1500' "$VM_LOGDIR/status-switch.txt"
+	check "... and not on ETS (priority 3 in TC 3, 60% on both)" sh -c "! grep -q 'ets:' $VM_LOGDIR/status-switch.txt"
+	check "rdmad logged each disagreement" \
+		grep -q "rxe0/1: switch mac $SWMAC port mac $SWMAC disagrees on pfc" "$VM_LOGDIR/rdmad-lossless.log"
+	rdmactl metrics > "$VM_LOGDIR/metrics-switch.txt" 2>&1
+	diag "$(grep '^rdmad_fabric_switch_mismatch' "$VM_LOGDIR/metrics-switch.txt")"
+	for s in pfc:1 app-priority:1 max-frame:1 ets:0 cnp-priority:0; do
+		is "metric rdmad_fabric_switch_mismatch{setting=\"${s%:*}\"}" "$(grep "^rdmad_fabric_switch_mismatch{.*setting=\"${s%:*}\"}" \
+			"$VM_LOGDIR/metrics-switch.txt" | grep -c "link=\"rxe0/1\",chassis=\"mac $SWMAC\",port=\"mac $SWMAC\".* ${s#*:}\$")" 1
+	done
+	rdmactl preflight rxe0/1 > "$VM_LOGDIR/preflight-switch.txt" 2>&1
+	diag "$(grep fabric "$VM_LOGDIR/preflight-switch.txt")"
+	check "rdmactl preflight: fabric.switch names the switch and what it advertises" \
+		grep -Eq "^ok +fabric\.switch +rxe0/1 +switch mac $SWMAC .*on $DEV advertises PFC on 3,4 .*DSCP 26 -> priority 4, DSCP 48 -> priority 6; ETS TC0 40% TC3 60% \(priority 3 in TC 3\); maximum frame size 1500; 3 disagreements" \
+		"$VM_LOGDIR/preflight-switch.txt"
+	check "... fabric.pfc fails with both sides" grep -Eq \
+		"^fail +fabric\.pfc +rxe0/1 +$DEV has PFC on 3; switch mac $SWMAC .* has PFC on 3,4" "$VM_LOGDIR/preflight-switch.txt"
+	check "... fabric.app-priority fails" grep -Eq "^fail +fabric\.app-priority +rxe0/1 " "$VM_LOGDIR/preflight-switch.txt"
+	check "... fabric.max-frame fails" grep -Eq "^fail +fabric\.max-frame +rxe0/1 " "$VM_LOGDIR/preflight-switch.txt"
+
+	# fixed: PFC on the host's side (the profile), the DSCP map and frame size on the switch's,
+	# after rdmad's reconcile of the profile: only lldpd's notification says the switch changed
+	sed -i 's/^  pfc: \[3\]$/  pfc: [3, 4]/' "$CONF/50-dcb.yaml"
+	kill -HUP "$RDMAD"
+	check "the profile fixed (PFC on 3 and 4): rdmactl status says so, the switch's two remain" \
+		within 30 sw_status "^  rxe0/1 <-> switch mac $SWMAC.* port mac $SWMAC: app-priority: .*; max-frame: "
+	check "rdmad is subscribed to lldpd's notifications" grep -q 'lldpd: subscribed' "$VM_LOGDIR/rdmad-lossless.log"
+	swtlv 00,80,c2 12 00,65,00,1a,c5,00,30
+	swtlv 00,12,0f 4 23,f0
+	check "fixed, rdmactl status: rxe0/1's switch port agrees" \
+		within 30 sw_status "^  rxe0/1 <-> switch mac $SWMAC.*: agrees \(PFC on 3,4"
+	diag "$(grep -A2 'Switch ports' "$VM_LOGDIR/status-switch.txt")"
+	check "... rdmad logged that it agrees now" \
+		grep -q 'rxe0/1: the switch port agrees with the link now' "$VM_LOGDIR/rdmad-lossless.log"
+	rdmactl metrics > "$VM_LOGDIR/metrics-fixed.txt" 2>&1
+	is "... every rdmad_fabric_switch_mismatch 0" \
+		"$(grep '^rdmad_fabric_switch_mismatch{link="rxe0/1"' "$VM_LOGDIR/metrics-fixed.txt" | grep -c ' 0$')" 5
+	rdmactl preflight rxe0/1 > "$VM_LOGDIR/preflight-fixed.txt" 2>&1
+	check "... rdmactl preflight: fabric.switch ok, 0 disagreements, no other fabric row" sh -c "
+		grep -Eq '^ok +fabric\.switch +rxe0/1 .*maximum frame size 9200; 0 disagreements' $VM_LOGDIR/preflight-fixed.txt &&
+		[ \$(grep -c fabric $VM_LOGDIR/preflight-fixed.txt) = 1 ]"
+
+	# no lldpd at all (a neighbour's going is aged out on lldpd's timers, tens of seconds under
+	# TCG: the unit tests have that row): rdmad's notifications end, it looks again
+	kill $(pidof lldpd) # the host's and the switch's
+	check "lldpd stopped: rdmactl preflight says it is not running" within 30 \
+		preflight_has "^warn +fabric\.switch +rxe0/1 +lldpd is not running \(/run/lldpd.socket: "
+	no_switch() {
+		rdmactl status --no-pager > "$VM_LOGDIR/status-noswitch.txt" 2>&1 &&
+			! grep -q 'Switch ports' "$VM_LOGDIR/status-noswitch.txt"
+	}
+	check "... and rdmactl status lists no switch port (rdmad saw lldpd go)" within 30 no_switch
+	check "... rdmad said so" grep -q "lldpd's notifications stopped" "$VM_LOGDIR/rdmad-lossless.log"
+	tc qdisc del dev "$DEV" clsact
+	ip link del lw0
+	ip netns del sw
+	diag "the LLDP part took $(($(uptime_ms) - t_lldp)) ms"
+else
+	pass "# SKIP no lldpd and lldpcli on PATH (run-vm.sh --bin; .ci/packages has lldpd)"
+fi
 kill "$RDMAD"
 wait "$RDMAD"
 is "rdmad stops on SIGTERM with status 0" "$?" 0
