@@ -130,8 +130,11 @@ gone:
 	return 0;
 }
 
-/* Connect and subscribe, when lldpd listens: 0 also when it does not (nothing to watch yet). */
-static int watch_open(LldpWatch *w) {
+/* Connect and subscribe, when lldpd listens: 0 also when it does not (nothing to watch yet).
+ * appearing: tried on an event of the socket's, while lldpd makes it (it binds, then chowns,
+ * then chmods it: a refusal before the last is expected, and not said; one that lasts is said
+ * by each link's observation, in rdmactl status and preflight). */
+static int watch_open(LldpWatch *w, bool appearing) {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = LLDPD_SOCKET };
 	_cleanup_free_ char *error = NULL;
 	int r;
@@ -147,7 +150,7 @@ static int watch_open(LldpWatch *w) {
 		r = -errno;
 		w->fd = safe_close(w->fd);
 		if (r == -EACCES || r == -EPERM)
-			log_full_errno(LOG_INFO, r, NULL,
+			log_full_errno(appearing ? LOG_DEBUG : LOG_INFO, r, NULL,
 				       "Not allowed on %s: switch ports (LLDP) are not compared",
 				       LLDPD_SOCKET);
 		return 0; /* no lldpd (yet): its socket's creation starts this again */
@@ -187,7 +190,7 @@ static int on_run(sd_event_source *s, const struct inotify_event *event, void *u
 	(void) s;
 	if (w->conn || !event->len || !streq(event->name, strrchr(LLDPD_SOCKET, '/') + 1))
 		return 0;
-	(void) watch_open(w);
+	(void) watch_open(w, true);
 	if (w->conn) /* a new lldpd: what it hears is new too */
 		manager_mark_dirty_all(w->m);
 	return 0;
@@ -210,5 +213,5 @@ int manager_watch_lldp(Manager *m) {
 		log_warning_errno(r, "Failed to watch /run for lldpd's socket, ignoring");
 	else
 		(void) sd_event_source_set_description(w->inotify, "lldpd-socket");
-	return watch_open(w);
+	return watch_open(w, false);
 }
