@@ -42,6 +42,11 @@ done < <(sed -n 's|.*<includedir>\(.*\)</includedir>.*|\1|p' /usr/share/dbus-1/s
 service_dirs=(/usr/local/share/dbus-1/system-services /usr/share/dbus-1/system-services
         /lib/dbus-1/system-services)
 completion_dirs=(/usr/local/share/bash-completion/completions /usr/share/bash-completion/completions)
+# systemd.generator(7), the system manager's generator directories (/lib/systemd/... is
+# /usr/lib/systemd/... on a merged /usr, which Debian 12 is)
+generator_dirs=(/run/systemd/system-generators /etc/systemd/system-generators
+        /usr/local/lib/systemd/system-generators /usr/lib/systemd/system-generators
+        /lib/systemd/system-generators)
 # sysusers.d(5), tmpfiles.d(5)
 sysusers_dirs=(/etc/sysusers.d /run/sysusers.d /usr/local/lib/sysusers.d /usr/lib/sysusers.d)
 tmpfiles_dirs=(/etc/tmpfiles.d /run/tmpfiles.d /usr/local/lib/tmpfiles.d /usr/lib/tmpfiles.d)
@@ -66,6 +71,8 @@ for k, v in json.load(open(sys.argv[1])).items():
 
         in_list "--prefix=$prefix: rdmad.service in systemd's unit search path" \
                 "$(dirname "$(dest rdmad.service)")" "${unit_paths[@]}"
+        in_list "--prefix=$prefix: rdmad-lldpd-generator where systemd runs generators" \
+                "$(dirname "$(dest rdmad-lldpd-generator)")" "${generator_dirs[@]}"
         in_list "--prefix=$prefix: the D-Bus policy where dbus-daemon includes policies" \
                 "$(dirname "$(dest org.rdmad1.conf)")" "${policy_dirs[@]}"
         in_list "--prefix=$prefix: the activation file in a system bus service dir" \

@@ -72,6 +72,28 @@ if [ -n "${RDMAD_BUILD_DIR:-}" ] && [ -f "$RDMAD_BUILD_DIR/build.ninja" ]; then
 		timeout 60 systemctl start rdmad
 	check "rdmad.service is active" systemctl is-active --quiet rdmad
 	is "the sandboxed daemon set the ToS before READY=1" "$(attr "$TOS")" 106
+
+	# lldpd's socket (issue 44) is _lldpd:_lldpd 0770; lldpd is installed with the test
+	# dependencies (.ci/packages: liblldpctl-dev), so its group is this root's. The generator
+	# makes the installed unit join it; the sandboxed rdmad then connects to lldpd once it runs
+	# (it watches /run for the socket), seen as a connection of rdmad's to lldpd's socket.
+	lldpd_gid=$(getent group _lldpd | cut -d: -f3)
+	is "lldpd's group exists: rdmad.service joins it (rdmad-lldpd-generator's drop-in)" \
+		"$(systemctl show -p SupplementaryGroups --value rdmad)" _lldpd
+	rdmad_pid=$(systemctl show -p MainPID --value rdmad)
+	check "... the running rdmad has the group (gid ${lldpd_gid:-none})" \
+		sh -c "[ -n '$lldpd_gid' ] && grep '^Groups:' /proc/$rdmad_pid/status | grep -qw '$lldpd_gid'"
+	check "systemctl start lldpd" timeout 60 systemctl start lldpd
+	is "... its socket: _lldpd:_lldpd, mode 770" \
+		"$(stat -c '%U:%G %a' /run/lldpd.socket 2> /dev/null)" "_lldpd:_lldpd 770"
+	talks_to_lldpd() { # a unix socket of rdmad's is connected to one lldpd accepted
+		local peers
+		peers=$(ss -xpnH | awk -v p="pid=$rdmad_pid," 'index($0, p) { print $8 }')
+		[ -n "$peers" ] && ss -xnH | awk '$5 == "/run/lldpd.socket" { print $6 }' |
+			grep -qxF -f <(echo "$peers")
+	}
+	check "the sandboxed rdmad connects to lldpd's socket" wait_until 30 talks_to_lldpd
+	check "systemctl stop lldpd" timeout 60 systemctl stop lldpd
 	status=$(systemctl show -p StatusText --value rdmad)
 	diag "StatusText: $status"
 	check "STATUS= counts the converged link, and says a file was left out" \
