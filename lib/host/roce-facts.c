@@ -30,10 +30,13 @@ static void dcb_facts(const HostNetdev *nd, RoceFacts *f) {
 	f->known |= ROCE_FACT_BIT(ROCE_FACT_TRUST);
 	f->trust = dscp_entries(dcb) ? QOS_TRUST_DSCP : QOS_TRUST_PCP;
 	if (roce_facts_has(f, ROCE_FACT_TOS) && dcb->dscp_prio[f->tos >> 2]) {
-		uint8_t bits = dcb->dscp_prio[f->tos >> 2];
+		unsigned bits = dcb->dscp_prio[f->tos >> 2];
 
+		/* of several entries for the DSCP, the highest priority: as IEEE 802.1Q's
+		 * Application Priority table resolves them, and as a switch's is read
+		 * (lldp_dcb_dscp_priority()) */
 		f->known |= ROCE_FACT_BIT(ROCE_FACT_PRIORITY);
-		f->priority = (uint8_t) __builtin_ctz(bits);
+		f->priority = (uint8_t) (31 - __builtin_clz(bits));
 	}
 	if (dcb->has_pfc) {
 		f->known |= ROCE_FACT_BIT(ROCE_FACT_PFC);

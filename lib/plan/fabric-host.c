@@ -4,51 +4,42 @@
 #include <string.h>
 
 #include "fabric-host.h"
-
-static int highest_bit(uint8_t bits) {
-	for (int i = 7; i >= 0; i--)
-		if (bits & (1U << i))
-			return i;
-	return -1;
-}
+#include "roce-facts.h"
 
 void fabric_host_observed(const HostPort *p, const HostNetdev *n, FabricHost *ret) {
 	FabricHost f = { 0 };
 	ProbeLinkSettings *s = &f.link;
+	RoceFacts facts;
 
-	if (p->has_roce_tos) {
-		s->tos = (uint8_t) p->roce_tos;
+	/* the facts rdmad publishes (RoceFacts) and a peer's prober compares: one reading */
+	roce_facts_from_host(p, n, &facts);
+	if (roce_facts_has(&facts, ROCE_FACT_TOS)) {
+		s->tos = facts.tos;
 		s->known |= PROBE_KNOWN_TOS;
 	}
-	if (n) {
-		if (n->mtu > 0 && n->mtu <= UINT16_MAX) {
-			s->netdev_mtu = (uint16_t) n->mtu;
-			s->known |= PROBE_KNOWN_NETDEV_MTU;
-		}
-		if (n->dcb_observed && n->dcb_error == 0) {
-			if (n->dcb.has_pfc) {
-				s->pfc = n->dcb.pfc.pfc_en;
-				s->known |= PROBE_KNOWN_PFC;
-			}
-			if (p->has_roce_tos) {
-				int prio = highest_bit(n->dcb.dscp_prio[p->roce_tos >> 2]);
-
-				if (prio >= 0) {
-					s->priority = (uint8_t) prio;
-					s->known |= PROBE_KNOWN_PRIORITY;
-				}
-			}
-			if (n->dcb.has_ets) {
-				f.has_ets = true;
-				memcpy(f.prio_tc, n->dcb.ets.prio_tc, sizeof(f.prio_tc));
-				memcpy(f.tc_bw, n->dcb.ets.tc_tx_bw, sizeof(f.tc_bw));
-			}
-		}
-		if (n->cnp_supported && n->cnp_dscp < 64 && n->cnp_prio < 8) {
-			s->cnp_dscp = (uint8_t) n->cnp_dscp;
-			s->cnp_priority = (uint8_t) n->cnp_prio;
-			s->known |= PROBE_KNOWN_CNP_DSCP | PROBE_KNOWN_CNP_PRIORITY;
-		}
+	if (roce_facts_has(&facts, ROCE_FACT_NETDEV_MTU) && facts.netdev_mtu <= UINT16_MAX) {
+		s->netdev_mtu = (uint16_t) facts.netdev_mtu;
+		s->known |= PROBE_KNOWN_NETDEV_MTU;
+	}
+	if (roce_facts_has(&facts, ROCE_FACT_PFC)) {
+		s->pfc = facts.pfc;
+		s->known |= PROBE_KNOWN_PFC;
+	}
+	if (roce_facts_has(&facts, ROCE_FACT_PRIORITY)) {
+		s->priority = facts.priority;
+		s->known |= PROBE_KNOWN_PRIORITY;
+	}
+	if (roce_facts_has(&facts, ROCE_FACT_CNP_DSCP) &&
+	    roce_facts_has(&facts, ROCE_FACT_CNP_PRIORITY)) {
+		s->cnp_dscp = facts.cnp_dscp;
+		s->cnp_priority = facts.cnp_priority;
+		s->known |= PROBE_KNOWN_CNP_DSCP | PROBE_KNOWN_CNP_PRIORITY;
+	}
+	/* the traffic classes, which only the switch's ETS is compared with */
+	if (n && n->dcb_observed && n->dcb_error == 0 && n->dcb.has_ets) {
+		f.has_ets = true;
+		memcpy(f.prio_tc, n->dcb.ets.prio_tc, sizeof(f.prio_tc));
+		memcpy(f.tc_bw, n->dcb.ets.tc_tx_bw, sizeof(f.tc_bw));
 	}
 	*ret = f;
 }

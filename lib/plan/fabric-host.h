@@ -10,7 +10,8 @@
 /* Port p on netdev n (NULL: not observed): the netdev MTU; rdma_cm's ToS (configfs) and the
  * priority the netdev's DSCP app table gives its DSCP (trust dscp: known only when there is an
  * entry, the highest priority of several); PFC and ETS where dcbnl answered; the CNP's DSCP and
- * priority where the driver exposes them. */
+ * priority where the driver exposes them. The same reading as roce_facts_from_host(), what rdmad
+ * publishes and a peer's prober compares, with the ETS tables besides. */
 void fabric_host_observed(const HostPort *p, const HostNetdev *n, FabricHost *ret);
 
 /* The neighbour of n to compare with: its only one with any DCB TLV (lldp-dcb.h), else its

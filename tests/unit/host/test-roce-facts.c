@@ -33,7 +33,7 @@ TEST(everything_observed) {
 
 	nd.dcb.has_pfc = true;
 	nd.dcb.pfc.pfc_en = 0x08;
-	nd.dcb.dscp_prio[26] = 0x08 | 0x20; /* two entries for DSCP 26: the lowest */
+	nd.dcb.dscp_prio[26] = 0x08 | 0x20; /* two entries for DSCP 26: the highest, 5 */
 	nd.dcb.dscp_prio[48] = 0x40;
 	roce_facts_from_host(&p, &nd, &f);
 	CHECK_INTEQ(f.known, (1u << _ROCE_FACT_MAX) - 1);
@@ -41,7 +41,7 @@ TEST(everything_observed) {
 	CHECK_INTEQ(f.roce_mode, ROCE_MODE_V2);
 	CHECK_INTEQ(f.tos, 106);
 	CHECK_INTEQ(f.trust, QOS_TRUST_DSCP);
-	CHECK_INTEQ(f.priority, 3);
+	CHECK_INTEQ(f.priority, 5);
 	CHECK_INTEQ(f.pfc, 0x08);
 	CHECK_INTEQ(f.ecn_np, 0x08);
 	CHECK_INTEQ(f.ecn_rp, 0x18);
