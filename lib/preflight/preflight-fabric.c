@@ -174,7 +174,7 @@ static int check_no_neighbor(Preflight *p, const char *subject, const HostNetdev
 }
 
 static int check_port(Preflight *p, const PreflightInput *in, const HostDevice *d,
-		      const HostPort *port) {
+		      const HostPort *port, void *userdata) {
 	_cleanup_(port_settings_done) PortSettings s = { 0 };
 	_cleanup_free_ char *subject = NULL;
 	const LldpNeighbor *nb;
@@ -206,18 +206,5 @@ static int check_port(Preflight *p, const PreflightInput *in, const HostDevice *
 }
 
 int preflight_fabric(Preflight *p, const PreflightInput *in) {
-	int r;
-
-	for (size_t i = 0; i < in->host->n_devices; i++) {
-		const HostDevice *d = &in->host->devices[i];
-
-		for (size_t j = 0; j < d->n_ports; j++) {
-			if (!preflight_wants_port(in, d, &d->ports[j]))
-				continue;
-			r = check_port(p, in, d, &d->ports[j]);
-			if (r < 0)
-				return r;
-		}
-	}
-	return 0;
+	return preflight_each_port(p, in, check_port, NULL);
 }

@@ -364,7 +364,7 @@ static int check_roce_mode(Preflight *p, const PreflightInput *in, const char *s
 }
 
 static int check_port(Preflight *p, const PreflightInput *in, const HostDevice *d,
-		      const HostPort *port) {
+		      const HostPort *port, void *userdata) {
 	_cleanup_free_ char *subject = preflight_port_subject(d, port);
 	const HostNetdev *n = port->netdev ? host_netdev_find(in->host, port->netdev) : NULL;
 	int r;
@@ -395,18 +395,7 @@ static int check_port(Preflight *p, const PreflightInput *in, const HostDevice *
 }
 
 int preflight_network(Preflight *p, const PreflightInput *in) {
-	int r;
+	int r = preflight_each_port(p, in, check_port, NULL);
 
-	for (size_t i = 0; i < in->host->n_devices; i++) {
-		const HostDevice *d = &in->host->devices[i];
-
-		for (size_t j = 0; j < d->n_ports; j++) {
-			if (!preflight_wants_port(in, d, &d->ports[j]))
-				continue;
-			r = check_port(p, in, d, &d->ports[j]);
-			if (r < 0)
-				return r;
-		}
-	}
-	return preflight_rails(p, in);
+	return r < 0 ? r : preflight_rails(p, in);
 }

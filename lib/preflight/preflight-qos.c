@@ -231,7 +231,8 @@ static int declared_keys(const PortSettings *s, char **ret) {
 }
 
 static int check_port(Preflight *p, const PreflightInput *in, const HostDevice *d,
-		      const HostPort *port, int *lldpad) {
+		      const HostPort *port, void *userdata) {
+	int *lldpad = userdata;
 	_cleanup_(port_settings_done) PortSettings s = { 0 };
 	_cleanup_free_ char *subject = NULL, *keys = NULL;
 	const HostNetdev *n;
@@ -316,18 +317,6 @@ static int check_port(Preflight *p, const PreflightInput *in, const HostDevice *
 
 int preflight_qos(Preflight *p, const PreflightInput *in) {
 	int lldpad = -EAGAIN; /* looked for once, when a port needs it */
-	int r;
 
-	for (size_t i = 0; i < in->host->n_devices; i++) {
-		const HostDevice *d = &in->host->devices[i];
-
-		for (size_t j = 0; j < d->n_ports; j++) {
-			if (!preflight_wants_port(in, d, &d->ports[j]))
-				continue;
-			r = check_port(p, in, d, &d->ports[j], &lldpad);
-			if (r < 0)
-				return r;
-		}
-	}
-	return 0;
+	return preflight_each_port(p, in, check_port, &lldpad);
 }

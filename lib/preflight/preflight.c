@@ -109,6 +109,24 @@ bool preflight_wants_port(const PreflightInput *in, const HostDevice *d, const H
 	       (p->netdev && strv_contains(in->links, p->netdev));
 }
 
+int preflight_each_port(Preflight *p, const PreflightInput *in, preflight_port_check_t check,
+			void *userdata) {
+	int r;
+
+	for (size_t i = 0; i < in->host->n_devices; i++) {
+		const HostDevice *d = &in->host->devices[i];
+
+		for (size_t j = 0; j < d->n_ports; j++) {
+			if (!preflight_wants_port(in, d, &d->ports[j]))
+				continue;
+			r = check(p, in, d, &d->ports[j], userdata);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
 char *preflight_port_subject(const HostDevice *d, const HostPort *p) {
 	char *s;
 
@@ -119,9 +137,9 @@ char *preflight_port_subject(const HostDevice *d, const HostPort *p) {
 
 int preflight_run(const PreflightInput *in, Preflight *ret) {
 	static int (*const checks[])(Preflight *, const PreflightInput *) = {
-		preflight_hardware, preflight_kernel, preflight_userspace, preflight_memlock,
-		preflight_network,  preflight_qos,    preflight_fabric,    preflight_security,
-		preflight_gpu,
+		preflight_hardware, preflight_kernel,	preflight_userspace,
+		preflight_memlock,  preflight_network,	preflight_qos,
+		preflight_fabric,   preflight_security, preflight_gpu,
 	};
 	Preflight p = { 0 };
 	int r;

@@ -117,6 +117,12 @@ typedef struct PreflightInput {
 
 /* Whether link (device d, port p) is one the input asks about. */
 bool preflight_wants_port(const PreflightInput *in, const HostDevice *d, const HostPort *p);
+/* A family's check of one port (link), with the caller's userdata. */
+typedef int (*preflight_port_check_t)(Preflight *p, const PreflightInput *in, const HostDevice *d,
+				      const HostPort *port, void *userdata);
+/* check on each port the input asks about, in the host's order: the first error ends it. */
+int preflight_each_port(Preflight *p, const PreflightInput *in, preflight_port_check_t check,
+			void *userdata);
 /* "rxe0/1" */
 char *preflight_port_subject(const HostDevice *d, const HostPort *p);
 
