@@ -211,7 +211,7 @@ int prober_state_write(Prober *pr, uint64_t now) {
 		return r;
 	for (size_t i = 0; i < pr->n_paths; i++) {
 		Path *p = &pr->paths[i];
-		json_object *o = json_object_new_object();
+		json_object *o = json_object_new_object(), *errors;
 		LatencySummary s;
 
 		if (!o || latency_window_summary(&p->window, now, &s) < 0)
@@ -234,6 +234,15 @@ int prober_state_write(Prober *pr, uint64_t now) {
 			json_object_object_add(o, "error",
 					       json_object_new_string(strerror(-p->error)));
 		}
+		/* its failures since the prober started, by step, as in the metrics: a path that
+		 * never comes up (its setup dropped) has errors and neither sent nor lost */
+		errors = json_object_new_object();
+		if (!errors)
+			return -ENOMEM;
+		json_object_object_add(o, "errors", errors);
+		for (ProbeStep st = PROBE_STEP_ADDRESS; st < _PROBE_STEP_MAX; st++)
+			json_object_object_add(errors, probe_step_to_string(st),
+					       json_object_new_uint64(p->errors[st]));
 		json_object_object_add(o, "sent", json_object_new_uint64(s.sent));
 		json_object_object_add(o, "lost", json_object_new_uint64(s.lost));
 		json_object_object_add(o, "min_usec", json_object_new_double(s.min_ns / 1e3));

@@ -442,7 +442,8 @@ unreachable_ms=$(($(uptime_ms) - t0))
 check "... and its setup fails at connect: errors_total{step=\"connect\"} grows" \
 	within 60 grew rdmad_probe_errors_total rxe0/1 rxe1/1 "${conn_f:-0}" 1 connect
 connect_ms=$(($(uptime_ms) - t0))
-check "... the state file says step connect" within 30 fwd '.step == "connect"'
+check "... the state file says step connect, its errors.connect grown too" \
+	within 30 fwd ".step == \"connect\" and .errors.connect > ${conn_f:-0}"
 diag "ToS 184: unreachable within $unreachable_ms ms, a connect error within $connect_ms ms of the change"
 is "... rxe1/1 -> rxe0/1 (rxe1's ToS, answered with it) lost nothing" \
 	"$(metric rdmad_probe_lost_total rxe1/1 rxe0/1)" "$lost_b"
