@@ -65,6 +65,7 @@ static int link_open(Prober *pr, Link *l) {
 	}
 	l->error = 0;
 	link_settings_update(pr, l);
+	link_tos_update(pr, l, now_monotonic_nsec());
 	fprintf(stderr, "%s: probing from %s port %u; round trips timed by %s, from %s CQ\n",
 		l->name, l->addr_text, l->settings.port,
 		probe_link_device_timestamps(l->endpoint)
@@ -207,7 +208,9 @@ int prober_links_update(Prober *pr, const ProbeLinkInfo *infos, size_t n) {
 		*l = (Link){ .name = strdup(infos[k].name),
 			     .addr_text = strdup(infos[k].address),
 			     .settings = infos[k].settings,
-			     .facts = infos[k].facts };
+			     .facts = infos[k].facts,
+			     .tos = -1,
+			     .tos_error = 1 /* none said yet */ };
 		l->settings.peers = strv_copy(infos[k].settings.peers);
 		r = !l->name || !l->addr_text || (infos[k].settings.peers && !l->settings.peers)
 			    ? -ENOMEM

@@ -70,6 +70,10 @@ void path_expire(Path *p, uint64_t now, uint64_t timeout) {
 		path_reset(p);
 }
 
+int path_tos(const Path *p) {
+	return p->p ? probe_path_tos(p->p) : p->tos;
+}
+
 const char *path_state(const Path *p) {
 	if (p->silent >= SILENT_MAX)
 		return "unreachable";
@@ -116,13 +120,18 @@ void path_probe(Prober *pr, Path *p, uint64_t now) {
 	if (p->p && probe_path_failed(p->p, &step, &error)) {
 		path_stopped(p, step, error);
 		p->p = probe_path_free(p->p);
-		p->retry_ns = now + 5 * NSEC_PER_SEC;
+		/* made again later; at once when its link's ToS changed since it was made (it
+		 * failed with the class before: prober-tos.c) */
+		p->retry_ns =
+			p->tos != p->from->tos && p->from->tos >= 0 ? now : now + 5 * NSEC_PER_SEC;
 	}
 	if (!p->p && now >= p->retry_ns) {
-		/* the peer link answers on its own port; a remote peer on the port of ours */
+		/* the peer link answers on its own port; a remote peer on the port of ours. Its
+		 * setup and probes carry its link's ToS. */
 		r = probe_path_new(p->from->endpoint, (struct sockaddr *) &p->to,
 				   (uint16_t) (p->to_link ? p->to_link : p->from)->settings.port,
-				   p->id, &p->p);
+				   p->from->tos, p->id, &p->p);
+		p->tos = p->from->tos;
 		p->made_ns = now;
 		if (r < 0) {
 			path_stopped(p, PROBE_STEP_ADDRESS, r);
@@ -165,6 +174,7 @@ int path_add(Prober *pr, Link *from, Link *to_link, const char *peer, const char
 		     .from = from,
 		     .to_link = to_link,
 		     .kind = kind,
+		     .tos = -1,
 		     .to = *to,
 		     .peer = strdup(peer) };
 	if (!p->peer ||

@@ -25,6 +25,10 @@ static int metrics_add_links(Prober *pr, Metrics *m) {
 		"Datagrams a link received and refused: not a probe, an answer meant for another "
 		"prober or not from the path's peer, a request over its source's budget."
 	};
+	static const MetricFamily tos = { "rdmad_probe_tos", METRIC_GAUGE,
+					  "The ToS byte a link's probes carry (its rdma_cm "
+					  "default_roce_tos, or rdmad's ToS), "
+					  "and where it was read." };
 	int r = 0;
 
 	for (size_t i = 0; r >= 0 && i < MAX_LINKS; i++) {
@@ -35,6 +39,9 @@ static int metrics_add_links(Prober *pr, Metrics *m) {
 		r = metrics_add_u64(m, &answered, link_answered(l), "link", l->name, NULL);
 		if (r >= 0)
 			r = metrics_add_u64(m, &refused, link_refused(l), "link", l->name, NULL);
+		if (r >= 0 && l->tos >= 0)
+			r = metrics_add_u64(m, &tos, (uint64_t) l->tos, "link", l->name, "source",
+					    probe_tos_source_to_string(l->tos_source), NULL);
 	}
 	return r;
 }
@@ -141,6 +148,12 @@ static int state_add_links(Prober *pr, json_object *root) {
 		json_object_object_add(o, "link", json_object_new_string(l->name));
 		json_object_object_add(o, "answered", json_object_new_uint64(link_answered(l)));
 		json_object_object_add(o, "refused", json_object_new_uint64(link_refused(l)));
+		/* the ToS its probes carry, and where it was read (none: not known) */
+		if (l->tos >= 0)
+			json_object_object_add(o, "tos", json_object_new_int(l->tos));
+		json_object_object_add(
+			o, "tos_source",
+			json_object_new_string(probe_tos_source_to_string(l->tos_source)));
 	}
 	return 0;
 }
@@ -198,7 +211,7 @@ int prober_state_write(Prober *pr, uint64_t now) {
 		return r;
 	for (size_t i = 0; i < pr->n_paths; i++) {
 		Path *p = &pr->paths[i];
-		json_object *o = json_object_new_object();
+		json_object *o = json_object_new_object(), *errors;
 		LatencySummary s;
 
 		if (!o || latency_window_summary(&p->window, now, &s) < 0)
@@ -208,6 +221,9 @@ int prober_state_write(Prober *pr, uint64_t now) {
 		json_object_object_add(o, "peer", json_object_new_string(p->peer));
 		json_object_object_add(o, "kind", json_object_new_string(p->kind));
 		json_object_object_add(o, "state", json_object_new_string(path_state(p)));
+		/* the class its probes carry (and its setup); absent: rdma_cm's default */
+		if (path_tos(p) >= 0)
+			json_object_object_add(o, "tos", json_object_new_int(path_tos(p)));
 		/* which clock timed its last round trip */
 		json_object_object_add(
 			o, "clock",
@@ -218,6 +234,15 @@ int prober_state_write(Prober *pr, uint64_t now) {
 			json_object_object_add(o, "error",
 					       json_object_new_string(strerror(-p->error)));
 		}
+		/* its failures since the prober started, by step, as in the metrics: a path that
+		 * never comes up (its setup dropped) has errors and neither sent nor lost */
+		errors = json_object_new_object();
+		if (!errors)
+			return -ENOMEM;
+		json_object_object_add(o, "errors", errors);
+		for (ProbeStep st = PROBE_STEP_ADDRESS; st < _PROBE_STEP_MAX; st++)
+			json_object_object_add(errors, probe_step_to_string(st),
+					       json_object_new_uint64(p->errors[st]));
 		json_object_object_add(o, "sent", json_object_new_uint64(s.sent));
 		json_object_object_add(o, "lost", json_object_new_uint64(s.lost));
 		json_object_object_add(o, "min_usec", json_object_new_double(s.min_ns / 1e3));

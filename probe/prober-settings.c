@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fileio.h"
 #include "prober.h"
 
 /* A path asks its peer every SETTINGS_EVERY intervals (at least SETTINGS_MIN_NS apart): the
@@ -156,4 +157,7 @@ void link_facts_set(Prober *pr, Link *l, const ProbeLinkSettings *facts) {
 		return;
 	l->facts = *facts;
 	link_settings_update(pr, l);
+	/* rdmad observed a change (its ToS, or another setting): the link's ToS read at once,
+	 * not at the next tick */
+	link_tos_update(pr, l, now_monotonic_nsec());
 }

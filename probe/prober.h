@@ -16,6 +16,7 @@
 #include "fabric-agree.h"
 #include "latency.h"
 #include "probe-links.h"
+#include "probe-tos.h"
 #include "probe-ud.h"
 
 #define MAX_LINKS     64
@@ -36,6 +37,11 @@ typedef struct Link {
 	uint64_t answered, refused; /* by the endpoints closed before this one */
 	ProbeLinkSettings facts;    /* its RoCE settings as rdmad publishes them (RoceFacts) */
 	ProbeLinkSettings told;	    /* what its endpoint tells peers: facts and its RoCE MTU */
+	/* the ToS its paths' setup and probes carry (prober-tos.c): -1 not known (rdma_cm's
+	 * default), and where it was read; the error of reading configfs, said when it changes */
+	int tos;
+	ProbeTosSource tos_source;
+	int tos_error;
 } Link;
 
 typedef struct Pending {
@@ -50,6 +56,7 @@ typedef struct Path {
 	const char *kind;
 	struct sockaddr_storage to;
 	ProbePath *p;
+	int tos; /* its link's when p was made, or retagged since; -1: rdma_cm's default */
 	uint64_t retry_ns; /* a failed path is made again from then on */
 	uint64_t made_ns;  /* when p was made: its setup has PATH_SETUP_NS */
 	uint64_t due_ns;   /* its next probe */
@@ -114,6 +121,8 @@ void on_reply(void *userdata, uint32_t id, uint64_t seq, uint64_t sent_ns, uint6
 	      uint64_t device_ns);
 void path_expire(Path *p, uint64_t now, uint64_t timeout);
 const char *path_state(const Path *p);
+/* The class its probes carry, or its setup asks for; -1: rdma_cm's default. */
+int path_tos(const Path *p);
 void path_probe(Prober *pr, Path *p, uint64_t now);
 int path_add(Prober *pr, Link *from, Link *to_link, const char *peer, const char *kind,
 	     const struct sockaddr_storage *to);
@@ -145,6 +154,12 @@ void link_settings_update(Prober *pr, Link *l);
 void link_facts_set(Prober *pr, Link *l, const ProbeLinkSettings *facts);
 /* The peer asked when due (a ready path only). */
 void path_settings_ask(Path *p, uint64_t now);
+
+/* prober-tos.c: each link's ToS followed. */
+/* The link's ToS read again (configfs, else rdmad's facts): where it changed, each path from the
+ * link retagged, set up again or retried with it (path_tos_action()). Before its probes go out,
+ * each tick; and when rdmad's facts change. */
+void link_tos_update(Prober *pr, Link *l, uint64_t now);
 
 /* prober-report.c: the files, each written whole (write_file_atomic()); none without its path. */
 int prober_metrics_write(Prober *pr);

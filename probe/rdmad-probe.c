@@ -77,6 +77,11 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 			if (r < 0)
 				fprintf(stderr, "%s: %s\n", pr->links[i].name, strerror(-r));
 		}
+	/* each link's ToS read right before its probes go out: a change by hand to configfs
+	 * raises no event, and the next probe carries the new class (prober-tos.c) */
+	for (size_t i = 0; i < MAX_LINKS; i++)
+		if (pr->links[i].name)
+			link_tos_update(pr, &pr->links[i], now);
 	for (size_t i = 0; i < pr->n_paths; i++)
 		path_probe(pr, &pr->paths[i], now_monotonic_nsec());
 	(void) sd_event_source_set_time_relative(s, prober_tick_ns(pr) / 1000);

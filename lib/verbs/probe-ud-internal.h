@@ -168,7 +168,10 @@ struct ProbePath {
 	ProbeLink *l; /* NULL once the link was freed first */
 	struct rdma_cm_id *id;
 	uint32_t index;
+	int tos; /* the traffic class its setup and requests carry; -1: rdma_cm's default */
 	struct ibv_ah *ah;
+	struct ibv_ah_attr ah_attr; /* what the SIDR reply gave, ah made from it (its class: tos) */
+	struct ibv_ah *old_ah;	    /* the one before a ToS change: a send may still use it */
 	uint32_t qkey;
 	ProbePeer peer; /* its QP number and GID: where its answers must come from */
 	bool ready, failed;

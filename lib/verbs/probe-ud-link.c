@@ -572,6 +572,19 @@ bool probe_link_device_gone(const ProbeLink *l) {
 	return l->device_gone;
 }
 
+int probe_link_port(const ProbeLink *l, const char **ret_device, unsigned *ret_port) {
+	const char *name;
+
+	if (!l->verbs || l->device_gone)
+		return -ENODEV;
+	name = ibv_get_device_name(l->verbs->device);
+	if (!name)
+		return -ENODEV;
+	*ret_device = name;
+	*ret_port = l->port_num;
+	return 0;
+}
+
 /* A send slot of the path's link, for a message to the path's peer. */
 static int path_slot_take(ProbePath *p, uint32_t *ret_slot) {
 	if (p->failed)

@@ -143,6 +143,9 @@ void probe_path_release(ProbePath *p, bool id) {
 	if (p->ah)
 		(void) ibv_destroy_ah(p->ah);
 	p->ah = NULL;
+	if (p->old_ah)
+		(void) ibv_destroy_ah(p->old_ah);
+	p->old_ah = NULL;
 	if (id && p->id)
 		(void) rdma_destroy_id(p->id);
 	if (id)
@@ -158,7 +161,8 @@ static void path_established(ProbePath *p, const struct rdma_ud_param *ud) {
 		probe_path_fail(p, PROBE_STEP_ROUTE, -EXDEV);
 		return;
 	}
-	p->ah = ibv_create_ah(p->l->pd, (struct ibv_ah_attr *) &ud->ah_attr);
+	p->ah_attr = ud->ah_attr;
+	p->ah = ibv_create_ah(p->l->pd, &p->ah_attr);
 	if (!p->ah) {
 		probe_path_fail(p, PROBE_STEP_QP, -errno);
 		return;
@@ -331,7 +335,7 @@ int probe_transport_process(ProbeTransport *t) {
 
 /* ---- paths -------------------------------------------------------------------------------- */
 
-int probe_path_new(ProbeLink *l, const struct sockaddr *dst, uint16_t port, uint32_t index,
+int probe_path_new(ProbeLink *l, const struct sockaddr *dst, uint16_t port, int tos, uint32_t index,
 		   ProbePath **ret) {
 	_cleanup_(probe_path_freep) ProbePath *p = NULL;
 	struct sockaddr_storage src, to;
@@ -350,10 +354,21 @@ int probe_path_new(ProbeLink *l, const struct sockaddr *dst, uint16_t port, uint
 	p->kind = ID_PATH;
 	p->l = l;
 	p->index = index;
+	p->tos = tos;
 	p->next = l->paths;
 	l->paths = p;
 	if (rdma_create_id(l->t->channel, &p->id, p, RDMA_PS_UDP) < 0)
 		return -errno;
+	if (tos >= 0) {
+		/* the route resolved with it (its path record's traffic class), so the SIDR
+		 * exchange and the address handle of the reply carry it too */
+		uint8_t v = (uint8_t) tos;
+
+		if (tos > UINT8_MAX)
+			return -EINVAL;
+		if (rdma_set_option(p->id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &v, sizeof(v)) < 0)
+			return -errno;
+	}
 	if (rdma_resolve_addr(p->id, (struct sockaddr *) &src, (struct sockaddr *) &to,
 			      RESOLVE_TIMEOUT_MS) < 0)
 		probe_path_fail(p, PROBE_STEP_ADDRESS, -errno);
@@ -377,6 +392,38 @@ ProbePath *probe_path_free(ProbePath *p) {
 
 bool probe_path_ready(const ProbePath *p) {
 	return p->ready;
+}
+
+int probe_path_set_tos(ProbePath *p, uint8_t tos) {
+	struct ibv_ah_attr attr;
+	struct ibv_ah *ah;
+
+	if (p->failed)
+		return p->error;
+	if (!p->ready || !p->l)
+		return -EAGAIN;
+	if (p->ah_attr.grh.traffic_class == tos) {
+		p->tos = tos;
+		return 0;
+	}
+	attr = p->ah_attr;
+	attr.grh.traffic_class = tos;
+	ah = ibv_create_ah(p->l->pd, &attr);
+	if (!ah)
+		return errno > 0 ? -errno : -EIO;
+	/* the one before kept until the next change or the path's end: a request posted through it
+	 * may not have left yet (the next change comes a tick later at the soonest, long after) */
+	if (p->old_ah)
+		(void) ibv_destroy_ah(p->old_ah);
+	p->old_ah = p->ah;
+	p->ah = ah;
+	p->ah_attr = attr;
+	p->tos = tos;
+	return 0;
+}
+
+int probe_path_tos(const ProbePath *p) {
+	return p->ready ? p->ah_attr.grh.traffic_class : p->tos;
 }
 
 bool probe_path_failed(const ProbePath *p, ProbeStep *ret_step, int *ret_error) {

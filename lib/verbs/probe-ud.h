@@ -121,10 +121,16 @@ const char *probe_link_failure(const ProbeLink *l);
 /* Whether it stopped because its device went away: made again later, not at once (a new
  * device, if one comes). */
 bool probe_link_device_gone(const ProbeLink *l);
+/* The name of the link's device and its port (rdma_cm bound it there): -ENODEV once the device
+ * went away. The name is the device's, valid while the link lives. */
+int probe_link_port(const ProbeLink *l, const char **ret_device, unsigned *ret_port);
 
 /* A path from link to a peer's endpoint at dst and port; index is what on_reply gets. The
- * resolution starts at once and goes on in probe_transport_process(). */
-int probe_path_new(ProbeLink *l, const struct sockaddr *dst, uint16_t port, uint32_t index,
+ * resolution starts at once and goes on in probe_transport_process(). tos: the traffic class
+ * (the IP header's ToS byte) its setup (the SIDR exchange) and its requests carry, set on its
+ * rdma_cm id (RDMA_OPTION_ID_TOS) before its route is resolved; -1 leaves rdma_cm's default,
+ * the device's configfs default_roce_tos when the route is resolved. */
+int probe_path_new(ProbeLink *l, const struct sockaddr *dst, uint16_t port, int tos, uint32_t index,
 		   ProbePath **ret);
 ProbePath *probe_path_free(ProbePath *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ProbePath *, probe_path_free)
@@ -132,6 +138,15 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(ProbePath *, probe_path_free)
  * path is freed and made again by the caller, which decides when to try again. */
 bool probe_path_ready(const ProbePath *p);
 bool probe_path_failed(const ProbePath *p, ProbeStep *ret_step, int *ret_error);
+/* A ready path's requests carry another traffic class from the next one on: a new address
+ * handle, the one the SIDR reply gave with only its class changed; the peer's endpoint answers
+ * with the class of the request (probe-ud-link.c). Not set up again: no request is forgotten
+ * and nothing resolves, so a class the fabric carries costs no probe. 0, -EAGAIN while the path
+ * resolves (make it again to resolve with the class), or -errno (nothing changed). */
+int probe_path_set_tos(ProbePath *p, uint8_t tos);
+/* The class its requests carry: the address handle's once ready, else the one its setup asked
+ * for; -1 for rdma_cm's default while it resolves. */
+int probe_path_tos(const ProbePath *p);
 /* One request: 0, -EAGAIN while the path resolves, or -errno (the path's step is SEND). */
 int probe_path_send(ProbePath *p, uint64_t seq, uint64_t now_ns);
 /* Ask the path's peer for its link's settings, telling this link's (version 2; a peer of

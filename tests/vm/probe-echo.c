@@ -441,7 +441,7 @@ int main(int argc, char **argv) {
 		return 0;
 	}
 	count = strtoul(argv[4], NULL, 10);
-	r = probe_path_new(l, (struct sockaddr *) &peer, port, 7, &p);
+	r = probe_path_new(l, (struct sockaddr *) &peer, port, -1, 7, &p);
 	if (r < 0) {
 		fprintf(stderr, "path: %s\n", strerror(-r));
 		return 2;

@@ -61,7 +61,8 @@ match: {device: [rxe0, rxe1]}
 $1
 YAML
 }
-profile "probe: {interval: 200ms, timeout: 500ms, mesh: local, port: 18700}"
+profile "probe: {interval: 200ms, timeout: 500ms, mesh: local, port: 18700}
+roce: {tos: 96}"
 check "systemctl start rdmad" timeout 120 systemctl start rdmad
 check "rdmactl wait-online: both links converged" \
 	logged "$VM_LOGDIR/wait-online.txt" rdmactl wait-online --timeout 120
@@ -78,6 +79,14 @@ check "under its unit's sandbox, both paths probed and answered" \
 	within 90 paths_are 2 '.state == "probing" and .sent >= 10' ||
 	diag "$(cat "$STATE"; journalctl -q -o cat -u rdmad-probe.service | tail -n 20)"
 is "... none lost" "$(jq -r '[.paths[] | select(.lost == 0 and .sent > 0)] | length' "$STATE")" 2
+# the ToS each link's probes carry, read from rdma_cm's configfs under the sandbox (issue 45:
+# ProtectKernelTunables= leaves it readable, and a write by hand shows only there)
+tos_read() { # both links' ToS 96 read from configfs, both paths carrying it
+	jq -e '([.links[] | select(.tos == 96 and .tos_source == "configfs")] | length) == 2 and
+		([.paths[] | select(.tos == 96)] | length) == 2' "$STATE" > /dev/null 2>&1
+}
+check "... both links' ToS 96 read from configfs as its user, both paths carrying it" \
+	within 30 tos_read || diag "$(jq -c '.links' "$STATE")"
 # (read once it probes: a process just forked may not have taken its credentials yet)
 PID=$(systemctl show -P MainPID rdmad-probe.service)
 ids() { # ids PID: its real, effective, saved and filesystem UIDs, then GIDs, one line

@@ -15,7 +15,8 @@
 # while the prober holds rxe1 (it lets go of the device at once), and the paths come back when
 # rxe1 is made again; a flood from one source leaves the prober's own paths and another
 # prober's probes answered; answers forged by another QP or GID than the path's peer are not
-# counted. With rdmad: a device the prober no longer probes can be deleted too.
+# counted. With rdmad: a device the prober no longer probes can be deleted too; the prober follows
+# rxe0's ToS (issue 45), through rdmad's profile and by hand, under nftables dropping one DSCP.
 # No `set -e`: a failed check is reported and the scenario goes on. Every probe-echo is run
 # under timeout: a stuck rdma_cm id can keep a process alive past any deadline of its own.
 set -uo pipefail
@@ -306,7 +307,8 @@ ip addr del 192.0.2.3/24 dev veth1
 private_bus_start
 CONF=/run/rdmad-vm/probe-conf
 mkdir -p "$CONF"
-profile() { # profile RXE1-MESH: both links probed every 100 ms on port 18700; rxe1's mesh as given
+profile() { # profile RXE1-MESH [RXE0-TOS]: both links probed every 100 ms on port 18700; rxe1's
+	# mesh as given; rxe0's roce.tos when given
 	cat > "$CONF/50-probe.yaml" << YAML
 match: {device: [rxe0, rxe1]}
 probe: {interval: 100ms, timeout: 500ms, mesh: local, port: 18700}
@@ -314,6 +316,8 @@ probe: {interval: 100ms, timeout: 500ms, mesh: local, port: 18700}
 match: {device: [rxe1]}
 probe: {mesh: $1}
 YAML
+	[ -z "${2:-}" ] ||
+		printf -- '---\nmatch: {device: [rxe0]}\nroce: {tos: %s}\n' "$2" >> "$CONF/50-probe.yaml"
 }
 profile local
 rdmad -v --config-dir "$CONF" > "$VM_LOGDIR/rdmad.log" 2>&1 &
@@ -334,6 +338,154 @@ check "rdmad's links: both paths probing, 20 probes or more sent each" \
 	diag "$(cat "$state" "$VM_LOGDIR/prober-rdmad.out")"
 is "... none lost" "$(paths '.lost == 0')" 2
 check "... on the port the profile declares (18700)" cm_listening 18700
+
+# ---- the prober follows each link's ToS (issue 45) ---------------------------------------------
+# rdma_cm takes configfs default_roce_tos when it resolves a route: a prober that resolved its
+# paths before a change would go on probing with the old class, and a ToS the fabric drops would
+# cost it nothing. The fabric here: nftables on the input hook drops DSCP 46 (EF, ToS 184) on
+# UDP 4791 and counts DSCP 24 (CS3, ToS 96).
+# Only rxe0's ToS moves: rxe0/1 -> rxe1/1's requests carry it and rxe1's answers echo it; the
+# path the other way carries rxe1's, answered with it. Judged by the kernel's counters and the
+# prober's metrics and state file. The fabric drops on the receiving side (input): a drop on the
+# sender's output hook is not a fabric's, rxe takes ip_local_out()'s refusal for -EAGAIN and
+# sends the same request again and again, holding the QP's later sends back (seen: the path made
+# again meanwhile, the stuck request's address handle gone, "rdma_rxe: qp#28 Failed no address
+# vector", the link's QP in error).
+TOS0=/sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos
+modprobe -a nf_tables nfnetlink 2> /dev/null
+check "nftables: DSCP 46 dropped on UDP 4791, DSCP 24 counted" nft -f - << 'NFT'
+table inet probetos {
+	chain in {
+		type filter hook input priority 0; policy accept;
+		udp dport 4791 ip dscp ef counter drop comment "dropped"
+		udp dport 4791 ip dscp cs3 counter comment "carried"
+	}
+}
+NFT
+packets() { # packets RULE: what the rule commented RULE counted so far (anonymous counters:
+	# the light VM has no nft_objref for named ones)
+	nft -j list chain inet probetos in 2> /dev/null |
+		jq -r --arg c "$1" '.nftables[] | select(.rule.comment == $c) | .rule.expr[] |
+			select(.counter) | .counter.packets'
+}
+metric() { # metric FAMILY LINK PEER [STEP]: a mesh path's figure in the prober's metrics
+	awk -v k="$1{link=\"$2\",peer=\"$3\",kind=\"local\"${4:+,step=\"$4\"}}" \
+		'$1 == k { print $2 }' "$metrics"
+}
+errors_of() { # errors_of LINK PEER: the path's errors, all steps
+	awk -v k="rdmad_probe_errors_total{link=\"$1\",peer=\"$2\"," \
+		'index($1, k) == 1 { n += $2 } END { print n + 0 }' "$metrics"
+}
+tos_is() { [ "$(cat "$TOS0" 2> /dev/null)" = "$1" ]; }
+uptime_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; } # busybox date has no %N
+first_packet() { # first_packet RULE BEFORE T0: waits 20 s at most for RULE's count to pass BEFORE;
+	# the milliseconds from T0 (uptime_ms) to when it was seen, or "none"
+	local end=$(($(date +%s) + 20)) n
+	while n=$(packets "$1"); [ "${n:-0}" -le "$2" ]; do
+		[ "$(date +%s)" -lt "$end" ] || { echo none; return; }
+	done
+	echo $(($(uptime_ms) - $3))
+}
+is_ms() { [[ $1 =~ ^[0-9]+$ ]]; }
+grew() { # grew FAMILY LINK PEER FROM BY [STEP]: the figure is FROM + BY or more
+	local v; v=$(metric "$1" "$2" "$3" "${6:-}"); [ -n "$v" ] && [ "$v" -ge $(($4 + $5)) ]
+}
+fwd() { paths_are 1 ".link == \"rxe0/1\" and $1"; } # rxe0/1 -> rxe1/1 in the state file
+
+# a good move, through rdmad: ToS 96 (DSCP 24). The prober retags its ready paths; none is set
+# up again, so nothing is in flight unanswered and nothing is lost.
+lost_f=$(metric rdmad_probe_lost_total rxe0/1 rxe1/1) lost_b=$(metric rdmad_probe_lost_total rxe1/1 rxe0/1)
+err_f=$(errors_of rxe0/1 rxe1/1) err_b=$(errors_of rxe1/1 rxe0/1)
+carried0=$(packets carried)
+profile local 96
+kill -HUP "$RDMAD"
+check "rdmad reloaded with roce.tos 96 on rxe0: configfs has it" wait_until 30 tos_is 96
+t0=$(uptime_ms)
+ms=$(first_packet carried "${carried0:-0}" "$t0")
+check "... the prober's next probes carry DSCP 24: the first $ms ms after configfs had it" \
+	is_ms "$ms"
+t0=$(uptime_ms)
+packets carried > /dev/null
+diag "(one read of a rule's counter takes $(($(uptime_ms) - t0)) ms here: the times are as fine as that)"
+tos_state() { # the state file: rxe0/1's path and rxe0/1 itself carry ToS $1, read from configfs
+	jq -e "(.paths[] | select(.link == \"rxe0/1\") | .tos == $1) and
+		(.links[] | select(.link == \"rxe0/1\") | .tos == $1 and .tos_source == \"configfs\")" \
+		"$state" > /dev/null 2>&1
+}
+check "... its state file: rxe0/1 -> rxe1/1 carries ToS 96, rxe0/1 read it from configfs" \
+	within 30 tos_state 96
+sent_f=$(metric rdmad_probe_sent_total rxe0/1 rxe1/1)
+check "... 20 probes more sent on rxe0/1 -> rxe1/1" within 30 grew rdmad_probe_sent_total rxe0/1 rxe1/1 "${sent_f:-0}" 20
+is "... none lost for the move (lost_total of both paths as before)" \
+	"$(metric rdmad_probe_lost_total rxe0/1 rxe1/1) $(metric rdmad_probe_lost_total rxe1/1 rxe0/1)" \
+	"$lost_f $lost_b"
+is "... no path error either" "$(errors_of rxe0/1 rxe1/1) $(errors_of rxe1/1 rxe0/1)" "$err_f $err_b"
+is "... both paths probing" "$(paths '.state == "probing"')" 2
+check "... the prober logged the retag, nothing set up again" \
+	grep -qE "rxe0/1: ToS 96 \(configfs\), was [^:]*: 1 path\(s\) retagged, 0 set up again" \
+	"$VM_LOGDIR/prober-rdmad.out" || diag "$(grep ToS "$VM_LOGDIR/prober-rdmad.out")"
+
+# a bad move, through rdmad: ToS 184 (DSCP 46), which the fabric drops. The next probes carry it
+# and are lost; the path is made again after 3 of them, and its setup (the SIDR exchange carries
+# the class too) fails at connect, bounded by the prober's setup limit.
+dropped0=$(packets dropped)
+lost_f=$(metric rdmad_probe_lost_total rxe0/1 rxe1/1) lost_b=$(metric rdmad_probe_lost_total rxe1/1 rxe0/1)
+conn_f=$(metric rdmad_probe_errors_total rxe0/1 rxe1/1 connect)
+profile local 184
+kill -HUP "$RDMAD"
+check "rdmad reloaded with roce.tos 184 on rxe0: configfs has it" wait_until 30 tos_is 184
+t0=$(uptime_ms)
+ms=$(first_packet dropped "${dropped0:-0}" "$t0")
+check "... the next probes carry DSCP 46, dropped by the rule: the first $ms ms after configfs had it" \
+	is_ms "$ms"
+check "... the prober counts rxe0/1 -> rxe1/1's probes lost (3 or more)" \
+	within 30 grew rdmad_probe_lost_total rxe0/1 rxe1/1 "${lost_f:-0}" 3
+check "... the path unreachable in its state file" within 30 fwd '.state == "unreachable"'
+unreachable_ms=$(($(uptime_ms) - t0))
+check "... and its setup fails at connect: errors_total{step=\"connect\"} grows" \
+	within 60 grew rdmad_probe_errors_total rxe0/1 rxe1/1 "${conn_f:-0}" 1 connect
+connect_ms=$(($(uptime_ms) - t0))
+check "... the state file says step connect, its errors.connect grown too" \
+	within 30 fwd ".step == \"connect\" and .errors.connect > ${conn_f:-0}"
+diag "ToS 184: unreachable within $unreachable_ms ms, a connect error within $connect_ms ms of the change"
+is "... rxe1/1 -> rxe0/1 (rxe1's ToS, answered with it) lost nothing" \
+	"$(metric rdmad_probe_lost_total rxe1/1 rxe0/1)" "$lost_b"
+dropped1=$(packets dropped)
+check "... the rule dropped the probes and setups (${dropped1:-0} packets)" test "${dropped1:-0}" -ge 3
+
+# back to 96: the path's setup, or its retry, carries the good class again
+profile local 96
+kill -HUP "$RDMAD"
+check "rdmad reloaded with roce.tos 96 again: configfs has it" wait_until 30 tos_is 96
+t0=$(uptime_ms)
+check "... rxe0/1 -> rxe1/1 probing again" within 60 fwd '.state == "probing" and .tos == 96' ||
+	diag "$(cat "$state"; grep -E "rxe0/1" "$VM_LOGDIR/prober-rdmad.out" | tail -n 10)"
+diag "ToS 96 again: probing $(($(uptime_ms) - t0)) ms after configfs had it"
+lost_f=$(metric rdmad_probe_lost_total rxe0/1 rxe1/1) sent_f=$(metric rdmad_probe_sent_total rxe0/1 rxe1/1)
+check "... 20 probes more sent" within 30 grew rdmad_probe_sent_total rxe0/1 rxe1/1 "${sent_f:-0}" 20
+is "... none of them lost" "$(metric rdmad_probe_lost_total rxe0/1 rxe1/1)" "$lost_f"
+
+# by hand, with no event: rdmad no longer declares the ToS (a reload), so it leaves configfs
+# alone and publishes nothing; the prober sees the write only by reading configfs
+profile local
+kill -HUP "$RDMAD"
+no_tos_row() { ! busctl get-property org.rdmad1 /org/rdmad1/link/rxe0_2f1 org.rdmad1.Link Settings | grep -q roce.tos; }
+check "rdmad reloaded without roce.tos" wait_until 30 no_tos_row
+dropped0=$(packets dropped) lost_f=$(metric rdmad_probe_lost_total rxe0/1 rxe1/1)
+echo 184 > "$TOS0"
+t0=$(uptime_ms)
+ms=$(first_packet dropped "${dropped0:-0}" "$t0")
+check "ToS 184 written by hand: the next probes carry DSCP 46, the first $ms ms after the write" \
+	is_ms "$ms"
+check "... the prober counts the probes lost" \
+	within 30 grew rdmad_probe_lost_total rxe0/1 rxe1/1 "${lost_f:-0}" 3
+echo 96 > "$TOS0"
+t0=$(uptime_ms)
+check "96 written back by hand: rxe0/1 -> rxe1/1 probing again" \
+	within 60 fwd '.state == "probing" and .tos == 96'
+diag "96 by hand: probing $(($(uptime_ms) - t0)) ms after the write"
+diag "the prober's log of it: $(grep -E "ToS|rxe0/1 -> rxe1/1" "$VM_LOGDIR/prober-rdmad.out" | tail -n 16)"
+nft delete table inet probetos
 
 # rxe1's address changes: rdmad publishes another GID (PublishedGidChanged), and the same
 # prober moves rxe1's endpoint and paths to it (the wiring of table 100 follows the address)
