@@ -86,6 +86,10 @@ typedef struct ActionValue {
 	 * value to write; flag sriov.autoprobe; name the bridge (pci.upstream-acs) */
 	EswitchMode eswitch;
 	SriovVf vf;	 /* sriov.vf: one VF, its set the fields to write */
+	/* devlink.params: one parameter, its value canonical for param_type (what the device
+	 * reports); devlink.reload: name is the pending set ("max_macs=64 test1=false") */
+	DevlinkParam param;
+	DevlinkParamType param_type;
 	RailItem rail;	 /* netdev.rail-routing: one rule, route or sysctl */
 	char **counters; /* counters.optional: the whole set to enable, by name */
 	/* security.roce-allow-from: the chain as declared (the prefixes), or a removal */
