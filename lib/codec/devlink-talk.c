@@ -11,8 +11,9 @@
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
 
 typedef struct FamilyLookup {
-	bool replied;
+	bool replied, want_group;
 	uint16_t id;
+	uint32_t group;
 } FamilyLookup;
 
 static int family_reply(const struct nlmsghdr *nlh, void *userdata) {
@@ -23,6 +24,12 @@ static int family_reply(const struct nlmsghdr *nlh, void *userdata) {
 	r = genl_family_parse(nlh, nlh->nlmsg_len, &id);
 	if (r < 0)
 		return r;
+	if (l->want_group) {
+		r = genl_mcast_group_parse(nlh, nlh->nlmsg_len, DEVLINK_GENL_MCGRP_CONFIG_NAME,
+					   &l->group);
+		if (r < 0)
+			return r;
+	}
 	l->replied = true;
 	l->id = id;
 	return 0;
@@ -42,6 +49,24 @@ int devlink_family_resolve(struct nl_sock *sk, uint16_t *ret_family) {
 	if (!l.replied)
 		return -ENODATA;
 	*ret_family = l.id;
+	return 0;
+}
+
+int devlink_config_group_resolve(struct nl_sock *sk, uint16_t *ret_family, uint32_t *ret_group) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	FamilyLookup l = { .want_group = true };
+	int r;
+
+	r = genl_family_get_new(DEVLINK_GENL_NAME, &m);
+	if (r < 0)
+		return r;
+	r = netlink_transact(sk, m, family_reply, &l);
+	if (r < 0)
+		return r;
+	if (!l.replied)
+		return -ENODATA;
+	*ret_family = l.id;
+	*ret_group = l.group;
 	return 0;
 }
 

@@ -53,3 +53,9 @@ int devlink_param_write(struct nl_sock *sk, uint16_t family, const char *bus, co
  * ("User forbid the reload for testing purposes"), "" if none. */
 int devlink_reload(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
 		   char extack[static NETLINK_EXTACK_MAX]);
+
+/* The devlink family's id and its "config" multicast group (DEVLINK_GENL_MCGRP_CONFIG_NAME),
+ * which carries every devlink notification: PARAM_NEW after a parameter changed, the health
+ * reporters' news, ports made and deleted. Errors as devlink_family_resolve(), -ENOENT for a
+ * family without the group. */
+int devlink_config_group_resolve(struct nl_sock *sk, uint16_t *ret_family, uint32_t *ret_group);
