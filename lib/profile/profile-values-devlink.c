@@ -166,14 +166,14 @@ int parse_devlink_params(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *
 			return r;
 		ret = r;
 	}
-	if (ret < 0)
-		return ret;
+	/* the valid entries are kept even when another was refused (the profile is refused
+	 * anyway): schema_check_devlink() checks their names against match.driver */
 	qsort(params, n, sizeof(DevlinkParam), param_compare);
 	free(s->devlink_params);
 	s->devlink_params = TAKE_PTR(params);
 	s->n_devlink_params = n;
 	ctx->devlink_params = node;
-	return 0;
+	return ret;
 }
 
 /* A profile whose match.driver names only drivers the table knows (no glob): a name none of
