@@ -4,8 +4,9 @@
 # test1 bool) and whose debugfs shows the values in effect (devlink shows the driverinit ones):
 #   - rdmactl check refuses an unknown name and a wrong type with file:line:col;
 #   - reload: never: rdmad writes the driverinit values (read back with devlink) and shows them
-#     pending until reload (plan, status); debugfs still has the old ones; a value changed by
-#     hand is put back (PARAM_NEW on devlink's config group, no reconcile asked for);
+#     pending until reload (plan, status), also after rdmad restarts; debugfs still has the old
+#     ones; a value changed by hand is put back (PARAM_NEW on devlink's config group, no
+#     reconcile asked for);
 #   - reload: allowed: one driver_reinit brings both into effect (debugfs), timed; the netdev
 #     it re-creates gets its declared MTU back, and the rxe link on it is made again with its
 #     ToS (read back from the kernel); the plan is empty after;
@@ -112,6 +113,14 @@ rdmactl plan > "$VM_LOGDIR/plan-never.txt" 2>&1
 check "... the plan still shows them pending until reload" \
 	grep -Eq "devlink\.reload .*pending until reload: max_macs=64 test1=false" "$VM_LOGDIR/plan-never.txt"
 
+# what is pending outlives rdmad: its record is under /run
+kill "$RDMAD"
+wait "$RDMAD"
+rdmad -v >> "$LOG" 2>&1 &
+RDMAD=$!
+check "rdmad restarted: still pending until reload (its record)" \
+	wait_until 20 status_has "^devlink\.reload .*pending until reload: max_macs=64 test1=false"
+
 # ---- reload: allowed --------------------------------------------------------------------------------
 ifindex=$(cat "/sys/class/net/$PF/ifindex")
 profile 64 allowed
@@ -155,6 +164,10 @@ rdmactl reconcile > /dev/null 2>&1
 rdmactl reconcile > /dev/null 2>&1
 is "... not tried again (two reconciles later, one refusal in the journal)" \
 	"$(grep -c 'failed to set devlink.reload' "$LOG")" 1
+rdmactl plan > "$VM_LOGDIR/plan-refused.txt" 2>&1
+check "... rdmactl plan says the last reload failed, and why" \
+	grep -Eq "devlink\.reload .*the last reload failed: netdevsim: User forbid the reload for testing purposes" \
+	"$VM_LOGDIR/plan-refused.txt"
 is "... max_macs 128 written, not in effect (devlink 128, debugfs 64)" "$(dl max_macs) $(eff max_macs)" "128 64"
 
 # ---- fail_reload: the ports removed, reported; back after a successful reload ----------------------
