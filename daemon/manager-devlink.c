@@ -64,9 +64,10 @@ int manager_watch_devlink(Manager *m) {
 		return log_error_errno(-ENOMEM, "Failed to watch devlink notifications");
 	if (r < 0) {
 		/* Not fatal: a kernel without devlink has no parameters to keep either. */
-		log_debug("No devlink config group (%s): a changed devlink parameter is put back on "
-			  "the next reconcile only.",
-			  strerror(-r));
+		log_debug(
+			"No devlink config group (%s): a changed devlink parameter is put back on "
+			"the next reconcile only.",
+			strerror(-r));
 		return 0;
 	}
 	sk = nl_socket_alloc();
@@ -81,9 +82,10 @@ int manager_watch_devlink(Manager *m) {
 	if (r >= 0)
 		r = nl_socket_set_nonblocking(sk);
 	if (r < 0) {
-		log_warning("Failed to watch devlink notifications (%s), a changed devlink parameter "
-			    "is put back on the next reconcile only.",
-			    nl_geterror(r));
+		log_warning(
+			"Failed to watch devlink notifications (%s), a changed devlink parameter "
+			"is put back on the next reconcile only.",
+			nl_geterror(r));
 		nl_socket_free(sk);
 		m->devlink_watch = NULL;
 		return 0;

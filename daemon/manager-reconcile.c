@@ -35,8 +35,8 @@ static void log_outcome(const Action *a, const ActionOutcome *o) {
 		/* with a message where the backend says more (a reload's time) */
 		log_full(LOG_INFO, 0, &f, "%s: %s %s -> %s (%s)%s%s", action_subject(a),
 			 action_setting(a), a->current ? a->current : "-", a->desired,
-			 a->profile ? a->profile : "no profile declares it",
-			 o->message ? ": " : "", strempty(o->message));
+			 a->profile ? a->profile : "no profile declares it", o->message ? ": " : "",
+			 strempty(o->message));
 		break;
 	case APPLY_UNCHANGED:
 		/* With a message: nothing to change, and why (a soft device gone already, or

@@ -43,7 +43,8 @@ static int devlink_open(struct nl_sock **ret_sk, uint16_t *ret_family) {
 
 /* The value of name in cmode as the device reports it, in buf. */
 static int param_value_read(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
-			    const char *name, DevlinkCmode cmode, char buf[static DEVLINK_VALUE_MAX]) {
+			    const char *name, DevlinkCmode cmode,
+			    char buf[static DEVLINK_VALUE_MAX]) {
 	_cleanup_free_ DevlinkParamInfo *params = NULL;
 	size_t n = 0;
 	int r;
@@ -174,13 +175,14 @@ static int apply_reload(Applier *a, const Action *x, ActionOutcome *ret) {
 	start = now_monotonic_usec();
 	r = devlink_reload(sk, family, bus, dev, extack);
 	if (r < 0) {
-		snprintf(failed, sizeof(failed), "%s%s%s", extack[0] ? extack : "", extack[0] ? " (" : "",
-			 strerror(-r));
+		snprintf(failed, sizeof(failed), "%s%s%s", extack[0] ? extack : "",
+			 extack[0] ? " (" : "", strerror(-r));
 		if (extack[0])
 			strncat(failed, ")", sizeof(failed) - strlen(failed) - 1);
 		(void) record_reload(a, x, failed);
-		return outcome_set(ret, APPLY_FAILED, r, "devlink dev reload %s action driver_reinit: %s",
-				   x->function, failed);
+		return outcome_set(ret, APPLY_FAILED, r,
+				   "devlink dev reload %s action driver_reinit: %s", x->function,
+				   failed);
 	}
 	(void) record_reload(a, x, NULL);
 	return outcome_set(ret, APPLY_CHANGED, 0, "reloaded in %.2f s (%s)",

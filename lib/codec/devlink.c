@@ -105,8 +105,7 @@ int devlink_eswitch_parse(const struct nlmsghdr *nlh, size_t len, EswitchMode *r
 	return 0;
 }
 
-int devlink_param_dump_new(uint16_t family, const char *bus, const char *dev,
-			   struct nl_msg **ret) {
+int devlink_param_dump_new(uint16_t family, const char *bus, const char *dev, struct nl_msg **ret) {
 	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
 	int r;
 
@@ -133,10 +132,9 @@ int devlink_param_set_new(uint16_t family, const char *bus, const char *dev, con
 	r = devlink_value_canonical(type, NULL, value, canonical);
 	if (r < 0)
 		return r;
-	r = devlink_request_new(family, DEVLINK_CMD_PARAM_SET, bus, dev,
-				string_size(name) + 2 * (size_t) nla_total_size(1) +
-					string_size(canonical),
-				&m);
+	r = devlink_request_new(
+		family, DEVLINK_CMD_PARAM_SET, bus, dev,
+		string_size(name) + 2 * (size_t) nla_total_size(1) + string_size(canonical), &m);
 	if (r < 0)
 		return r;
 	/* iproute2's order: dl_opts_put() (the name, the cmode), then the type and the data */

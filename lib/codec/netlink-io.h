@@ -31,8 +31,9 @@ typedef int (*netlink_reply_t)(const struct nlmsghdr *nlh, void *userdata);
  * other sequence numbers, and messages from anyone but the kernel, are skipped; nothing of this
  * exchange is left on the socket. libnl's own requests (rtnl_link_get_kernel(), rtnl_addr_add())
  * check their answers' sequence numbers against a count of libnl's that this does not advance:
- * after a netlink_transact(), send them on another socket. Returns 0, the kernel's error from the ACK (or after a failed
- * dump's NLMSG_DONE), fn's first error, -ETIMEDOUT, -EIO, -EBADMSG or -ENOMEM. */
+ * after a netlink_transact(), send them on another socket. Returns 0, the kernel's error from the
+ * ACK (or after a failed dump's NLMSG_DONE), fn's first error, -ETIMEDOUT, -EIO, -EBADMSG or
+ * -ENOMEM. */
 int netlink_transact(struct nl_sock *sk, struct nl_msg *m, netlink_reply_t fn, void *userdata);
 
 /* The kernel's extended ACK message (NLMSGERR_ATTR_MSG: "User forbid the reload for testing
@@ -56,7 +57,7 @@ void netlink_extack_parse(const struct nlmsghdr *h, char buf[static NETLINK_EXTA
 typedef struct NetlinkExchange {
 	uint32_t seq;
 	bool dump, ack;
-	int result; /* fn's first error */
+	int result;			 /* fn's first error */
 	char extack[NETLINK_EXTACK_MAX]; /* the ACK's message, "" if none */
 } NetlinkExchange;
 int netlink_exchange_begin(struct nl_sock *sk, struct nl_msg *m, NetlinkExchange *ret);

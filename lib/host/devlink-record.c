@@ -138,14 +138,13 @@ int devlink_record_write(const char *state_dir, const DevlinkRecord *rec) {
 		return -EINVAL;
 	if (strv_length(rec->pending) == 0 && !rec->failed)
 		return devlink_record_remove(state_dir, rec->function);
-	if (asprintf(&dir, "%s/devlink", state_dir) < 0 ||
-	    asprintf(&path, "%s/%s", dir, name) < 0)
+	if (asprintf(&dir, "%s/devlink", state_dir) < 0 || asprintf(&path, "%s/%s", dir, name) < 0)
 		return -ENOMEM;
 	f = open_memstream(&text, &size);
 	if (!f)
 		return -ENOMEM;
 	fprintf(f, "ifindex %d\n", rec->ifindex);
-	STRV_FOREACH(p, rec->pending)
+	STRV_FOREACH (p, rec->pending)
 		one_line(f, "pending", *p);
 	if (rec->failed) {
 		one_line(f, "failed-for", strempty(rec->failed_for));
@@ -161,8 +160,7 @@ int devlink_record_write(const char *state_dir, const DevlinkRecord *rec) {
 }
 
 static int record_compare(const void *a, const void *b) {
-	return strcmp(((const DevlinkRecord *) a)->function,
-		      ((const DevlinkRecord *) b)->function);
+	return strcmp(((const DevlinkRecord *) a)->function, ((const DevlinkRecord *) b)->function);
 }
 
 static void record_done(void *elem) {
@@ -187,7 +185,7 @@ bool devlink_record_valid(const DevlinkRecord *rec, int ifindex) {
 bool devlink_record_pending(const DevlinkRecord *rec, const char *name) {
 	size_t len = strlen(name);
 
-	STRV_FOREACH(p, rec ? rec->pending : NULL)
+	STRV_FOREACH (p, rec ? rec->pending : NULL)
 		if (strncmp(*p, name, len) == 0 && (*p)[len] == '=')
 			return true;
 	return false;

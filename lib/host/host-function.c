@@ -514,9 +514,9 @@ int host_functions_observe(HostState *h, int rootfd, HostObserveFlags flags, con
 			else if (family < 0)
 				f->params_error = family;
 			else
-				f->params_error = devlink_params_read(genl, (uint16_t) family,
-								      f->bus, f->name, &f->params,
-								      &f->n_params);
+				f->params_error =
+					devlink_params_read(genl, (uint16_t) family, f->bus,
+							    f->name, &f->params, &f->n_params);
 			f->params_observed = f->params_error == 0;
 		}
 		if (flags & HOST_OBSERVE_PCIE) {

@@ -241,7 +241,8 @@ static ObserveStage stage_next(const HostObserver *o, ObserveStage s) {
 				return s;
 			break;
 		case STAGE_FUNCTIONS:
-			if ((o->flags & (HOST_OBSERVE_SRIOV | HOST_OBSERVE_PCIE | HOST_OBSERVE_DEVLINK)) &&
+			if ((o->flags &
+			     (HOST_OBSERVE_SRIOV | HOST_OBSERVE_PCIE | HOST_OBSERVE_DEVLINK)) &&
 			    !h->partial)
 				return s;
 			break;

@@ -140,7 +140,8 @@ int rule_devlink(Plan *p, const PlanFunction *pf) {
 	joined = strv_join(pending, " ");
 	if (!joined || asprintf(&current, "pending: %s", joined) < 0)
 		return -ENOMEM;
-	if (!(s->set & KEY_BIT(KEY_DEVLINK_RELOAD)) || s->devlink_reload != DEVLINK_RELOAD_ALLOWED) {
+	if (!(s->set & KEY_BIT(KEY_DEVLINK_RELOAD)) ||
+	    s->devlink_reload != DEVLINK_RELOAD_ALLOWED) {
 		snprintf(why, sizeof(why),
 			 "pending until reload: %s (devlink.reload is never: `devlink dev reload "
 			 "%s` brings them into effect)",

@@ -352,7 +352,7 @@ static int format_value(FILE *f, const PortSettings *s, Key key) {
 	case KEY_PROBE_PEERS:
 		if (!s->probe_peers || !s->probe_peers[0])
 			fputs("none", f);
-		STRV_FOREACH(p, s->probe_peers)
+		STRV_FOREACH (p, s->probe_peers)
 			fprintf(f, "%s%s", p == s->probe_peers ? "" : " ", *p);
 		break;
 	case KEY_PROBE_PORT:

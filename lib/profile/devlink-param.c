@@ -15,8 +15,8 @@ static const char *const devlink_cmode_table[_DEVLINK_CMODE_MAX] = {
 DEFINE_STRING_TABLE_LOOKUP(devlink_cmode, DevlinkCmode)
 
 static const char *const devlink_param_type_table[_DEVLINK_PARAM_TYPE_MAX] = {
-	[DEVLINK_PARAM_TYPE_U8] = "u8",		[DEVLINK_PARAM_TYPE_U16] = "u16",
-	[DEVLINK_PARAM_TYPE_U32] = "u32",	[DEVLINK_PARAM_TYPE_STRING] = "string",
+	[DEVLINK_PARAM_TYPE_U8] = "u8",	    [DEVLINK_PARAM_TYPE_U16] = "u16",
+	[DEVLINK_PARAM_TYPE_U32] = "u32",   [DEVLINK_PARAM_TYPE_STRING] = "string",
 	[DEVLINK_PARAM_TYPE_BOOL] = "bool",
 };
 DEFINE_STRING_TABLE_LOOKUP(devlink_param_type, DevlinkParamType)
@@ -30,8 +30,8 @@ DEFINE_STRING_TABLE_LOOKUP(devlink_reload, DevlinkReload)
 /* NLA_U8, NLA_U16, NLA_U32, NLA_STRING, NLA_FLAG (include/net/netlink.h, which libnl numbers
  * the same): what the kernel's enum devlink_param_type holds. */
 static const uint8_t nla_types[_DEVLINK_PARAM_TYPE_MAX] = {
-	[DEVLINK_PARAM_TYPE_U8] = 1,	 [DEVLINK_PARAM_TYPE_U16] = 2,
-	[DEVLINK_PARAM_TYPE_U32] = 3,	 [DEVLINK_PARAM_TYPE_STRING] = 5,
+	[DEVLINK_PARAM_TYPE_U8] = 1,   [DEVLINK_PARAM_TYPE_U16] = 2,
+	[DEVLINK_PARAM_TYPE_U32] = 3,  [DEVLINK_PARAM_TYPE_STRING] = 5,
 	[DEVLINK_PARAM_TYPE_BOOL] = 6,
 };
 

@@ -166,7 +166,8 @@ static int link_settings_overlay(PortSettings *dst, const PortSettings *src, con
 			v = malloc(sizeof(DevlinkParam) * src->n_devlink_params);
 			if (!v)
 				return -ENOMEM;
-			memcpy(v, src->devlink_params, sizeof(DevlinkParam) * src->n_devlink_params);
+			memcpy(v, src->devlink_params,
+			       sizeof(DevlinkParam) * src->n_devlink_params);
 		}
 		free(dst->devlink_params);
 		dst->devlink_params = v;

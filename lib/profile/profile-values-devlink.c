@@ -56,8 +56,9 @@ static int parse_param_entry(SchemaContext *ctx, const SchemaKey *row, yaml_node
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	value = values[FIELD_VALUE]->type == YAML_SCALAR_NODE ? scalar(values[FIELD_VALUE]) : NULL;
 	if (!value)
-		return schema_error(ctx, values[FIELD_VALUE], "'%s': %s's value is a %s, not a scalar",
-				    row->path, name, yaml_node_kind(values[FIELD_VALUE]));
+		return schema_error(ctx, values[FIELD_VALUE],
+				    "'%s': %s's value is a %s, not a scalar", row->path, name,
+				    yaml_node_kind(values[FIELD_VALUE]));
 	if (values[FIELD_CMODE]) {
 		r = expect_string(ctx, row, values[FIELD_CMODE], &cmode);
 		if (r < 0)
@@ -158,10 +159,11 @@ int parse_devlink_params(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *
 	}
 	/* ice refuses the second (ice_devlink_enable_roce_validate()): RDMA is one or the other */
 	if (roce && iwarp) {
-		r = schema_error(ctx, node,
-				 "'%s': enable_roce and enable_iwarp are both true: ice runs one of "
-				 "RoCE and iWARP at a time",
-				 row->path);
+		r = schema_error(
+			ctx, node,
+			"'%s': enable_roce and enable_iwarp are both true: ice runs one of "
+			"RoCE and iWARP at a time",
+			row->path);
 		if (r == -ENOMEM)
 			return r;
 		ret = r;
@@ -200,8 +202,9 @@ int schema_check_devlink(SchemaContext *ctx) {
 		if (found)
 			continue;
 		devlink_known_names(drivers[0], names, sizeof(names));
-		r = schema_error(ctx, &where, "'devlink.params': %s has no parameter %s (it has %s)",
-				 drivers[0], p->name, names);
+		r = schema_error(ctx, &where,
+				 "'devlink.params': %s has no parameter %s (it has %s)", drivers[0],
+				 p->name, names);
 		if (r == -ENOMEM)
 			return r;
 		ret = r;

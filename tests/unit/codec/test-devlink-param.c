@@ -59,7 +59,7 @@ static size_t nsim_prefix(uint8_t *buf, size_t total, uint8_t cmd, uint16_t flag
 		0x0e, 0x00, 0x01, 0x00, /* nla_len 14, DEVLINK_ATTR_BUS_NAME */
 		'n',  'e',  't',  'd',	'e', 'v', 's', 'i', 'm', 0x00, 0x00, 0x00, /* + 2 pad */
 		0x0f, 0x00, 0x02, 0x00, /* nla_len 15, DEVLINK_ATTR_DEV_NAME */
-		'n',  'e',  't',  'd',	'e', 'v', 's', 'i', 'm', '1', 0x00, 0x00, /* + 1 pad */
+		'n',  'e',  't',  'd',	'e', 'v', 's', 'i', 'm', '1',  0x00, 0x00, /* + 1 pad */
 	};
 
 	memset(buf, 0, total);
@@ -91,21 +91,24 @@ TEST(param_set_u32_bytes) {
 	struct nl_msg *m = NULL;
 	size_t o;
 
-	o = nsim_prefix(expected, sizeof(expected), DEVLINK_CMD_PARAM_SET, NLM_F_REQUEST | NLM_F_ACK);
+	o = nsim_prefix(expected, sizeof(expected), DEVLINK_CMD_PARAM_SET,
+			NLM_F_REQUEST | NLM_F_ACK);
 	memcpy(expected + o,
 	       (const uint8_t[]){
 		       0x0d, 0x00, 0x51, 0x00, /* nla_len 13, PARAM_NAME (81) */
-		       'm',  'a',  'x',  '_',	'm', 'a', 'c', 's', 0x00, 0x00, 0x00, 0x00,
-		       0x05, 0x00, 0x57, 0x00, /* nla_len 5, PARAM_VALUE_CMODE (87) */
-		       0x01, 0x00, 0x00, 0x00, /* driverinit, 3 pad */
-		       0x05, 0x00, 0x53, 0x00, /* nla_len 5, PARAM_TYPE (83) */
-		       0x03, 0x00, 0x00, 0x00, /* NLA_U32 */
+		       'm',  'a',  'x',	 '_',  'm',  'a',  'c',	 's', 0x00,
+		       0x00, 0x00, 0x00, 0x05, 0x00, 0x57, 0x00, /* nla_len 5, PARAM_VALUE_CMODE
+								    (87) */
+		       0x01, 0x00, 0x00, 0x00,			 /* driverinit, 3 pad */
+		       0x05, 0x00, 0x53, 0x00,			 /* nla_len 5, PARAM_TYPE (83) */
+		       0x03, 0x00, 0x00, 0x00,			 /* NLA_U32 */
 		       0x08, 0x00, 0x56, 0x00, /* nla_len 8, PARAM_VALUE_DATA (86) */
 		       0x40, 0x00, 0x00, 0x00, /* u32 64 */
 	       },
 	       40);
 	CHECK(devlink_param_set_new(0x1a, "netdevsim", "netdevsim1", "max_macs",
-				    DEVLINK_PARAM_TYPE_U32, DEVLINK_CMODE_DRIVERINIT, "64", &m) == 0);
+				    DEVLINK_PARAM_TYPE_U32, DEVLINK_CMODE_DRIVERINIT, "64",
+				    &m) == 0);
 	check_bytes(m, expected, sizeof(expected));
 	nlmsg_free(m);
 }
@@ -116,13 +119,14 @@ TEST(param_set_bool_bytes) {
 	struct nl_msg *m = NULL;
 	size_t o;
 
-	o = nsim_prefix(expected, sizeof(expected), DEVLINK_CMD_PARAM_SET, NLM_F_REQUEST | NLM_F_ACK);
+	o = nsim_prefix(expected, sizeof(expected), DEVLINK_CMD_PARAM_SET,
+			NLM_F_REQUEST | NLM_F_ACK);
 	memcpy(expected + o,
 	       (const uint8_t[]){
-		       0x0a, 0x00, 0x51, 0x00, 't',  'e',  's',	 't',  '1',  0x00, 0x00, 0x00,
-		       0x05, 0x00, 0x57, 0x00, 0x01, 0x00, 0x00, 0x00, /* driverinit */
-		       0x05, 0x00, 0x53, 0x00, 0x06, 0x00, 0x00, 0x00, /* NLA_FLAG */
-		       0x04, 0x00, 0x56, 0x00,			       /* PARAM_VALUE_DATA, empty */
+		       0x0a, 0x00, 0x51, 0x00, 't',  'e',  's',	 't',  '1',  0x00,
+		       0x00, 0x00, 0x05, 0x00, 0x57, 0x00, 0x01, 0x00, 0x00, 0x00, /* driverinit */
+		       0x05, 0x00, 0x53, 0x00, 0x06, 0x00, 0x00, 0x00,		   /* NLA_FLAG */
+		       0x04, 0x00, 0x56, 0x00, /* PARAM_VALUE_DATA, empty */
 	       },
 	       32);
 	CHECK(devlink_param_set_new(0x1a, "netdevsim", "netdevsim1", "test1",
@@ -163,9 +167,8 @@ TEST(param_set_string_and_refusals) {
 	CHECK_INTEQ(nla_get_u8(tb[DEVLINK_ATTR_PARAM_TYPE]), NLA_STRING);
 	nlmsg_free(m);
 
-	CHECK(devlink_param_set_new(0x1a, "pci", "0000:03:00.0", "max_macs",
-				    DEVLINK_PARAM_TYPE_U32, DEVLINK_CMODE_DRIVERINIT, "many",
-				    &untouched) == -EINVAL);
+	CHECK(devlink_param_set_new(0x1a, "pci", "0000:03:00.0", "max_macs", DEVLINK_PARAM_TYPE_U32,
+				    DEVLINK_CMODE_DRIVERINIT, "many", &untouched) == -EINVAL);
 	CHECK(devlink_param_set_new(0x1a, "pci", "0000:03:00.0", "x", DEVLINK_PARAM_TYPE_U8,
 				    DEVLINK_CMODE_RUNTIME, "256", &untouched) == -ERANGE);
 	CHECK(devlink_param_set_new(0x1a, "pci", "0000:03:00.0", "x", DEVLINK_PARAM_TYPE_BOOL,

@@ -44,12 +44,12 @@ static HostFunction *mlx5_new(HostState *h) {
 	return f;
 }
 
-static void record_add(HostState *h, int ifindex, const char *const *pending, const char *failed_for,
-		       const char *failed) {
+static void record_add(HostState *h, int ifindex, const char *const *pending,
+		       const char *failed_for, const char *failed) {
 	DevlinkRecord *r;
 
-	h->devlink_records = realloc(h->devlink_records,
-				     sizeof(DevlinkRecord) * (h->n_devlink_records + 1));
+	h->devlink_records =
+		realloc(h->devlink_records, sizeof(DevlinkRecord) * (h->n_devlink_records + 1));
 	r = &h->devlink_records[h->n_devlink_records++];
 	*r = (DevlinkRecord){
 		.function = strdup("pci/0000:03:00.0"),
@@ -88,7 +88,7 @@ static char *devlink_plan(const char *profile, HostState *h, Plan **ret) {
 	return out;
 }
 
-#define PROFILE(params, reload)                                                         \
+#define PROFILE(params, reload) \
 	"match: {netdev: ens1f0np0}\ndevlink:\n  params:\n" params "  reload: " reload "\n"
 
 TEST(runtime) {
@@ -114,7 +114,8 @@ TEST(runtime) {
 	plan_free(p);
 
 	/* converged: nothing, not even reads planned */
-	snprintf(h->functions[0].params[2].values[DEVLINK_CMODE_RUNTIME], DEVLINK_VALUE_MAX, "smfs");
+	snprintf(h->functions[0].params[2].values[DEVLINK_CMODE_RUNTIME], DEVLINK_VALUE_MAX,
+		 "smfs");
 	out = devlink_plan(PROFILE("    - {name: flow_steering_mode, value: smfs}\n", "never"), h,
 			   NULL);
 	CHECK_STREQ(out, "");
@@ -133,13 +134,14 @@ TEST(driverinit) {
 				   "    - {name: enable_roce, value: false, cmode: driverinit}\n",
 				   "never"),
 			   h, NULL);
-	CHECK_STREQ(out,
-		    "pci/0000:03:00.0 devlink.params enable_roce=true->enable_roce=false (driverinit)\n"
-		    "pci/0000:03:00.0 devlink.params max_macs=128->max_macs=64 (driverinit)\n"
-		    "pci/0000:03:00.0 devlink.reload pending: enable_roce=false max_macs=64->reload "
-		    "(driver_reinit) | pending until reload: enable_roce=false max_macs=64 "
-		    "(devlink.reload is never: `devlink dev reload pci/0000:03:00.0` brings them "
-		    "into effect)\n");
+	CHECK_STREQ(
+		out,
+		"pci/0000:03:00.0 devlink.params enable_roce=true->enable_roce=false (driverinit)\n"
+		"pci/0000:03:00.0 devlink.params max_macs=128->max_macs=64 (driverinit)\n"
+		"pci/0000:03:00.0 devlink.reload pending: enable_roce=false max_macs=64->reload "
+		"(driver_reinit) | pending until reload: enable_roce=false max_macs=64 "
+		"(devlink.reload is never: `devlink dev reload pci/0000:03:00.0` brings them "
+		"into effect)\n");
 	free(out);
 
 	/* reload: allowed: the writes, then one reload for both, which blocks (a worker) */
@@ -147,11 +149,12 @@ TEST(driverinit) {
 				   "    - {name: enable_roce, value: false, cmode: driverinit}\n",
 				   "allowed"),
 			   h, &p);
-	CHECK_STREQ(out,
-		    "pci/0000:03:00.0 devlink.params enable_roce=true->enable_roce=false (driverinit)\n"
-		    "pci/0000:03:00.0 devlink.params max_macs=128->max_macs=64 (driverinit)\n"
-		    "pci/0000:03:00.0 devlink.reload pending: enable_roce=false max_macs=64->reload "
-		    "(driver_reinit)\n");
+	CHECK_STREQ(
+		out,
+		"pci/0000:03:00.0 devlink.params enable_roce=true->enable_roce=false (driverinit)\n"
+		"pci/0000:03:00.0 devlink.params max_macs=128->max_macs=64 (driverinit)\n"
+		"pci/0000:03:00.0 devlink.reload pending: enable_roce=false max_macs=64->reload "
+		"(driver_reinit)\n");
 	CHECK_INTEQ(p->n_actions, 3);
 	CHECK(action_blocks(&p->actions[2]));
 	CHECK_STREQ(p->actions[2].value.name, "enable_roce=false max_macs=64");
@@ -170,26 +173,26 @@ TEST(pending_record) {
 	snprintf(h->functions[0].params[4].values[DEVLINK_CMODE_DRIVERINIT], DEVLINK_VALUE_MAX,
 		 "64");
 	/* no record: a reload happened since, or someone else wrote it: converged */
-	out = devlink_plan(PROFILE("    - {name: max_macs, value: 64, cmode: driverinit}\n",
-				   "allowed"),
-			   h, NULL);
+	out = devlink_plan(
+		PROFILE("    - {name: max_macs, value: 64, cmode: driverinit}\n", "allowed"), h,
+		NULL);
 	CHECK_STREQ(out, "");
 	free(out);
 
 	/* rdmad's record, for this netdev: a reload is still owed */
 	record_add(h, 4, (const char *const[]){ "max_macs=64", NULL }, NULL, NULL);
-	out = devlink_plan(PROFILE("    - {name: max_macs, value: 64, cmode: driverinit}\n",
-				   "allowed"),
-			   h, NULL);
+	out = devlink_plan(
+		PROFILE("    - {name: max_macs, value: 64, cmode: driverinit}\n", "allowed"), h,
+		NULL);
 	CHECK_STREQ(out, "pci/0000:03:00.0 devlink.reload pending: max_macs=64->reload "
 			 "(driver_reinit)\n");
 	free(out);
 
 	/* the record of another netdev (ifindex 3): the device was reloaded since */
 	h->devlink_records[0].ifindex = 3;
-	out = devlink_plan(PROFILE("    - {name: max_macs, value: 64, cmode: driverinit}\n",
-				   "allowed"),
-			   h, NULL);
+	out = devlink_plan(
+		PROFILE("    - {name: max_macs, value: 64, cmode: driverinit}\n", "allowed"), h,
+		NULL);
 	CHECK_STREQ(out, "");
 	free(out);
 	host_state_free(h);
@@ -206,13 +209,14 @@ TEST(failed_reload) {
 	record_add(h, 4, (const char *const[]){ "max_macs=64", NULL }, "max_macs=64",
 		   "mlx5_core: reload while VFs are present is unfavorable (Operation not "
 		   "permitted)");
-	out = devlink_plan(PROFILE("    - {name: max_macs, value: 64, cmode: driverinit}\n",
-				   "allowed"),
-			   h, NULL);
-	CHECK_STREQ(out, "pci/0000:03:00.0 devlink.reload pending: max_macs=64->reload "
-			 "(driver_reinit) | the last reload failed: mlx5_core: reload while VFs are "
-			 "present is unfavorable (Operation not permitted); not tried again until "
-			 "the config or the device changes\n");
+	out = devlink_plan(
+		PROFILE("    - {name: max_macs, value: 64, cmode: driverinit}\n", "allowed"), h,
+		NULL);
+	CHECK_STREQ(out,
+		    "pci/0000:03:00.0 devlink.reload pending: max_macs=64->reload "
+		    "(driver_reinit) | the last reload failed: mlx5_core: reload while VFs are "
+		    "present is unfavorable (Operation not permitted); not tried again until "
+		    "the config or the device changes\n");
 	free(out);
 
 	/* the config changed: another set, tried */
@@ -220,10 +224,11 @@ TEST(failed_reload) {
 				   "    - {name: io_eq_size, value: 2048, cmode: driverinit}\n",
 				   "allowed"),
 			   h, NULL);
-	CHECK_STREQ(out,
-		    "pci/0000:03:00.0 devlink.params io_eq_size=1024->io_eq_size=2048 (driverinit)\n"
-		    "pci/0000:03:00.0 devlink.reload pending: io_eq_size=2048 max_macs=64->reload "
-		    "(driver_reinit)\n");
+	CHECK_STREQ(
+		out,
+		"pci/0000:03:00.0 devlink.params io_eq_size=1024->io_eq_size=2048 (driverinit)\n"
+		"pci/0000:03:00.0 devlink.reload pending: io_eq_size=2048 max_macs=64->reload "
+		"(driver_reinit)\n");
 	free(out);
 	host_state_free(h);
 }
@@ -255,9 +260,9 @@ TEST(against_the_device) {
 	/* a name the schema does not know, of a type the device says */
 	param_add(&h->functions[0], "vendor_knob", DEVLINK_PARAM_TYPE_U8, DEVLINK_CMODE_RUNTIME,
 		  "1");
-	out = devlink_plan(PROFILE("    - {name: vendor_knob, value: 300, cmode: runtime}\n",
-				   "never"),
-			   h, NULL);
+	out = devlink_plan(
+		PROFILE("    - {name: vendor_knob, value: 300, cmode: runtime}\n", "never"), h,
+		NULL);
 	CHECK_STREQ(out, "pci/0000:03:00.0 devlink.params -->vendor_knob=300 (runtime) | "
 			 "vendor_knob is a u8 on this device: '300' is not one\n");
 	free(out);
@@ -265,9 +270,9 @@ TEST(against_the_device) {
 	/* not read: under a fixture root */
 	h->functions[0].params_observed = false;
 	h->functions[0].params_error = -ENOTCONN;
-	out = devlink_plan(PROFILE("    - {name: max_macs, value: 64, cmode: driverinit}\n",
-				   "never"),
-			   h, NULL);
+	out = devlink_plan(
+		PROFILE("    - {name: max_macs, value: 64, cmode: driverinit}\n", "never"), h,
+		NULL);
 	CHECK_STREQ(out, "pci/0000:03:00.0 devlink.params -->max_macs=64 (driverinit) | devlink "
 			 "parameters: read over netlink, not under a fixture root\n");
 	free(out);

@@ -357,21 +357,23 @@ static const struct {
 	{ "devlink:\n  params:\n    - {name: vendor_knob, value: 3}\n",
 	  "t.yaml:3:7: error: 'devlink.params': vendor_knob is not a parameter rdmad knows: give "
 	  "its cmode (runtime, driverinit or permanent)" },
-	{ "devlink:\n  params:\n    - {name: max_macs, value: 1}\n    - {name: max_macs, value: 2}\n",
+	{ "devlink:\n  params:\n    - {name: max_macs, value: 1}\n    - {name: max_macs, value: "
+	  "2}\n",
 	  "t.yaml:4:7: error: 'devlink.params': max_macs is declared twice (first at line 3)" },
 	{ "devlink:\n  params:\n    - {name: enable_roce, value: true, cmode: runtime}\n"
 	  "    - {name: enable_iwarp, value: true}\n",
 	  "t.yaml:3:5: error: 'devlink.params': enable_roce and enable_iwarp are both true: ice "
 	  "runs one of RoCE and iWARP at a time" },
-	{ "match: {driver: netdevsim}\ndevlink:\n  params:\n    - {name: flow_steering_mode, value: smfs}\n",
+	{ "match: {driver: netdevsim}\ndevlink:\n  params:\n    - {name: flow_steering_mode, "
+	  "value: smfs}\n",
 	  "t.yaml:4:7: error: 'devlink.params': netdevsim has no parameter flow_steering_mode (it "
 	  "has max_macs, test1)" },
 	{ "devlink:\n  params:\n    - {name: max_macs, value: 1, cmode: later}\n",
 	  "t.yaml:3:41: error: 'devlink.params': cmode 'later' is not runtime, driverinit or "
 	  "permanent" },
-	{ "devlink: {reload: sometimes}\n",
-	  "t.yaml:1:19: error: 'devlink.reload': unknown value 'sometimes', expected one of: never, "
-	  "allowed" },
+	{ "devlink: {reload: sometimes}\n", "t.yaml:1:19: error: 'devlink.reload': unknown value "
+					    "'sometimes', expected one of: never, "
+					    "allowed" },
 	{ "sriov:\n  vf:\n    - {index: 0, speed: 10}\n",
 	  "t.yaml:3:18: error: 'sriov.vf': unknown key 'speed', expected index, mac, vlan, qos, "
 	  "vlan-protocol, trust, spoof-check, link-state, max-rate, min-rate, node-guid or "
