@@ -506,8 +506,10 @@ int host_functions_observe(HostState *h, int rootfd, HostObserveFlags flags, con
 				f->vfs_error = f->eswitch_error = -ENOTCONN;
 		}
 		if (flags & HOST_OBSERVE_DEVLINK) {
-			/* a reload or a mode change holds the devlink instance's lock */
-			if (f->writing)
+			/* a reload, a mode change or a VF count holds the devlink instance's
+			 * lock, and before Linux 6.8 a dump of parameters takes every
+			 * instance's in turn: none is read while rdmad writes any function */
+			if (f->writing || writing)
 				f->params_error = -EINPROGRESS;
 			else if (!live)
 				f->params_error = -ENOTCONN;

@@ -27,7 +27,8 @@ static const char *observe_reason(int error, char *buf, size_t size) {
 	if (error == -ENOTCONN)
 		return "devlink parameters: read over netlink, not under a fixture root";
 	if (error == -EINPROGRESS)
-		return "devlink parameters: not read while rdmad changes the function";
+		return "devlink parameters: not read while rdmad changes a function (a devlink "
+		       "dump waits for the device's lock)";
 	if (error == -ENODEV)
 		return "no devlink device: the driver registers none for this function";
 	snprintf(buf, size, "devlink parameters cannot be read (%s)", strerror(-error));
