@@ -108,10 +108,11 @@ int dirty_resolve(const Manager *m, Dirty *d) {
 		}
 		if (known)
 			continue;
-		/* a function that appeared (hot-plug, a driver bound) whose ACS or Device
-		 * Control a profile may declare */
+		/* a function that appeared (hot-plug, a driver bound, a devlink reload that
+		 * re-created its ports) whose ACS, Device Control or devlink parameters a
+		 * profile may declare */
 		if (host_netdev_has_rdma(m->root, nd) ||
-		    (config_declares_any(m->config, KEYS_PCI) &&
+		    (config_declares_any(m->config, KEYS_PCI | KEYS_DEVLINK) &&
 		     host_netdev_has_device(m->root, nd))) {
 			/* A netdev of an RDMA device that no port was known on: renamed, or
 			 * new. Which ports it belongs to is not known here: look at everything. */

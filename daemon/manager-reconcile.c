@@ -32,9 +32,11 @@ static void log_outcome(const Action *a, const ActionOutcome *o) {
 
 	switch (o->result) {
 	case APPLY_CHANGED:
-		log_full(LOG_INFO, 0, &f, "%s: %s %s -> %s (%s)", action_subject(a),
+		/* with a message where the backend says more (a reload's time) */
+		log_full(LOG_INFO, 0, &f, "%s: %s %s -> %s (%s)%s%s", action_subject(a),
 			 action_setting(a), a->current ? a->current : "-", a->desired,
-			 a->profile ? a->profile : "no profile declares it");
+			 a->profile ? a->profile : "no profile declares it", o->message ? ": " : "",
+			 strempty(o->message));
 		break;
 	case APPLY_UNCHANGED:
 		/* With a message: nothing to change, and why (a soft device gone already, or
@@ -131,6 +133,8 @@ static HostObserveFlags observe_flags(const Config *c, char *const *only) {
 		flags &= ~HOST_OBSERVE_SRIOV;
 	if (!config_declares_any(c, KEYS_PCI))
 		flags &= ~HOST_OBSERVE_PCIE;
+	if (!config_declares_any(c, KEYS_DEVLINK))
+		flags &= ~HOST_OBSERVE_DEVLINK;
 	/* an ethtool round trip per netdev: only while a profile declares netdev.pause */
 	if (!config_declares_any(c, KEYS_PAUSE))
 		flags &= ~HOST_OBSERVE_PAUSE;
@@ -303,6 +307,13 @@ static void on_worker_done(Manager *m, const Action *a, ActionOutcome *o, void *
 
 	m->worker = worker_free(m->worker);
 	r = run_outcome(m, run, a, o);
+	if (a->key == KEY_DEVLINK_RELOAD) {
+		/* the reload re-created the device's ports (or, failing, removed them): the rest
+		 * of this plan is for netdevs and RDMA devices that are gone. The next pass
+		 * observes the new ones and applies what is declared for them again. */
+		run->next_action = run->p->n_actions;
+		run->changed = true;
+	}
 	status_note_worker(m, a, o);
 	action_outcome_done(o);
 	if (r < 0)

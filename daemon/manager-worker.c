@@ -59,6 +59,9 @@ static char *what_new(const Action *a) {
 	if (a->key == KEY_SRIOV_VFS) {
 		if (asprintf(&s, "writing %u", a->value.number) < 0)
 			return NULL;
+	} else if (a->key == KEY_DEVLINK_RELOAD) {
+		if (asprintf(&s, "reloading (driver_reinit) for %s", strempty(a->value.name)) < 0)
+			return NULL;
 	} else if (asprintf(&s, "changing the e-switch mode to %s",
 			    eswitch_mode_to_string(a->value.eswitch)) < 0)
 		return NULL;

@@ -12,6 +12,7 @@
 #include "fileio.h"
 #include "gid.h"
 #include "log.h"
+#include "manager-devlink.h"
 #include "manager-emit.h"
 #include "manager-lldp.h"
 #include "manager-watch.h"
@@ -76,6 +77,7 @@ Manager *manager_free(Manager *m) {
 	sd_event_source_unref(m->ethtool_source);
 	if (m->ethtool_watch)
 		nl_socket_free(m->ethtool_watch);
+	manager_unwatch_devlink(m);
 	lldp_watch_free(m->lldp_watch);
 	sd_device_monitor_unref(m->udev);
 	sd_event_source_unref(m->bus_reconnect);
@@ -429,6 +431,9 @@ int manager_start(Manager *m) {
 	if (r < 0)
 		return r;
 	r = manager_watch_ethtool(m);
+	if (r < 0)
+		return r;
+	r = manager_watch_devlink(m);
 	if (r < 0)
 		return r;
 	r = manager_watch_hostname(m);

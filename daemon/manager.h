@@ -184,6 +184,8 @@ typedef struct Manager {
 	struct nl_sock *ethtool_watch; /* ethtool's monitor group (netdev.pause.*) */
 	LldpWatch *lldp_watch;	       /* lldpd's neighbour notifications (manager-lldp.c) */
 	sd_event_source *ethtool_source;
+	struct nl_sock *devlink_watch; /* devlink's config group (devlink.params) */
+	sd_event_source *devlink_source;
 	sd_event_source *hostname_source; /* rdma.node-description's %h */
 
 	unsigned n_reconciles;

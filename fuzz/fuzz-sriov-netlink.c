@@ -2,7 +2,9 @@
 /* libFuzzer target: the parsers of the function-level keys' and generic netlink replies on
  * arbitrary bytes: the PF's RTM_NEWLINK with its VF list (rtnl-vf.c), devlink's e-switch reply,
  * the generic netlink controller's family reply with its multicast groups (devlink.c,
- * ethtool-pause.c) and ethtool's pause reply and notification (ethtool-pause.c). */
+ * ethtool-pause.c), ethtool's pause reply and notification (ethtool-pause.c), devlink's
+ * parameter reply and notification and any devlink message's handle (devlink.c), and the
+ * extended ACK of an NLMSG_ERROR (netlink-io.c). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 
 #include "devlink.h"
 #include "ethtool-pause.h"
+#include "netlink-io.h"
 #include "rtnl-vf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -25,6 +28,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	size_t n = 0;
 	int ifindex;
 	void *buf;
+	DevlinkParamInfo param;
+	char bus[64], dev[64], extack[NETLINK_EXTACK_MAX];
+	uint8_t cmd;
 
 	/* A received buffer is aligned; copy so that the parser sees one. */
 	buf = malloc(size ? size : 1);
@@ -51,6 +57,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	if (ethtool_pause_parse(buf, size, ifname, &pause) >= 0 &&
 	    (ifname[0] == 0 || strnlen(ifname, IFNAMSIZ) >= IFNAMSIZ))
 		abort();
+	/* a parameter of a type and cmodes rdmad has names for, each value's text terminated */
+	if (devlink_param_parse(buf, size, &param) >= 0) {
+		if (param.type < 0 || param.type >= _DEVLINK_PARAM_TYPE_MAX ||
+		    (param.cmodes >> _DEVLINK_CMODE_MAX) != 0 || param.name[0] == 0 ||
+		    strnlen(param.bus, sizeof(param.bus)) >= sizeof(param.bus))
+			abort();
+		for (int c = 0; c < _DEVLINK_CMODE_MAX; c++)
+			if (strnlen(param.values[c], DEVLINK_VALUE_MAX) >= DEVLINK_VALUE_MAX)
+				abort();
+	}
+	if (devlink_message_handle(buf, size, bus, dev, &cmd) >= 0 &&
+	    (strnlen(bus, sizeof(bus)) >= sizeof(bus) || strnlen(dev, sizeof(dev)) >= sizeof(dev)))
+		abort();
+	/* what the receive loop hands it: a whole message, its length within the datagram */
+	if (size >= sizeof(struct nlmsghdr) && ((struct nlmsghdr *) buf)->nlmsg_len <= size &&
+	    ((struct nlmsghdr *) buf)->nlmsg_type == NLMSG_ERROR) {
+		netlink_extack_parse(buf, extack);
+		if (strnlen(extack, sizeof(extack)) >= sizeof(extack))
+			abort();
+	}
 	free(buf);
 	return 0;
 }

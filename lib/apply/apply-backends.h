@@ -29,3 +29,5 @@ int apply_pause(Applier *a, const Action *x, ActionOutcome *ret);
 int apply_node_description(Applier *a, const Action *x, ActionOutcome *ret);
 /* apply-function.c: sriov.* and pci.*, on the action's function */
 int apply_function(Applier *a, const Action *x, ActionOutcome *ret);
+/* apply-devlink.c: devlink.params (one parameter) and devlink.reload */
+int apply_devlink(Applier *a, const Action *x, ActionOutcome *ret);

@@ -61,6 +61,9 @@ int action_apply(Applier *a, const Action *x, ActionOutcome *ret) {
 	case KEY_PCI_MAX_READ_REQUEST:
 	case KEY_PCI_UPSTREAM_ACS:
 		return apply_function(a, x, ret);
+	case KEY_DEVLINK_PARAMS:
+	case KEY_DEVLINK_RELOAD:
+		return apply_devlink(a, x, ret);
 	case KEY_SECURITY_ROCE_ALLOW_FROM:
 		return apply_firewall(a, x, ret);
 	default:
@@ -70,5 +73,6 @@ int action_apply(Applier *a, const Action *x, ActionOutcome *ret) {
 }
 
 bool action_blocks(const Action *x) {
-	return !x->unsupported && (x->key == KEY_SRIOV_VFS || x->key == KEY_SRIOV_ESWITCH);
+	return !x->unsupported && (x->key == KEY_SRIOV_VFS || x->key == KEY_SRIOV_ESWITCH ||
+				   x->key == KEY_DEVLINK_RELOAD);
 }

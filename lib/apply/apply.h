@@ -14,6 +14,7 @@ int action_apply(Applier *a, const Action *action, ActionOutcome *ret);
 
 /* An action whose kernel operation can take seconds, uninterruptibly: sriov.vfs (the PF's
  * driver probes every new VF inside the write to sriov_numvfs; mlx5 takes about a second a VF)
- * and sriov.eswitch (the representors are made or deleted). A daemon carries these out off its
+ * sriov.eswitch (the representors are made or deleted) and devlink.reload (the driver tears
+ * down and re-creates its ports). A daemon carries these out off its
  * event loop. */
 bool action_blocks(const Action *action) _pure_;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <linux/devlink.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "devlink-talk.h"
 #include "macro.h"
@@ -9,8 +11,9 @@
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
 
 typedef struct FamilyLookup {
-	bool replied;
+	bool replied, want_group;
 	uint16_t id;
+	uint32_t group;
 } FamilyLookup;
 
 static int family_reply(const struct nlmsghdr *nlh, void *userdata) {
@@ -21,6 +24,12 @@ static int family_reply(const struct nlmsghdr *nlh, void *userdata) {
 	r = genl_family_parse(nlh, nlh->nlmsg_len, &id);
 	if (r < 0)
 		return r;
+	if (l->want_group) {
+		r = genl_mcast_group_parse(nlh, nlh->nlmsg_len, DEVLINK_GENL_MCGRP_CONFIG_NAME,
+					   &l->group);
+		if (r < 0)
+			return r;
+	}
 	l->replied = true;
 	l->id = id;
 	return 0;
@@ -40,6 +49,24 @@ int devlink_family_resolve(struct nl_sock *sk, uint16_t *ret_family) {
 	if (!l.replied)
 		return -ENODATA;
 	*ret_family = l.id;
+	return 0;
+}
+
+int devlink_config_group_resolve(struct nl_sock *sk, uint16_t *ret_family, uint32_t *ret_group) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	FamilyLookup l = { .want_group = true };
+	int r;
+
+	r = genl_family_get_new(DEVLINK_GENL_NAME, &m);
+	if (r < 0)
+		return r;
+	r = netlink_transact(sk, m, family_reply, &l);
+	if (r < 0)
+		return r;
+	if (!l.replied)
+		return -ENODATA;
+	*ret_family = l.id;
+	*ret_group = l.group;
 	return 0;
 }
 
@@ -92,4 +119,85 @@ int devlink_eswitch_write(struct nl_sock *sk, uint16_t family, const char *bus, 
 	if (r < 0)
 		return r;
 	return netlink_transact(sk, m, NULL, NULL);
+}
+
+typedef struct ParamLookup {
+	const char *bus, *dev;
+	DevlinkParamInfo *params;
+	size_t n, n_alloc;
+} ParamLookup;
+
+static int param_reply(const struct nlmsghdr *nlh, void *userdata) {
+	ParamLookup *l = userdata;
+	DevlinkParamInfo info;
+	int r;
+
+	r = devlink_param_parse(nlh, nlh->nlmsg_len, &info);
+	if (r == -EAGAIN) /* a port's */
+		return 0;
+	if (r < 0)
+		return r;
+	if (!streq(info.bus, l->bus) || !streq(info.dev, l->dev))
+		return 0;
+	if (l->n == l->n_alloc) {
+		size_t n = l->n_alloc ? l->n_alloc * 2 : 8;
+		DevlinkParamInfo *p = reallocarray(l->params, n, sizeof(DevlinkParamInfo));
+
+		if (!p)
+			return -ENOMEM;
+		l->params = p;
+		l->n_alloc = n;
+	}
+	l->params[l->n++] = info;
+	return 0;
+}
+
+static int param_info_compare(const void *a, const void *b) {
+	return strcmp(((const DevlinkParamInfo *) a)->name, ((const DevlinkParamInfo *) b)->name);
+}
+
+int devlink_params_read(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
+			DevlinkParamInfo **ret, size_t *ret_n) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	ParamLookup l = { .bus = bus, .dev = dev };
+	int r;
+
+	r = devlink_param_dump_new(family, bus, dev, &m);
+	if (r < 0)
+		return r;
+	r = netlink_transact(sk, m, param_reply, &l);
+	if (r < 0) {
+		free(l.params);
+		return r;
+	}
+	if (l.n > 1)
+		qsort(l.params, l.n, sizeof(DevlinkParamInfo), param_info_compare);
+	*ret = l.params;
+	*ret_n = l.n;
+	return 0;
+}
+
+int devlink_param_write(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
+			const char *name, DevlinkParamType type, DevlinkCmode cmode,
+			const char *value, char extack[static NETLINK_EXTACK_MAX]) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	int r;
+
+	extack[0] = 0;
+	r = devlink_param_set_new(family, bus, dev, name, type, cmode, value, &m);
+	if (r < 0)
+		return r;
+	return netlink_transact_extack(sk, m, NULL, NULL, extack);
+}
+
+int devlink_reload(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
+		   char extack[static NETLINK_EXTACK_MAX]) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	int r;
+
+	extack[0] = 0;
+	r = devlink_reload_new(family, bus, dev, &m);
+	if (r < 0)
+		return r;
+	return netlink_transact_extack(sk, m, NULL, NULL, extack);
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "devlink.h"
+#include "netlink-io.h"
 
 /* The devlink family's id. -ENOENT when the kernel has no devlink (CONFIG_NET_DEVLINK off: the
  * controller knows no such family, and found no module to load for it), -ETIMEDOUT, -EIO when
@@ -37,3 +38,24 @@ int devlink_eswitch_read(struct nl_sock *sk, uint16_t family, const char *bus, c
  * Read back. -EINVAL, without sending, for what devlink_eswitch_set_new() refuses. */
 int devlink_eswitch_write(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
 			  EswitchMode mode);
+
+/* Every parameter of bus/dev (a PARAM_GET dump; port parameters left out), sorted by name, in
+ * *ret (free()) and *ret_n. -ENODEV, -EPERM, -ETIMEDOUT, -EIO, -EBADMSG as above; -EPROTO for a
+ * parameter of a type rdmad has no name for. */
+int devlink_params_read(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
+			DevlinkParamInfo **ret, size_t *ret_n);
+/* One PARAM_SET; the kernel's reason for a refusal (its extack) in extack, "" if none. */
+int devlink_param_write(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
+			const char *name, DevlinkParamType type, DevlinkCmode cmode,
+			const char *value, char extack[static NETLINK_EXTACK_MAX]);
+/* `devlink dev reload BUS/DEV action driver_reinit`: blocks while the driver tears down and
+ * re-creates its ports (seconds on real hardware). The kernel's reason for a refusal in extack
+ * ("User forbid the reload for testing purposes"), "" if none. */
+int devlink_reload(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
+		   char extack[static NETLINK_EXTACK_MAX]);
+
+/* The devlink family's id and its "config" multicast group (DEVLINK_GENL_MCGRP_CONFIG_NAME),
+ * which carries every devlink notification: PARAM_NEW after a parameter changed, the health
+ * reporters' news, ports made and deleted. Errors as devlink_family_resolve(), -ENOENT for a
+ * family without the group. */
+int devlink_config_group_resolve(struct nl_sock *sk, uint16_t *ret_family, uint32_t *ret_group);

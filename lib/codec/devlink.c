@@ -4,6 +4,8 @@
 #include <linux/genetlink.h>
 #include <linux/limits.h>
 #include <netlink/attr.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "devlink.h"
@@ -100,5 +102,228 @@ int devlink_eswitch_parse(const struct nlmsghdr *nlh, size_t len, EswitchMode *r
 	if (mode >= _ESWITCH_MODE_MAX)
 		return -EPROTO;
 	*ret_mode = (EswitchMode) mode;
+	return 0;
+}
+
+int devlink_param_dump_new(uint16_t family, const char *bus, const char *dev, struct nl_msg **ret) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	int r;
+
+	r = devlink_request_new(family, DEVLINK_CMD_PARAM_GET, bus, dev, 0, &m);
+	if (r < 0)
+		return r;
+	nlmsg_hdr(m)->nlmsg_flags |= NLM_F_DUMP;
+	*ret = TAKE_PTR(m);
+	return 0;
+}
+
+int devlink_param_set_new(uint16_t family, const char *bus, const char *dev, const char *name,
+			  DevlinkParamType type, DevlinkCmode cmode, const char *value,
+			  struct nl_msg **ret) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	char canonical[DEVLINK_VALUE_MAX];
+	unsigned long v;
+	int r;
+
+	if (!name || name[0] == 0 || strlen(name) >= DEVLINK_PARAM_NAME_MAX)
+		return -EINVAL;
+	if (cmode < 0 || cmode >= _DEVLINK_CMODE_MAX)
+		return -EINVAL;
+	r = devlink_value_canonical(type, NULL, value, canonical);
+	if (r < 0)
+		return r;
+	r = devlink_request_new(
+		family, DEVLINK_CMD_PARAM_SET, bus, dev,
+		string_size(name) + 2 * (size_t) nla_total_size(1) + string_size(canonical), &m);
+	if (r < 0)
+		return r;
+	/* iproute2's order: dl_opts_put() (the name, the cmode), then the type and the data */
+	if (nla_put_string(m, DEVLINK_ATTR_PARAM_NAME, name) < 0 ||
+	    nla_put_u8(m, DEVLINK_ATTR_PARAM_VALUE_CMODE, (uint8_t) cmode) < 0 ||
+	    nla_put_u8(m, DEVLINK_ATTR_PARAM_TYPE, devlink_param_type_to_nla(type)) < 0)
+		return -ENOMEM;
+	v = strtoul(canonical, NULL, 10);
+	switch (type) {
+	case DEVLINK_PARAM_TYPE_U8:
+		r = nla_put_u8(m, DEVLINK_ATTR_PARAM_VALUE_DATA, (uint8_t) v);
+		break;
+	case DEVLINK_PARAM_TYPE_U16:
+		r = nla_put_u16(m, DEVLINK_ATTR_PARAM_VALUE_DATA, (uint16_t) v);
+		break;
+	case DEVLINK_PARAM_TYPE_U32:
+		r = nla_put_u32(m, DEVLINK_ATTR_PARAM_VALUE_DATA, (uint32_t) v);
+		break;
+	case DEVLINK_PARAM_TYPE_STRING:
+		r = nla_put_string(m, DEVLINK_ATTR_PARAM_VALUE_DATA, canonical);
+		break;
+	case DEVLINK_PARAM_TYPE_BOOL: /* devlink_param_value_get_from_info(): nla_get_flag() */
+		r = streq(canonical, "true") ? nla_put_flag(m, DEVLINK_ATTR_PARAM_VALUE_DATA) : 0;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (r < 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(m);
+	return 0;
+}
+
+int devlink_reload_new(uint16_t family, const char *bus, const char *dev, struct nl_msg **ret) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	int r;
+
+	r = devlink_request_new(family, DEVLINK_CMD_RELOAD, bus, dev,
+				(size_t) nla_total_size(sizeof(uint8_t)), &m);
+	if (r < 0)
+		return r;
+	if (nla_put_u8(m, DEVLINK_ATTR_RELOAD_ACTION, DEVLINK_RELOAD_ACTION_DRIVER_REINIT) < 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(m);
+	return 0;
+}
+
+/* One DEVLINK_ATTR_PARAM_VALUE nest: its cmode and its data as text, for type. -EBADMSG for a
+ * malformed one. A bool's data is a flag: absent is false (devlink_nl_param_value_fill_one()). */
+static int param_value_parse(struct nlattr *nest, DevlinkParamType type, DevlinkCmode *ret_cmode,
+			     char ret[static DEVLINK_VALUE_MAX]) {
+	static struct nla_policy policy[DEVLINK_ATTR_MAX + 1] = {
+		[DEVLINK_ATTR_PARAM_VALUE_CMODE] = { .type = NLA_U8 },
+	};
+	struct nlattr *tb[DEVLINK_ATTR_MAX + 1] = { 0 }, *data;
+	uint8_t cmode;
+	int len;
+
+	if (genl_attrs_parse(tb, DEVLINK_ATTR_MAX, nla_data(nest), nla_len(nest), policy) < 0)
+		return -EBADMSG;
+	if (!tb[DEVLINK_ATTR_PARAM_VALUE_CMODE])
+		return -EBADMSG;
+	cmode = nla_get_u8(tb[DEVLINK_ATTR_PARAM_VALUE_CMODE]);
+	if (cmode >= _DEVLINK_CMODE_MAX)
+		return -EPROTO;
+	data = tb[DEVLINK_ATTR_PARAM_VALUE_DATA];
+	len = data ? nla_len(data) : 0;
+	switch (type) {
+	case DEVLINK_PARAM_TYPE_U8:
+		if (!data || len < 1)
+			return -EBADMSG;
+		snprintf(ret, DEVLINK_VALUE_MAX, "%u", nla_get_u8(data));
+		break;
+	case DEVLINK_PARAM_TYPE_U16:
+		if (!data || len < 2)
+			return -EBADMSG;
+		snprintf(ret, DEVLINK_VALUE_MAX, "%u", nla_get_u16(data));
+		break;
+	case DEVLINK_PARAM_TYPE_U32:
+		if (!data || len < 4)
+			return -EBADMSG;
+		snprintf(ret, DEVLINK_VALUE_MAX, "%u", nla_get_u32(data));
+		break;
+	case DEVLINK_PARAM_TYPE_STRING:
+		if (!data || len < 1 || len > DEVLINK_PARAM_STRING_MAX ||
+		    memchr(nla_data(data), 0, (size_t) len) != (char *) nla_data(data) + len - 1)
+			return -EBADMSG;
+		snprintf(ret, DEVLINK_VALUE_MAX, "%s", (const char *) nla_data(data));
+		break;
+	case DEVLINK_PARAM_TYPE_BOOL:
+		snprintf(ret, DEVLINK_VALUE_MAX, "%s", data ? "true" : "false");
+		break;
+	default:
+		return -EPROTO;
+	}
+	*ret_cmode = (DevlinkCmode) cmode;
+	return 0;
+}
+
+static int handle_copy(struct nlattr *bus, struct nlattr *dev, char ret_bus[static 64],
+		       char ret_dev[static 64]) {
+	if (!bus || !dev || nla_len(bus) < 2 || nla_len(dev) < 2 || nla_len(bus) > 64 ||
+	    nla_len(dev) > 64)
+		return -EBADMSG;
+	snprintf(ret_bus, 64, "%.*s", nla_len(bus) - 1, (const char *) nla_data(bus));
+	snprintf(ret_dev, 64, "%.*s", nla_len(dev) - 1, (const char *) nla_data(dev));
+	return 0;
+}
+
+int devlink_message_handle(const struct nlmsghdr *nlh, size_t len, char ret_bus[static 64],
+			   char ret_dev[static 64], uint8_t *ret_cmd) {
+	static struct nla_policy policy[DEVLINK_ATTR_MAX + 1] = {
+		[DEVLINK_ATTR_BUS_NAME] = { .type = NLA_STRING },
+		[DEVLINK_ATTR_DEV_NAME] = { .type = NLA_STRING },
+	};
+	struct nlattr *tb[DEVLINK_ATTR_MAX + 1] = { 0 };
+	char bus[64], dev[64];
+	int cmd;
+
+	cmd = genl_message_parse(nlh, len, DEVLINK_ATTR_MAX, policy, tb);
+	if (cmd < 0)
+		return cmd;
+	if (handle_copy(tb[DEVLINK_ATTR_BUS_NAME], tb[DEVLINK_ATTR_DEV_NAME], bus, dev) < 0)
+		return -EBADMSG;
+	memcpy(ret_bus, bus, sizeof(bus));
+	memcpy(ret_dev, dev, sizeof(dev));
+	*ret_cmd = (uint8_t) cmd;
+	return 0;
+}
+
+int devlink_param_parse(const struct nlmsghdr *nlh, size_t len, DevlinkParamInfo *ret) {
+	static struct nla_policy policy[DEVLINK_ATTR_MAX + 1] = {
+		[DEVLINK_ATTR_BUS_NAME] = { .type = NLA_STRING },
+		[DEVLINK_ATTR_DEV_NAME] = { .type = NLA_STRING },
+		[DEVLINK_ATTR_PORT_INDEX] = { .type = NLA_U32 },
+		[DEVLINK_ATTR_PARAM] = { .type = NLA_NESTED },
+	};
+	static struct nla_policy param_policy[DEVLINK_ATTR_MAX + 1] = {
+		[DEVLINK_ATTR_PARAM_NAME] = { .type = NLA_STRING },
+		[DEVLINK_ATTR_PARAM_TYPE] = { .type = NLA_U8 },
+		[DEVLINK_ATTR_PARAM_VALUES_LIST] = { .type = NLA_NESTED },
+	};
+	struct nlattr *tb[DEVLINK_ATTR_MAX + 1] = { 0 }, *pb[DEVLINK_ATTR_MAX + 1] = { 0 };
+	struct nlattr *list, *v;
+	DevlinkParamInfo info = { 0 };
+	int cmd, rem, r;
+
+	cmd = genl_message_parse(nlh, len, DEVLINK_ATTR_MAX, policy, tb);
+	if (cmd < 0)
+		return cmd;
+	if (cmd != DEVLINK_CMD_PARAM_GET && cmd != DEVLINK_CMD_PARAM_NEW)
+		return -EBADMSG;
+	if (handle_copy(tb[DEVLINK_ATTR_BUS_NAME], tb[DEVLINK_ATTR_DEV_NAME], info.bus, info.dev) <
+	    0)
+		return -EBADMSG;
+	if (!tb[DEVLINK_ATTR_PARAM])
+		return -EBADMSG;
+	if (genl_attrs_parse(pb, DEVLINK_ATTR_MAX, nla_data(tb[DEVLINK_ATTR_PARAM]),
+			     nla_len(tb[DEVLINK_ATTR_PARAM]), param_policy) < 0)
+		return -EBADMSG;
+	if (!pb[DEVLINK_ATTR_PARAM_NAME] || !pb[DEVLINK_ATTR_PARAM_TYPE] ||
+	    !pb[DEVLINK_ATTR_PARAM_VALUES_LIST])
+		return -EBADMSG;
+	if (nla_len(pb[DEVLINK_ATTR_PARAM_NAME]) < 2 ||
+	    nla_len(pb[DEVLINK_ATTR_PARAM_NAME]) > DEVLINK_PARAM_NAME_MAX)
+		return -EBADMSG;
+	snprintf(info.name, sizeof(info.name), "%.*s", nla_len(pb[DEVLINK_ATTR_PARAM_NAME]) - 1,
+		 (const char *) nla_data(pb[DEVLINK_ATTR_PARAM_NAME]));
+	info.type = devlink_param_type_from_nla(nla_get_u8(pb[DEVLINK_ATTR_PARAM_TYPE]));
+	if (info.type < 0)
+		return -EPROTO;
+	list = pb[DEVLINK_ATTR_PARAM_VALUES_LIST];
+	nla_for_each_nested(v, list, rem) {
+		char text[DEVLINK_VALUE_MAX];
+		DevlinkCmode cmode;
+
+		if (nla_type(v) != DEVLINK_ATTR_PARAM_VALUE)
+			continue;
+		r = param_value_parse(v, info.type, &cmode, text);
+		if (r < 0)
+			return r;
+		info.cmodes |= (uint8_t) (1u << cmode);
+		memcpy(info.values[cmode], text, sizeof(text));
+	}
+	if (rem != 0)
+		return -EBADMSG;
+	/* a port's parameter, well formed but not the device's */
+	if (tb[DEVLINK_ATTR_PORT_INDEX])
+		return -EAGAIN;
+	*ret = info;
 	return 0;
 }

@@ -34,3 +34,40 @@ int devlink_eswitch_set_new(uint16_t family, const char *bus, const char *dev, E
  * message is not such a reply, is malformed or names no device. Nothing is written on an
  * error. */
 int devlink_eswitch_parse(const struct nlmsghdr *nlh, size_t len, EswitchMode *ret_mode);
+
+/* Device parameters (`devlink dev param`; the kernel's net/devlink/param.c). */
+
+/* What the kernel reports of one parameter (devlink_nl_param_fill()): the device, the name, the
+ * type, and the value in each cmode the driver offers it in (cmodes, a bit per DevlinkCmode),
+ * as canonical text ("64", "true", "smfs"; devlink_value_canonical()). */
+typedef struct DevlinkParamInfo {
+	char bus[64], dev[64];
+	char name[DEVLINK_PARAM_NAME_MAX];
+	DevlinkParamType type;
+	uint8_t cmodes;
+	char values[_DEVLINK_CMODE_MAX][DEVLINK_VALUE_MAX];
+} DevlinkParamInfo;
+
+/* DEVLINK_CMD_PARAM_GET as a dump (NLM_F_DUMP | NLM_F_ACK) of bus/dev's parameters: a kernel
+ * that selects a dump by handle (since 6.8) gives that device's, an older one every device's
+ * (the caller keeps the replies of bus/dev). */
+int devlink_param_dump_new(uint16_t family, const char *bus, const char *dev, struct nl_msg **ret);
+/* DEVLINK_CMD_PARAM_SET, as `devlink dev param set BUS/DEV name NAME value VALUE cmode CMODE`
+ * sends it: PARAM_NAME, PARAM_VALUE_CMODE, PARAM_TYPE, then PARAM_VALUE_DATA of the type (a
+ * bool as a flag: present for true, absent for false). value is text of type (checked:
+ * -EINVAL, -ERANGE). */
+int devlink_param_set_new(uint16_t family, const char *bus, const char *dev, const char *name,
+			  DevlinkParamType type, DevlinkCmode cmode, const char *value,
+			  struct nl_msg **ret);
+/* DEVLINK_CMD_RELOAD with DEVLINK_ATTR_RELOAD_ACTION driver_reinit (`devlink dev reload
+ * BUS/DEV action driver_reinit`). */
+int devlink_reload_new(uint16_t family, const char *bus, const char *dev, struct nl_msg **ret);
+
+/* A PARAM_GET reply or a PARAM_NEW notification (the config group's). -EBADMSG if it is not
+ * one, or is malformed; -EPROTO for a type rdmad has no name for; -EAGAIN for a port's
+ * parameter (DEVLINK_ATTR_PORT_INDEX): not the device's. Nothing is written on an error. */
+int devlink_param_parse(const struct nlmsghdr *nlh, size_t len, DevlinkParamInfo *ret);
+/* The device a devlink message (a notification of any command) is about, and its command.
+ * -EBADMSG if it names none. */
+int devlink_message_handle(const struct nlmsghdr *nlh, size_t len, char ret_bus[static 64],
+			   char ret_dev[static 64], uint8_t *ret_cmd);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
@@ -19,6 +21,10 @@ int netlink_open(int protocol, struct nl_sock **ret) {
 		nl_socket_free(sk);
 		return r == -NLE_PROTO_MISMATCH ? -EPROTONOSUPPORT : -EIO;
 	}
+	/* The kernel's reason with its errors (a driver's refusal of a devlink reload, say):
+	 * best effort, a kernel before 4.12 has none to give. */
+	(void) setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &(int){ 1 },
+			  sizeof(int));
 	/* Size each read to the message waiting (a dump reply can be larger than a page). */
 	nl_socket_enable_msg_peek(sk);
 	if (setsockopt(nl_socket_get_fd(sk), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
@@ -76,6 +82,7 @@ int netlink_exchange_read(struct nl_sock *sk, NetlinkExchange *x, netlink_reply_
 			memcpy(&e, nlmsg_data(h), sizeof(e));
 			if (e > 0)
 				return -EBADMSG;
+			netlink_extack_parse(h, x->extack);
 			return e < 0 ? e : x->result < 0 ? x->result : 1;
 		}
 		if (h->nlmsg_type == NLMSG_DONE) {
@@ -101,12 +108,48 @@ int netlink_exchange_read(struct nl_sock *sk, NetlinkExchange *x, netlink_reply_
 	return 0;
 }
 
-int netlink_transact(struct nl_sock *sk, struct nl_msg *m, netlink_reply_t fn, void *userdata) {
-	NetlinkExchange x;
+void netlink_extack_parse(const struct nlmsghdr *h, char buf[static NETLINK_EXTACK_MAX]) {
+	const struct nlmsgerr *e;
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1] = { 0 };
+	size_t off;
+
+	buf[0] = 0;
+	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS) || h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+		return;
+	e = nlmsg_data(h);
+	/* the request comes back whole unless capped (NETLINK_CAP_ACK), or the ACK of a success */
+	off = sizeof(*e);
+	if (!(h->nlmsg_flags & NLM_F_CAPPED) && e->error != 0) {
+		if (e->msg.nlmsg_len < sizeof(struct nlmsghdr))
+			return;
+		off += NLMSG_ALIGN(e->msg.nlmsg_len) - sizeof(struct nlmsghdr);
+	}
+	if (NLMSG_LENGTH(off) > h->nlmsg_len)
+		return;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *) ((char *) nlmsg_data(h) + off),
+		      (int) (h->nlmsg_len - NLMSG_LENGTH(off)), NULL) < 0)
+		return;
+	if (!tb[NLMSGERR_ATTR_MSG] || nla_len(tb[NLMSGERR_ATTR_MSG]) <= 0)
+		return;
+	/* a string with its NUL, though take no NUL on trust */
+	snprintf(buf, NETLINK_EXTACK_MAX, "%.*s", nla_len(tb[NLMSGERR_ATTR_MSG]),
+		 (const char *) nla_data(tb[NLMSGERR_ATTR_MSG]));
+}
+
+int netlink_transact_extack(struct nl_sock *sk, struct nl_msg *m, netlink_reply_t fn,
+			    void *userdata, char ret_extack[static NETLINK_EXTACK_MAX]) {
+	NetlinkExchange x = { 0 };
 	int r;
 
 	r = netlink_exchange_begin(sk, m, &x);
 	while (r == 0)
 		r = netlink_exchange_read(sk, &x, fn, userdata);
+	snprintf(ret_extack, NETLINK_EXTACK_MAX, "%s", x.extack);
 	return r < 0 ? r : 0;
+}
+
+int netlink_transact(struct nl_sock *sk, struct nl_msg *m, netlink_reply_t fn, void *userdata) {
+	char extack[NETLINK_EXTACK_MAX];
+
+	return netlink_transact_extack(sk, m, fn, userdata, extack);
 }

@@ -31,9 +31,22 @@ typedef int (*netlink_reply_t)(const struct nlmsghdr *nlh, void *userdata);
  * other sequence numbers, and messages from anyone but the kernel, are skipped; nothing of this
  * exchange is left on the socket. libnl's own requests (rtnl_link_get_kernel(), rtnl_addr_add())
  * check their answers' sequence numbers against a count of libnl's that this does not advance:
- * after a netlink_transact(), send them on another socket. Returns 0, the kernel's error from the ACK (or after a failed
- * dump's NLMSG_DONE), fn's first error, -ETIMEDOUT, -EIO, -EBADMSG or -ENOMEM. */
+ * after a netlink_transact(), send them on another socket. Returns 0, the kernel's error from the
+ * ACK (or after a failed dump's NLMSG_DONE), fn's first error, -ETIMEDOUT, -EIO, -EBADMSG or
+ * -ENOMEM. */
 int netlink_transact(struct nl_sock *sk, struct nl_msg *m, netlink_reply_t fn, void *userdata);
+
+/* The kernel's extended ACK message (NLMSGERR_ATTR_MSG: "User forbid the reload for testing
+ * purposes"), as long as NETLINK_EXTACK_MAX with its NUL. */
+#define NETLINK_EXTACK_MAX 256
+/* netlink_transact(), and the message the kernel put in its ACK (an error's reason, or a
+ * warning on success) in ret_extack, "" if none. netlink_open() asks for extended ACKs
+ * (NETLINK_EXT_ACK, since Linux 4.12). */
+int netlink_transact_extack(struct nl_sock *sk, struct nl_msg *m, netlink_reply_t fn,
+			    void *userdata, char ret_extack[static NETLINK_EXTACK_MAX]);
+/* The extended ACK message of an NLMSG_ERROR message h (NLM_F_ACK_TLVS), into buf; "" if it
+ * carries none. Pure: for netlink-io.c and its tests. */
+void netlink_extack_parse(const struct nlmsghdr *h, char buf[static NETLINK_EXTACK_MAX]);
 
 /* netlink_transact() in parts, for a caller that reads a long dump a batch at a time between
  * other work: begin sends the request; each read takes one datagram of answers (a dump's
@@ -44,7 +57,8 @@ int netlink_transact(struct nl_sock *sk, struct nl_msg *m, netlink_reply_t fn, v
 typedef struct NetlinkExchange {
 	uint32_t seq;
 	bool dump, ack;
-	int result; /* fn's first error */
+	int result;			 /* fn's first error */
+	char extack[NETLINK_EXTACK_MAX]; /* the ACK's message, "" if none */
 } NetlinkExchange;
 int netlink_exchange_begin(struct nl_sock *sk, struct nl_msg *m, NetlinkExchange *ret);
 int netlink_exchange_read(struct nl_sock *sk, NetlinkExchange *x, netlink_reply_t fn,

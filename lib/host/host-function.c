@@ -37,6 +37,7 @@ void host_function_done(HostFunction *f) {
 	free(f->bridges);
 	strv_free(f->errors);
 	free(f->writing);
+	free(f->params);
 }
 
 void host_pcie_peers_done(HostState *h) {
@@ -481,7 +482,7 @@ int host_functions_observe(HostState *h, int rootfd, HostObserveFlags flags, con
 	if (h->n_functions > 1)
 		qsort(h->functions, h->n_functions, sizeof(HostFunction), function_compare);
 
-	if ((flags & HOST_OBSERVE_SRIOV) && live) {
+	if ((flags & (HOST_OBSERVE_SRIOV | HOST_OBSERVE_DEVLINK)) && live) {
 		(void) netlink_open(NETLINK_ROUTE, &rtnl); /* none: every function says so */
 		r = netlink_open(NETLINK_GENERIC, &genl);
 		if (r >= 0) {
@@ -503,6 +504,22 @@ int host_functions_observe(HostState *h, int rootfd, HostObserveFlags flags, con
 				function_observe_live(f, rtnl, genl, family);
 			else
 				f->vfs_error = f->eswitch_error = -ENOTCONN;
+		}
+		if (flags & HOST_OBSERVE_DEVLINK) {
+			/* a reload, a mode change or a VF count holds the devlink instance's
+			 * lock, and before Linux 6.8 a dump of parameters takes every
+			 * instance's in turn: none is read while rdmad writes any function */
+			if (f->writing || writing)
+				f->params_error = -EINPROGRESS;
+			else if (!live)
+				f->params_error = -ENOTCONN;
+			else if (family < 0)
+				f->params_error = family;
+			else
+				f->params_error =
+					devlink_params_read(genl, (uint16_t) family, f->bus,
+							    f->name, &f->params, &f->n_params);
+			f->params_observed = f->params_error == 0;
 		}
 		if (flags & HOST_OBSERVE_PCIE) {
 			r = function_observe_pcie(h->root, f);

@@ -56,7 +56,7 @@ struct HostObserver {
 
 #define OBSERVE_NETDEV_FLAGS                                                                     \
 	(HOST_OBSERVE_NETDEVS | HOST_OBSERVE_ADDRESSES | HOST_OBSERVE_DCB | HOST_OBSERVE_RAILS | \
-	 HOST_OBSERVE_SRIOV | HOST_OBSERVE_PCIE)
+	 HOST_OBSERVE_SRIOV | HOST_OBSERVE_PCIE | HOST_OBSERVE_DEVLINK)
 
 HostObserver *host_observer_free(HostObserver *o) {
 	if (!o)
@@ -241,7 +241,9 @@ static ObserveStage stage_next(const HostObserver *o, ObserveStage s) {
 				return s;
 			break;
 		case STAGE_FUNCTIONS:
-			if ((o->flags & (HOST_OBSERVE_SRIOV | HOST_OBSERVE_PCIE)) && !h->partial)
+			if ((o->flags &
+			     (HOST_OBSERVE_SRIOV | HOST_OBSERVE_PCIE | HOST_OBSERVE_DEVLINK)) &&
+			    !h->partial)
 				return s;
 			break;
 		case STAGE_PCI:

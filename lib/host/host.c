@@ -28,6 +28,7 @@ HostState *host_state_free(HostState *h) {
 	soft_device_records_free(h->records, h->n_records);
 	rail_records_free(h->rail_records, h->n_rail_records);
 	acs_records_free(h->acs_records, h->n_acs_records);
+	devlink_records_free(h->devlink_records, h->n_devlink_records);
 	free(h->rail_rules);
 	free(h->rail_routes);
 	firewall_state_done(&h->firewall);
@@ -60,13 +61,26 @@ int host_records_observe(HostState *h, const char *state_dir) {
 	acs_records_free(h->acs_records, h->n_acs_records);
 	h->acs_records = NULL;
 	h->n_acs_records = 0;
+	devlink_records_free(h->devlink_records, h->n_devlink_records);
+	h->devlink_records = NULL;
+	h->n_devlink_records = 0;
 	r = soft_device_records_list(state_dir, &h->records, &h->n_records);
 	if (r < 0)
 		return r;
 	r = rail_records_list(state_dir, &h->rail_records, &h->n_rail_records);
 	if (r < 0)
 		return r;
-	return acs_records_list(state_dir, &h->acs_records, &h->n_acs_records);
+	r = acs_records_list(state_dir, &h->acs_records, &h->n_acs_records);
+	if (r < 0)
+		return r;
+	return devlink_records_list(state_dir, &h->devlink_records, &h->n_devlink_records);
+}
+
+const DevlinkRecord *host_devlink_record_find(const HostState *h, const char *function) {
+	for (size_t i = 0; function && i < h->n_devlink_records; i++)
+		if (streq(h->devlink_records[i].function, function))
+			return &h->devlink_records[i];
+	return NULL;
 }
 
 const AcsRecord *host_acs_record_find(const HostState *h, const char *port) {

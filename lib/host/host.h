@@ -11,6 +11,8 @@
 
 #include "acs-record.h"
 #include "dcbnl.h"
+#include "devlink-record.h"
+#include "devlink.h"
 #include "ethtool-pause.h"
 #include "firewall.h"
 #include "lldp-neighbor.h"
@@ -194,6 +196,12 @@ typedef struct HostFunction {
 	 * -EINPROGRESS). */
 	char *writing;
 	bool numvfs_counted;
+	/* devlink parameters (HOST_OBSERVE_DEVLINK, the real root only), sorted by name: valid
+	 * when params_observed, else params_error says why not */
+	bool params_observed;
+	int params_error;
+	DevlinkParamInfo *params;
+	size_t n_params;
 } HostFunction;
 
 typedef struct HostState {
@@ -222,6 +230,10 @@ typedef struct HostState {
 	/* The ACS Control bits rdmad recorded clearing (host_records_observe()), by port. */
 	AcsRecord *acs_records;
 	size_t n_acs_records;
+	/* The driverinit parameters rdmad wrote and has not reloaded (host_records_observe()),
+	 * by function. */
+	DevlinkRecord *devlink_records;
+	size_t n_devlink_records;
 	/* With HOST_OBSERVE_RAILS, over rtnetlink in this network namespace: the ip rules at
 	 * RAIL_RULE_PRIORITY and the routes of protocol RAIL_ROUTE_PROTOCOL (rail.h); valid when
 	 * rails_observed, else rails_error says why not. */
@@ -282,7 +294,9 @@ typedef enum HostObserveFlags {
 	HOST_OBSERVE_PAUSE = 1 << 14,
 	/* the ports' netdevs' LLDP neighbours, from lldpd through liblldpctl (root "/") */
 	HOST_OBSERVE_LLDP = 1 << 15,
-	HOST_OBSERVE_ALL = (1 << 16) - 1,
+	/* the functions' devlink parameters (devlink.*; root "/") */
+	HOST_OBSERVE_DEVLINK = 1 << 16,
+	HOST_OBSERVE_ALL = (1 << 17) - 1,
 } HostObserveFlags;
 
 /* Read the RDMA devices, their netdevs and the loaded modules under root ("/" for the real
@@ -379,6 +393,8 @@ int firewall_write(const char *batch, char **ret_error);
 /* The soft devices rdmad created (soft-device-record.c) and the rail routing it set up
  * (rail-record.c), from its state directory. */
 int host_records_observe(HostState *h, const char *state_dir);
+/* The devlink record of function ("pci/0000:03:00.0"), NULL if none. */
+const DevlinkRecord *host_devlink_record_find(const HostState *h, const char *function) _pure_;
 const RailRecord *host_rail_record_find(const HostState *h, const char *netdev);
 const AcsRecord *host_acs_record_find(const HostState *h, const char *port);
 

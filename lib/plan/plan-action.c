@@ -119,6 +119,8 @@ static void action_value_fill(ActionValue *v, const ActionSpec *s, bool *oom) {
 	case KEY_SRIOV_VF:
 	case KEY_PCI_MAX_READ_REQUEST:
 	case KEY_PCI_UPSTREAM_ACS: /* the planner worked the value out (plan-function.c) */
+	case KEY_DEVLINK_PARAMS:
+	case KEY_DEVLINK_RELOAD:
 		if (s->function_value) {
 			*v = *s->function_value;
 			v->name = strdup_null(s->function_value->name, oom);

@@ -584,6 +584,9 @@ static int plan_function(Plan *p, const Config *c, const HostState *h, const Str
 		r = rule_max_read_request(p, &pf);
 	if (r >= 0 && (s.set & KEY_BIT(KEY_PCI_UPSTREAM_ACS)))
 		r = rule_upstream_acs(p, &pf);
+	/* last: a reload re-creates the function's ports */
+	if (r >= 0 && (s.set & KEY_BIT(KEY_DEVLINK_PARAMS)))
+		r = rule_devlink(p, &pf);
 	port_settings_done(&s);
 	return r < 0 ? r : 0;
 }

@@ -30,6 +30,9 @@ int function_add(Plan *p, const PlanFunction *pf, Key key, const char *current, 
 /* Why a config space cannot be read, for an unsupported action (in buf, or a constant). */
 const char *pcie_reason(int error, char *buf, size_t size);
 
+/* plan-devlink.c: devlink.params and devlink.reload of pf. */
+int rule_devlink(Plan *p, const PlanFunction *pf);
+
 /* plan-acs.c */
 /* The ports on the peer-to-peer routes between function fi of h and its peers: the GPUs, and
  * the other PCI functions acs->modes says declare mode (none when acs is NULL). In order, each

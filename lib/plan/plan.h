@@ -85,7 +85,11 @@ typedef struct ActionValue {
 	/* sriov.*, pci.*: number is sriov.vfs, pci.max-read-request (bytes) or the ACS Control
 	 * value to write; flag sriov.autoprobe; name the bridge (pci.upstream-acs) */
 	EswitchMode eswitch;
-	SriovVf vf;	 /* sriov.vf: one VF, its set the fields to write */
+	SriovVf vf; /* sriov.vf: one VF, its set the fields to write */
+	/* devlink.params: one parameter, its value canonical for param_type (what the device
+	 * reports); devlink.reload: name is the pending set ("max_macs=64 test1=false") */
+	DevlinkParam param;
+	DevlinkParamType param_type;
 	RailItem rail;	 /* netdev.rail-routing: one rule, route or sysctl */
 	char **counters; /* counters.optional: the whole set to enable, by name */
 	/* security.roce-allow-from: the chain as declared (the prefixes), or a removal */

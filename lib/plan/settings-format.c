@@ -315,6 +315,15 @@ static int format_value(FILE *f, const PortSettings *s, Key key) {
 	case KEY_PCI_UPSTREAM_ACS:
 		fputs(pci_acs_to_string(s->pci_upstream_acs), f);
 		break;
+	case KEY_DEVLINK_PARAMS:
+		for (size_t i = 0; i < s->n_devlink_params; i++)
+			fprintf(f, "%s%s=%s (%s)", i ? ", " : "", s->devlink_params[i].name,
+				s->devlink_params[i].value,
+				devlink_cmode_to_string(s->devlink_params[i].cmode));
+		break;
+	case KEY_DEVLINK_RELOAD:
+		fputs(devlink_reload_to_string(s->devlink_reload), f);
+		break;
 	case KEY_SRIOV_VF: {
 		_cleanup_free_ char *c = setting_format_vfs(s->sriov_vf, s->n_sriov_vf);
 
@@ -343,7 +352,7 @@ static int format_value(FILE *f, const PortSettings *s, Key key) {
 	case KEY_PROBE_PEERS:
 		if (!s->probe_peers || !s->probe_peers[0])
 			fputs("none", f);
-		STRV_FOREACH(p, s->probe_peers)
+		STRV_FOREACH (p, s->probe_peers)
 			fprintf(f, "%s%s", p == s->probe_peers ? "" : " ", *p);
 		break;
 	case KEY_PROBE_PORT:

@@ -157,6 +157,22 @@ static int link_settings_overlay(PortSettings *dst, const PortSettings *src, con
 		dst->sriov_vf = v;
 		dst->n_sriov_vf = src->n_sriov_vf;
 	}
+	if (set & KEY_BIT(KEY_DEVLINK_RELOAD))
+		dst->devlink_reload = src->devlink_reload;
+	if (set & KEY_BIT(KEY_DEVLINK_PARAMS)) { /* the later profile's list whole */
+		DevlinkParam *v = NULL;
+
+		if (src->n_devlink_params > 0) {
+			v = malloc(sizeof(DevlinkParam) * src->n_devlink_params);
+			if (!v)
+				return -ENOMEM;
+			memcpy(v, src->devlink_params,
+			       sizeof(DevlinkParam) * src->n_devlink_params);
+		}
+		free(dst->devlink_params);
+		dst->devlink_params = v;
+		dst->n_devlink_params = src->n_devlink_params;
+	}
 	if (set & KEY_BIT(KEY_RDMA_NODE_DESCRIPTION)) {
 		char *d = strdup(src->node_description);
 

@@ -255,6 +255,7 @@ DEFINE_CHOICE_PARSER(pci_acs, PciAcs, _PCI_ACS_MAX)
 DEFINE_CHOICE_PARSER(vf_link_state, VfLinkState, _VF_LINK_STATE_MAX)
 DEFINE_CHOICE_PARSER(vlan_protocol, VlanProtocol, _VLAN_PROTOCOL_MAX)
 DEFINE_CHOICE_PARSER(probe_mesh, ProbeMesh, _PROBE_MESH_MAX)
+DEFINE_CHOICE_PARSER(devlink_reload, DevlinkReload, _DEVLINK_RELOAD_MAX)
 
 int mapping_fields(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node,
 		   const char *const *fields, size_t n, const char *expected,

@@ -16,6 +16,7 @@ typedef struct SchemaContext {
 	const yaml_node_t *ets_tc_bw; /* where qos.ets.tc-bw was set, for schema_check_profile() */
 	const yaml_node_t *qos_dcbx;  /* where qos.dcbx was set, the same */
 	const yaml_node_t *sriov_vf;  /* where sriov.vf was read, if only in part */
+	const yaml_node_t *devlink_params; /* where devlink.params was read */
 	/* KEY_BIT()s of the keys whose value was refused: a check across keys leaves them out
 	 * rather than report their error again as another one. */
 	KeySet refused;

@@ -338,6 +338,11 @@ int schema_check_profile(SchemaContext *ctx) {
 		return r;
 	if (r < 0)
 		ret = r;
+	r = schema_check_devlink(ctx);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		ret = r;
 	r = check_settings(ctx, ctx->qos_dcbx, port_settings_validate_dcbx);
 	if (r == -ENOMEM)
 		return r;

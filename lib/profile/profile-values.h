@@ -60,6 +60,14 @@ DECLARE_CHOICE_PARSER(pci_acs);
 DECLARE_CHOICE_PARSER(vf_link_state);
 DECLARE_CHOICE_PARSER(vlan_protocol);
 DECLARE_CHOICE_PARSER(probe_mesh);
+DECLARE_CHOICE_PARSER(devlink_reload);
+
+/* profile-values-devlink.c */
+/* devlink.params: a list of {name, value, cmode}, checked against the known parameters
+ * (devlink-param.h) and, where match.driver names drivers the table knows, against theirs
+ * (schema_check_devlink()). */
+int parse_devlink_params(SchemaContext *ctx, const SchemaKey *row, yaml_node_t *node, void *dest);
+int schema_check_devlink(SchemaContext *ctx);
 
 /* profile-values-sriov.c */
 /* sriov.vf: also on -EINVAL, the entries whose index was read are stored, for

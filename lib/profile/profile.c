@@ -45,6 +45,8 @@ static const char *const key_table[_KEY_MAX] = {
 	[KEY_SRIOV_VF] = "sriov.vf",
 	[KEY_PCI_MAX_READ_REQUEST] = "pci.max-read-request",
 	[KEY_PCI_UPSTREAM_ACS] = "pci.upstream-acs",
+	[KEY_DEVLINK_PARAMS] = "devlink.params",
+	[KEY_DEVLINK_RELOAD] = "devlink.reload",
 	[KEY_PROBE_INTERVAL] = "probe.interval",
 	[KEY_PROBE_TIMEOUT] = "probe.timeout",
 	[KEY_PROBE_MESH] = "probe.mesh",
@@ -69,6 +71,7 @@ void port_settings_done(PortSettings *s) {
 	strv_free(s->counters_optional);
 	free(s->node_description);
 	free(s->sriov_vf);
+	free(s->devlink_params);
 	strv_free(s->probe_peers);
 	*s = (PortSettings){ 0 };
 }

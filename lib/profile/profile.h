@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "devlink-param.h"
 #include "diag.h"
 #include "rdma-types.h"
 
@@ -58,6 +59,8 @@ typedef enum Key {
 	KEY_SRIOV_VF,
 	KEY_PCI_MAX_READ_REQUEST,
 	KEY_PCI_UPSTREAM_ACS,
+	KEY_DEVLINK_PARAMS,
+	KEY_DEVLINK_RELOAD,
 	KEY_PROBE_INTERVAL,
 	KEY_PROBE_TIMEOUT,
 	KEY_PROBE_MESH,
@@ -95,7 +98,8 @@ _Static_assert(_KEY_MAX <= 128, "a KeySet has a bit per key");
 	(KEY_BIT(KEY_SRIOV_VFS) | KEY_BIT(KEY_SRIOV_AUTOPROBE) | KEY_BIT(KEY_SRIOV_ESWITCH) | \
 	 KEY_BIT(KEY_SRIOV_VF))
 #define KEYS_PCI      (KEY_BIT(KEY_PCI_MAX_READ_REQUEST) | KEY_BIT(KEY_PCI_UPSTREAM_ACS))
-#define KEYS_FUNCTION (KEYS_SRIOV | KEYS_PCI)
+#define KEYS_DEVLINK  (KEY_BIT(KEY_DEVLINK_PARAMS) | KEY_BIT(KEY_DEVLINK_RELOAD))
+#define KEYS_FUNCTION (KEYS_SRIOV | KEYS_PCI | KEYS_DEVLINK)
 /* What rdmad-probe does on the port (issue 29): rdmad publishes them, the prober acts. */
 #define KEYS_PROBE                                                                            \
 	(KEY_BIT(KEY_PROBE_INTERVAL) | KEY_BIT(KEY_PROBE_TIMEOUT) | KEY_BIT(KEY_PROBE_MESH) | \
@@ -214,6 +218,11 @@ typedef struct PortSettings {
 	/* pci.*: the function's PCIe Max_Read_Request_Size in bytes; ACS on the ports above it */
 	unsigned pci_max_read_request;
 	PciAcs pci_upstream_acs;
+	/* devlink.*: the devlink device's parameters (sorted by name, one entry a name), and
+	 * whether rdmad may reload it to bring driverinit ones into effect */
+	DevlinkParam *devlink_params;
+	size_t n_devlink_params;
+	DevlinkReload devlink_reload;
 	/* probe.*: the prober's interval and timeout in ms, whether it probes the host's other
 	 * probed links, the peers' addresses (canonical text, no prefix), its rdma_cm port */
 	unsigned probe_interval_ms, probe_timeout_ms;

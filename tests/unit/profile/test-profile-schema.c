@@ -338,6 +338,42 @@ static const struct {
 	  "t.yaml:4:7: error: 'sriov.vf': VF 1 is declared twice (first at line 3)" },
 	{ "sriov:\n  vf:\n    - {mac: 02:00:00:00:00:01}\n",
 	  "t.yaml:3:7: error: 'sriov.vf': entry has no 'index'" },
+	/* devlink */
+	{ "devlink:\n  params:\n    - {name: max_macs, value: many}\n",
+	  "t.yaml:3:31: error: 'devlink.params': max_macs expects a u32, got 'many'" },
+	{ "devlink:\n  params:\n    - {name: flow_steering_mode, value: fast}\n",
+	  "t.yaml:3:41: error: 'devlink.params': flow_steering_mode expects one of dmfs|smfs|hmfs, "
+	  "got 'fast'" },
+	{ "devlink:\n  params:\n    - {name: test1, value: 1}\n",
+	  "t.yaml:3:28: error: 'devlink.params': test1 expects true or false, got '1'" },
+	{ "devlink:\n  params:\n    - {name: max_macs, value: 4294967296}\n",
+	  "t.yaml:3:31: error: 'devlink.params': max_macs expects a u32, got '4294967296'" },
+	{ "devlink:\n  params:\n    - {name: flow_steering_mode, value: smfs, cmode: driverinit}\n",
+	  "t.yaml:3:54: error: 'devlink.params': flow_steering_mode has no cmode driverinit "
+	  "(mlx5_core: runtime)" },
+	{ "devlink:\n  params:\n    - {name: enable_roce, value: true}\n",
+	  "t.yaml:3:7: error: 'devlink.params': enable_roce is runtime on some drivers and "
+	  "driverinit on others: give its cmode" },
+	{ "devlink:\n  params:\n    - {name: vendor_knob, value: 3}\n",
+	  "t.yaml:3:7: error: 'devlink.params': vendor_knob is not a parameter rdmad knows: give "
+	  "its cmode (runtime, driverinit or permanent)" },
+	{ "devlink:\n  params:\n    - {name: max_macs, value: 1}\n    - {name: max_macs, value: "
+	  "2}\n",
+	  "t.yaml:4:7: error: 'devlink.params': max_macs is declared twice (first at line 3)" },
+	{ "devlink:\n  params:\n    - {name: enable_roce, value: true, cmode: runtime}\n"
+	  "    - {name: enable_iwarp, value: true}\n",
+	  "t.yaml:3:5: error: 'devlink.params': enable_roce and enable_iwarp are both true: ice "
+	  "runs one of RoCE and iWARP at a time" },
+	{ "match: {driver: netdevsim}\ndevlink:\n  params:\n    - {name: flow_steering_mode, "
+	  "value: smfs}\n",
+	  "t.yaml:4:7: error: 'devlink.params': netdevsim has no parameter flow_steering_mode (it "
+	  "has max_macs, test1)" },
+	{ "devlink:\n  params:\n    - {name: max_macs, value: 1, cmode: later}\n",
+	  "t.yaml:3:41: error: 'devlink.params': cmode 'later' is not runtime, driverinit or "
+	  "permanent" },
+	{ "devlink: {reload: sometimes}\n", "t.yaml:1:19: error: 'devlink.reload': unknown value "
+					    "'sometimes', expected one of: never, "
+					    "allowed" },
 	{ "sriov:\n  vf:\n    - {index: 0, speed: 10}\n",
 	  "t.yaml:3:18: error: 'sriov.vf': unknown key 'speed', expected index, mac, vlan, qos, "
 	  "vlan-protocol, trust, spoof-check, link-state, max-rate, min-rate, node-guid or "
@@ -507,6 +543,8 @@ static const char full[] =
 	"    - {index: 0, node-guid: \"00:11:22:33:44:55:66:77\", port-guid: "
 	"\"00:11:22:33:44:55:66:78\"}\n"
 	"pci:\n  max-read-request: 4096\n  upstream-acs: off\n"
+	"devlink:\n  params:\n    - {name: max_macs, value: 0x40, cmode: driverinit}\n"
+	"    - {name: flow_steering_mode, value: smfs}\n  reload: allowed\n"
 	"probe:\n  interval: 250ms\n  timeout: 2s\n  mesh: local\n"
 	"  peers: [192.0.2.9, '2001:0db8::9']\n  port: 18515\n"
 	"links:\n  - {name: rxe0, type: rxe, netdev: veth0}\n"
@@ -539,6 +577,15 @@ TEST(full_profile) {
 	CHECK_INTEQ(p->settings.sriov_vfs, 4);
 	CHECK(!p->settings.sriov_autoprobe);
 	CHECK_INTEQ(p->settings.sriov_eswitch, ESWITCH_MODE_SWITCHDEV);
+	/* sorted by name, the hex value canonical, the cmode from the known table */
+	CHECK_INTEQ(p->settings.n_devlink_params, 2);
+	CHECK_STREQ(p->settings.devlink_params[0].name, "flow_steering_mode");
+	CHECK_STREQ(p->settings.devlink_params[0].value, "smfs");
+	CHECK_INTEQ(p->settings.devlink_params[0].cmode, DEVLINK_CMODE_RUNTIME);
+	CHECK_STREQ(p->settings.devlink_params[1].name, "max_macs");
+	CHECK_STREQ(p->settings.devlink_params[1].value, "64");
+	CHECK_INTEQ(p->settings.devlink_params[1].cmode, DEVLINK_CMODE_DRIVERINIT);
+	CHECK_INTEQ(p->settings.devlink_reload, DEVLINK_RELOAD_ALLOWED);
 	CHECK_INTEQ(p->settings.pci_max_read_request, 4096);
 	CHECK_INTEQ(p->settings.pci_upstream_acs, PCI_ACS_OFF);
 	CHECK_INTEQ(p->settings.n_sriov_vf, 2);

@@ -1,0 +1,198 @@
+#!/bin/bash
+# devlink-params.sh (light VM, --netdevsim) - issue 46's devlink.params and devlink.reload through
+# rdmad, on the kernel's netdevsim, whose only parameters are driverinit ones (max_macs u32,
+# test1 bool) and whose debugfs shows the values in effect (devlink shows the driverinit ones):
+#   - rdmactl check refuses an unknown name and a wrong type with file:line:col;
+#   - reload: never: rdmad writes the driverinit values (read back with devlink) and shows them
+#     pending until reload (plan, status), also after rdmad restarts; debugfs still has the old
+#     ones; a value changed by hand is put back (PARAM_NEW on devlink's config group, no
+#     reconcile asked for);
+#   - reload: allowed: one driver_reinit brings both into effect (debugfs), timed; the netdev
+#     it re-creates gets its declared MTU back, and the rxe link on it is made again with its
+#     ToS (read back from the kernel); the plan is empty after;
+#   - dont_allow_reload: the reload is refused with the kernel's extack ("User forbid the reload
+#     for testing purposes") in the journal and status, and not tried again;
+#   - fail_reload: the reload removes the ports and fails, reported; a later successful reload
+#     (by hand) brings them back and rdmad applies the links again.
+# No `set -e`: a failed check is reported and the scenario goes on.
+set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
+. "$VM_LIB"
+
+LOG=${VM_LOGDIR:-/tmp}/rdmad.log
+CONF=/etc/rdmad
+for b in rdmad rdmactl udevadm devlink rdma jq; do
+	command -v "$b" > /dev/null || bail "no $b on PATH"
+done
+uptime_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
+
+check "modprobe psample; insmod netdevsim.ko" \
+	sh -c "modprobe psample && insmod /lib/modules/$(uname -r)/extra/netdevsim.ko" || bail "no netdevsim"
+check "rdma_rxe loads" modprobe rdma_rxe || bail "no rdma_rxe"
+mount -t debugfs none /sys/kernel/debug 2> /dev/null
+NSIM=/sys/bus/netdevsim/devices/netdevsim1
+DBG=/sys/kernel/debug/netdevsim/netdevsim1
+DL=netdevsim/netdevsim1
+check "netdevsim device 1, one port" write /sys/bus/netdevsim/new_device "1 1"
+wait_until 20 sh -c "ls $NSIM/net/ | grep -q ." || bail "netdevsim1 has no netdev"
+PF=$(ls "$NSIM/net/" | head -n1)
+diag "netdevsim1's netdev: $PF"
+test -r "$DBG/max_macs" || bail "no netdevsim debugfs at $DBG"
+
+# devlink's view: the driverinit value; debugfs: the one in effect
+dl() { devlink -j dev param show "$DL" name "$1" | jq -r ".param[\"$DL\"][0].values[0].value"; }
+eff() { cat "$DBG/$1"; }
+is "devlink: max_macs 32, test1 true (netdevsim's defaults)" "$(dl max_macs) $(dl test1)" "32 true"
+is "debugfs: in effect the same" "$(eff max_macs) $(eff test1)" "32 Y"
+
+# ---- rdmactl check ---------------------------------------------------------------------------------
+mkdir -p /run/rdmad-vm/bad
+cat > /run/rdmad-vm/bad/50-bad.yaml << 'YAML'
+match: {driver: netdevsim}
+devlink:
+  params:
+    - {name: max_macs, value: many, cmode: driverinit}
+    - {name: flow_steering_mode, value: smfs}
+YAML
+rdmactl check /run/rdmad-vm/bad/50-bad.yaml > "$VM_LOGDIR/check-bad.txt" 2>&1
+diag "$(cat "$VM_LOGDIR/check-bad.txt")"
+check "rdmactl check: max_macs's wrong type at its value's line:col" \
+	grep -q "50-bad.yaml:4:[0-9]*: .*max_macs expects a u32, got 'many'" "$VM_LOGDIR/check-bad.txt"
+check "rdmactl check: a name netdevsim has not, at its entry (file:line:col)" \
+	grep -q "50-bad.yaml:5:[0-9]*: .*netdevsim has no parameter flow_steering_mode" "$VM_LOGDIR/check-bad.txt"
+
+udevd_start
+private_bus_start
+
+mkdir -p "$CONF"
+profile() { # profile MAX_MACS RELOAD
+	cat > "$CONF/50-devlink.yaml" << YAML
+modules: [rdma_ucm]
+links:
+  - {name: rxe0, type: rxe, netdev: $PF}
+---
+match: {netdev: $PF}
+netdev: {up: true, mtu: 2000}
+roce: {tos: 106}
+devlink:
+  params:
+    - {name: max_macs, value: $1, cmode: driverinit}
+    - {name: test1, value: false}
+  reload: $2
+YAML
+}
+profile 64 never
+rdmactl plan > "$VM_LOGDIR/plan-before.txt" 2>&1
+diag "rdmactl plan, before:"
+diag "$(cat "$VM_LOGDIR/plan-before.txt")"
+check "plan: devlink.params max_macs=32 -> 64 (driverinit)" \
+	grep -Eq "^$DL +devlink\.params +max_macs=32 +max_macs=64 \(driverinit\)" "$VM_LOGDIR/plan-before.txt"
+check "plan: devlink.reload pending until reload (never)" \
+	grep -Eq "devlink\.reload .*pending until reload: max_macs=64 test1=false" "$VM_LOGDIR/plan-before.txt"
+
+rdmad -v > "$LOG" 2>&1 &
+RDMAD=$!
+dl_is() { [ "$(dl max_macs) $(dl test1)" = "$1" ]; }
+check "rdmad wrote the driverinit values: devlink reads back max_macs 64, test1 false" \
+	wait_until 20 dl_is "64 false"
+rxe_on() { rdma link show rxe0/1 2> /dev/null | grep -q "netdev $PF"; }
+check "... rxe0 on $PF" wait_until 20 rxe_on
+is "... not in effect (debugfs): 32 Y" "$(eff max_macs) $(eff test1)" "32 Y"
+check "... rdmad's record of them, pending" \
+	grep -qx "pending max_macs=64" "/run/rdmad/state/devlink/netdevsim+netdevsim1"
+status_has() { rdmactl status --no-pager rxe0/1 2> /dev/null | grep -Eq "$1"; }
+check "rdmactl status: devlink.reload pending until reload" \
+	wait_until 20 status_has "^devlink\.reload .*pending until reload: max_macs=64 test1=false"
+diag "$(rdmactl status --no-pager rxe0/1 2>&1)"
+
+# a value changed by hand: put back, with no reconcile asked (PARAM_NEW on the config group)
+check "devlink dev param set max_macs 16 (by hand)" \
+	devlink dev param set "$DL" name max_macs value 16 cmode driverinit
+check "... put back to 64 by rdmad (devlink's notification)" wait_until 20 dl_is "64 false"
+rdmactl plan > "$VM_LOGDIR/plan-never.txt" 2>&1
+check "... the plan still shows them pending until reload" \
+	grep -Eq "devlink\.reload .*pending until reload: max_macs=64 test1=false" "$VM_LOGDIR/plan-never.txt"
+
+# what is pending outlives rdmad: its record is under /run
+kill "$RDMAD"
+wait "$RDMAD"
+rdmad -v >> "$LOG" 2>&1 &
+RDMAD=$!
+check "rdmad restarted: still pending until reload (its record)" \
+	wait_until 20 status_has "^devlink\.reload .*pending until reload: max_macs=64 test1=false"
+
+# ---- reload: allowed --------------------------------------------------------------------------------
+ifindex=$(cat "/sys/class/net/$PF/ifindex")
+profile 64 allowed
+t0=$(uptime_ms)
+kill -HUP "$RDMAD"
+eff_is() { [ "$(eff max_macs) $(eff test1)" = "$1" ]; }
+check "reload: allowed: in effect after one reload (debugfs 64 N)" wait_until 30 eff_is "64 N"
+t1=$(uptime_ms)
+diag "reload: from SIGHUP to the values in effect: $((t1 - t0)) ms"
+diag "$(grep -E 'devlink\.reload' "$LOG")"
+is "... one reload (journal)" "$(grep -c 'devlink.reload pending: .* -> reload' "$LOG")" 1
+check "... run off the event loop (worker)" \
+	grep -Eq "devlink\.reload: reloading \(driver_reinit\) for max_macs=64 test1=false, off the event loop" "$LOG"
+check "... its time in the journal" grep -Eq "devlink\.reload .*reloaded in [0-9.]+ s" "$LOG"
+diag "$(grep -Eo 'reloaded in [0-9.]+ s' "$LOG" | head -n1)"
+new_netdev() { [ -e "/sys/class/net/$PF/ifindex" ] && [ "$(cat "/sys/class/net/$PF/ifindex")" != "$ifindex" ]; }
+check "... the port re-created: $PF of another ifindex" wait_until 20 new_netdev
+mtu_is() { [ "$(cat "/sys/class/net/$PF/mtu")" = "$1" ]; }
+check "... its MTU back to 2000" wait_until 30 mtu_is 2000
+check "... rxe0 made again on it" wait_until 30 rxe_on
+TOS=/sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos
+tos_is() { [ "$(cat "$TOS" 2> /dev/null)" = 106 ]; }
+check "... with its ToS (configfs reads back 106)" wait_until 30 tos_is
+check "... rdmad's record dropped" wait_until 10 sh -c "! test -e /run/rdmad/state/devlink/netdevsim+netdevsim1"
+rdmactl plan > "$VM_LOGDIR/plan-after.txt" 2>&1
+diag "rdmactl plan, after:"
+diag "$(cat "$VM_LOGDIR/plan-after.txt")"
+is "... nothing left to do for the device (plan)" \
+	"$(grep -Ec '^(netdevsim|rxe0)' "$VM_LOGDIR/plan-after.txt")" 0
+
+# ---- dont_allow_reload: refused, reported, not tried again -----------------------------------------
+check "echo Y > dont_allow_reload" write "$DBG/dont_allow_reload" Y
+profile 128 allowed
+kill -HUP "$RDMAD"
+refused() { grep -q "User forbid the reload for testing purposes" "$LOG"; }
+check "the reload refused, with the kernel's extack (journal)" wait_until 30 refused
+diag "$(grep -E 'devlink\.reload' "$LOG" | tail -n 3)"
+check "... in rdmactl status" \
+	wait_until 20 status_has "^devlink\.reload .*User forbid the reload for testing purposes"
+rdmactl reconcile > /dev/null 2>&1
+rdmactl reconcile > /dev/null 2>&1
+is "... not tried again (two reconciles later, one refusal in the journal)" \
+	"$(grep -c 'failed to set devlink.reload' "$LOG")" 1
+rdmactl plan > "$VM_LOGDIR/plan-refused.txt" 2>&1
+check "... rdmactl plan says the last reload failed, and why" \
+	grep -Eq "devlink\.reload .*the last reload failed: netdevsim: User forbid the reload for testing purposes" \
+	"$VM_LOGDIR/plan-refused.txt"
+is "... max_macs 128 written, not in effect (devlink 128, debugfs 64)" "$(dl max_macs) $(eff max_macs)" "128 64"
+
+# ---- fail_reload: the ports removed, reported; back after a successful reload ----------------------
+check "echo N > dont_allow_reload; echo Y > fail_reload" \
+	sh -c "echo N > $DBG/dont_allow_reload && echo Y > $DBG/fail_reload"
+profile 256 allowed
+kill -HUP "$RDMAD"
+failed() { [ "$(grep -c 'failed to set devlink.reload' "$LOG")" = 2 ]; }
+check "the reload fails (journal)" wait_until 30 failed
+diag "$(grep -E 'failed to set devlink.reload' "$LOG" | tail -n 1)"
+gone() { ! ls "$NSIM/net/" 2> /dev/null | grep -q .; }
+check "... and the ports are gone" wait_until 20 gone
+check "echo N > fail_reload; devlink dev reload by hand" \
+	sh -c "echo N > $DBG/fail_reload && devlink dev reload $DL"
+check "... the port back" wait_until 20 sh -c "ls $NSIM/net/ | grep -q ."
+PF=$(ls "$NSIM/net/" | head -n1)
+check "... rdmad applies its MTU again (2000)" wait_until 30 mtu_is 2000
+check "... and makes rxe0 on it again" wait_until 30 rxe_on
+is "... 256 in effect (debugfs)" "$(eff max_macs)" 256
+rdmactl plan > "$VM_LOGDIR/plan-recovered.txt" 2>&1
+is "... nothing left to do (plan)" "$(grep -Ec '^(netdevsim|rxe0)' "$VM_LOGDIR/plan-recovered.txt")" 0
+
+check "rdmad is still running" kill -0 "$RDMAD"
+kill "$RDMAD"
+wait "$RDMAD"
+is "rdmad stops on SIGTERM with status 0" "$?" 0
+kill "$(cat /run/rdmad-vm/bus.pid)"
+done_testing
