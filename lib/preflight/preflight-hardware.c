@@ -431,5 +431,18 @@ int preflight_hardware(Preflight *p, const PreflightInput *in) {
 		if (r < 0)
 			return r;
 	}
-	return check_firmware(p, in, devicesfd);
+	r = check_firmware(p, in, devicesfd);
+	if (r < 0)
+		return r;
+	if (in->device_health)
+		return preflight_device_health(p, in, in->device_health);
+	if (streq(in->root, "/")) { /* devlink has no root: only this host's */
+		_cleanup_(device_health_done) DeviceHealth h = { 0 };
+
+		r = device_health_read(&h);
+		if (r < 0)
+			return r;
+		return preflight_device_health(p, in, &h);
+	}
+	return 0;
 }

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "device-health.h"
 #include "host.h"
 #include "macro.h"
 #include "profile.h"
@@ -103,6 +104,9 @@ typedef struct PreflightInput {
 	/* The GPU/NIC topology when the caller has read it already (topology_read() of root and
 	 * host); NULL: the gpu checks read it. */
 	const Topology *topology;
+	/* devlink's health reporters and firmware versions when the caller has read them
+	 * (device_health_read(), or a test's); NULL: read on the real root, none elsewhere. */
+	const DeviceHealth *device_health;
 	/* The memlock limit systemd gives services (DefaultLimitMEMLOCKSoft and
 	 * DefaultLimitMEMLOCK, from the manager over D-Bus: what it runs with, not only what its
 	 * files say); UINT64_MAX for infinity. Login sessions start from it too (their login
@@ -127,6 +131,9 @@ int preflight_each_port(Preflight *p, const PreflightInput *in, preflight_port_c
 char *preflight_port_subject(const HostDevice *d, const HostPort *p);
 
 int preflight_hardware(Preflight *p, const PreflightInput *in);
+/* The hardware.health and hardware.firmware-pending rows of devlink's facts h
+ * (preflight-health.c; preflight_hardware() calls it). -ENOMEM only. */
+int preflight_device_health(Preflight *p, const PreflightInput *in, const DeviceHealth *h);
 int preflight_kernel(Preflight *p, const PreflightInput *in);
 int preflight_userspace(Preflight *p, const PreflightInput *in);
 int preflight_memlock(Preflight *p, const PreflightInput *in);
