@@ -5,7 +5,8 @@
  * errors). Names in base units, counters ending in _total; the port counters keep
  * node_exporter's node_infiniband_* names under rdmad_, so that dashboards can join them on
  * device and port. The netdevs' per-priority PFC pause frames (ethtool-stats.h) only of this
- * host, not under --root. GPUDirect RDMA readiness per NVIDIA GPU (metrics-gpu.c). --output writes
+ * host, not under --root. GPUDirect RDMA readiness per NVIDIA GPU (metrics-gpu.c). devlink's health
+ * reporters and firmware versions (metrics-devlink.h), of this host only. --output writes
  * the file atomically, for node_exporter's textfile collector (rdmad-metrics.timer). */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,7 @@
 #include "ethtool-stats.h"
 #include "fileio.h"
 #include "metrics.h"
+#include "metrics-devlink.h"
 #include "metrics-gpu.h"
 #include "rdmactl.h"
 #include "strv.h"
@@ -366,6 +368,13 @@ int verb_metrics(const Options *o, int argc, char **argv) {
 	for (size_t i = 0; r >= 0 && h && streq(o->root, "/") && i < h->n_devices; i++)
 		for (size_t k = 0; r >= 0 && k < h->devices[i].n_ports; k++)
 			r = pause_metrics(&m, h->devices[i].ports[k].netdev, &netdevs_done);
+	if (r >= 0 && streq(o->root, "/")) { /* devlink has no root */
+		_cleanup_(device_health_done) DeviceHealth dh = { 0 };
+
+		r = device_health_read(&dh);
+		if (r >= 0)
+			r = devlink_metrics_add(&m, o->root, &dh);
+	}
 	if (r >= 0)
 		r = metrics_format(&m, &text);
 	if (r < 0) {
