@@ -13,6 +13,7 @@
 #include "gid.h"
 #include "log.h"
 #include "manager-emit.h"
+#include "manager-health.h"
 #include "manager-lldp.h"
 #include "manager-watch.h"
 #include "bus-args.h"
@@ -77,6 +78,7 @@ Manager *manager_free(Manager *m) {
 	if (m->ethtool_watch)
 		nl_socket_free(m->ethtool_watch);
 	lldp_watch_free(m->lldp_watch);
+	health_watch_free(m->health_watch);
 	sd_device_monitor_unref(m->udev);
 	sd_event_source_unref(m->bus_reconnect);
 	sd_bus_flush_close_unref(m->bus);
@@ -436,6 +438,9 @@ int manager_start(Manager *m) {
 		return r;
 	if (streq(m->root, "/")) {
 		r = manager_watch_lldp(m);
+		if (r < 0)
+			return r;
+		r = manager_watch_health(m);
 		if (r < 0)
 			return r;
 	}

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* devlink health reporters (issue 46): mlx5's fw_fatal says the driver lost its firmware while
+ * the link still reads UP. The kernel multicasts DEVLINK_CMD_HEALTH_REPORTER_RECOVER on
+ * devlink's "config" group with the reporter's state and counts whenever it reports an error
+ * (devlink_health_report()) and whenever a recovery succeeds; a failed recovery sends nothing
+ * more. rdmad joins the group, then reads every reporter once (a dump), so that nothing falls
+ * between the two; afterwards each notification is compared with the table and a change is
+ * told: a journal line with the device's RDMA_DEVICE= and NETDEV=, and DevlinkHealthChanged
+ * on the bus. ENOBUFS (notifications lost) reads the table again. The same group carries
+ * PARAM_NEW and the devices' and ports' NEW/DEL: not this file's. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device-health.h"
+#include "devlink-health-talk.h"
+#include "json-util.h"
+#include "log.h"
+#include "manager-emit.h"
+#include "manager-health.h"
+#include "netlink-io.h"
+#include "strv.h"
+
+struct HealthWatch {
+	Manager *m;
+	struct nl_sock *sk;
+	sd_event_source *io;
+	uint16_t family;
+	HealthReporter *reporters;
+	size_t n;
+};
+
+HealthWatch *health_watch_free(HealthWatch *w) {
+	if (!w)
+		return NULL;
+	sd_event_source_disable_unref(w->io);
+	if (w->sk)
+		nl_socket_free(w->sk);
+	free(w->reporters);
+	free(w);
+	return NULL;
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(HealthWatch *, health_watch_free)
+
+static bool reporter_same(const HealthReporter *a, const HealthReporter *b) {
+	return streq(a->device, b->device) && a->has_port == b->has_port && a->port == b->port &&
+	       streq(a->name, b->name);
+}
+
+/* A change of r (old: as it was, NULL when new to rdmad): the journal, and the bus. */
+static void health_changed(HealthWatch *w, const HealthReporter *old, const HealthReporter *r) {
+	_cleanup_strv_free_ char **netdevs = NULL, **rdma = NULL;
+	LogFields f = { 0 };
+	const char *name;
+	int level;
+
+	(void) devlink_device_names(w->m->root, r->device, &netdevs, &rdma);
+	f.device = rdma ? rdma[0] : NULL;
+	f.netdev = netdevs ? netdevs[0] : NULL;
+	f.port = r->has_port ? r->port : 0;
+	name = f.device ? f.device : f.netdev;
+	f.message_id = MESSAGE_ID_DEVLINK_HEALTH_CHANGED;
+	level = r->state == HEALTH_STATE_ERROR ? LOG_ERR
+		: old && old->state == HEALTH_STATE_ERROR ? LOG_NOTICE
+							  : LOG_INFO;
+	log_full(level, 0, &f,
+		 "devlink health reporter %s of %s%s%s%s: %s%s, %" PRIu64 " errors, %" PRIu64
+		 " recoveries",
+		 r->name, r->device, name ? " (" : "", strempty(name), name ? ")" : "",
+		 health_state_to_string(r->state),
+		 r->state == HEALTH_STATE_ERROR && r->has_recover && !r->auto_recover
+			 ? " (auto-recover off)"
+			 : "",
+		 r->errors, r->recoveries);
+	manager_emit_health_changed(w->m, r);
+}
+
+/* r as the kernel says it now: compare, keep, tell. */
+static int health_update(HealthWatch *w, const HealthReporter *r, bool tell_new) {
+	HealthReporter *l;
+
+	for (size_t i = 0; i < w->n; i++) {
+		HealthReporter old = w->reporters[i];
+
+		if (!reporter_same(&old, r))
+			continue;
+		w->reporters[i] = *r;
+		if (old.state != r->state || old.errors != r->errors ||
+		    old.recoveries != r->recoveries)
+			health_changed(w, &old, r);
+		return 0;
+	}
+	l = realloc(w->reporters, (w->n + 1) * sizeof(HealthReporter));
+	if (!l)
+		return -ENOMEM;
+	w->reporters = l;
+	w->reporters[w->n++] = *r;
+	/* a reporter first seen in error is news; one seen healthy at start is not */
+	if (tell_new || r->state == HEALTH_STATE_ERROR)
+		health_changed(w, NULL, r);
+	return 0;
+}
+
+/* Every reporter, read again: at start, and after lost notifications. Reporters gone (a
+ * driver's reload re-creates them, counts at 0) leave the table. */
+static int health_read_all(HealthWatch *w, bool tell_new) {
+	_cleanup_free_ HealthReporter *now = NULL;
+	struct nl_sock *sk = NULL;
+	size_t n = 0;
+	int r;
+
+	r = netlink_open(NETLINK_GENERIC, &sk);
+	if (r >= 0)
+		r = devlink_health_read_all(sk, w->family, &now, &n, NULL);
+	if (sk)
+		nl_socket_free(sk);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < w->n;) {
+		bool found = false;
+
+		for (size_t k = 0; k < n && !found; k++)
+			found = reporter_same(&w->reporters[i], &now[k]);
+		if (found)
+			i++;
+		else
+			w->reporters[i] = w->reporters[--w->n];
+	}
+	for (size_t k = 0; k < n; k++) {
+		r = health_update(w, &now[k], tell_new);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int on_health_message(struct nl_msg *msg, void *userdata) {
+	HealthWatch *w = userdata;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	HealthReporter r;
+
+	/* PARAM_NEW and the rest of the group do not parse as a reporter: not ours */
+	if (devlink_health_parse(nlh, nlh->nlmsg_len, &r) >= 0 &&
+	    health_update(w, &r, true) == -ENOMEM)
+		log_warning("Out of memory keeping devlink health reporter %s of %s, ignoring.",
+			    r.name, r.device);
+	return NL_OK;
+}
+
+static int on_health_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+	HealthWatch *w = userdata;
+	int r;
+
+	for (unsigned i = 0; i < 64; i++) {
+		r = nl_recvmsgs_default(w->sk);
+		if (r >= 0)
+			continue;
+		if (r == -NLE_AGAIN)
+			break;
+		/* ENOBUFS: changes were lost; the kernel has the counts, read them again */
+		log_full(LOG_NOTICE, 0, &(LogFields){ .message_id = MESSAGE_ID_EVENTS_LOST },
+			 "devlink config socket: %s, reading every health reporter again.",
+			 nl_geterror(r));
+		r = health_read_all(w, true);
+		if (r < 0)
+			log_warning_errno(r, "Failed to read devlink health reporters, ignoring");
+		break;
+	}
+	return 0;
+}
+
+int manager_watch_health(Manager *m) {
+	_cleanup_(health_watch_freep) HealthWatch *w = NULL;
+	struct nl_sock *resolver = NULL;
+	uint32_t group = 0;
+	int r;
+
+	w = calloc(1, sizeof(HealthWatch));
+	if (!w)
+		return log_error_errno(-ENOMEM, "Failed to watch devlink health");
+	w->m = m;
+	r = netlink_open(NETLINK_GENERIC, &resolver);
+	if (r >= 0)
+		r = devlink_config_group_resolve(resolver, &w->family, &group);
+	if (resolver)
+		nl_socket_free(resolver);
+	if (r == -ENOMEM)
+		return log_error_errno(r, "Failed to watch devlink health");
+	if (r < 0) {
+		log_full_errno(r == -ENOENT ? LOG_DEBUG : LOG_WARNING, r, NULL,
+			       "Failed to find devlink's config group, devlink health reporters "
+			       "are not watched");
+		return 0;
+	}
+	w->sk = nl_socket_alloc();
+	if (!w->sk)
+		return log_error_errno(-ENOMEM, "Failed to watch devlink health");
+	nl_socket_disable_seq_check(w->sk);
+	nl_socket_modify_cb(w->sk, NL_CB_VALID, NL_CB_CUSTOM, on_health_message, w);
+	r = nl_connect(w->sk, NETLINK_GENERIC);
+	if (r >= 0)
+		r = nl_socket_add_memberships(w->sk, (int) group, 0);
+	if (r >= 0)
+		r = nl_socket_set_nonblocking(w->sk);
+	if (r < 0) {
+		log_warning("Failed to join devlink's config group (%s), devlink health "
+			    "reporters are not watched.",
+			    nl_geterror(r));
+		return 0;
+	}
+	(void) nl_socket_set_buffer_size(w->sk, 256 * 1024, 0);
+	/* joined first: a change from here on is either in the dump or on the socket */
+	r = health_read_all(w, false);
+	if (r == -ENOMEM)
+		return log_error_errno(r, "Failed to read devlink health reporters");
+	if (r < 0)
+		log_warning_errno(r, "Failed to read devlink health reporters, ignoring");
+	r = sd_event_add_io(m->event, &w->io, nl_socket_get_fd(w->sk), EPOLLIN, on_health_io, w);
+	if (r < 0)
+		return log_error_errno(r, "Failed to watch the devlink config socket");
+	(void) sd_event_source_set_description(w->io, "devlink-health");
+	log_debug("Watching %zu devlink health reporters.", w->n);
+	m->health_watch = TAKE_PTR(w);
+	return 0;
+}
+
+int manager_health_describe(Manager *m, json_object *o) {
+	HealthWatch *w = m->health_watch;
+	json_object *a, *e;
+	int r;
+
+	if (!w)
+		return 0;
+	r = json_add_array(o, "devlink_health", &a);
+	for (size_t i = 0; r >= 0 && i < w->n; i++) {
+		const HealthReporter *x = &w->reporters[i];
+
+		r = json_add_object(a, NULL, &e);
+		if (r >= 0)
+			r = json_add_string(e, "device", x->device);
+		if (r >= 0 && x->has_port)
+			r = json_add_int(e, "port", x->port);
+		if (r >= 0)
+			r = json_add_string(e, "reporter", x->name);
+		if (r >= 0)
+			r = json_add_string(e, "state", health_state_to_string(x->state));
+		if (r >= 0)
+			r = json_add_int(e, "errors", (int64_t) x->errors);
+		if (r >= 0)
+			r = json_add_int(e, "recoveries", (int64_t) x->recoveries);
+	}
+	return r;
+}
