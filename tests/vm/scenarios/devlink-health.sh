@@ -92,36 +92,23 @@ diag "metrics before break_health:"
 diag "$(rdmactl metrics | grep -E '^rdmad_(devlink|firmware)')"
 
 # ---- broken, its recovery failing --------------------------------------------------------------
-timed() { # timed NAME CMD...: ms from T0 until CMD holds (10 s at most) into $VM_LOGDIR/NAME.ms
-	local name=$1 end=$((T0 + 10000))
-	shift
-	until "$@" > /dev/null 2>&1; do
-		[ "$(uptime_ms)" -lt "$end" ] || { echo timeout > "$VM_LOGDIR/$name.ms"; return; }
-		sleep 0.05
-	done
-	echo $(($(uptime_ms) - T0)) > "$VM_LOGDIR/$name.ms"
-}
-metric_error() { rdmactl metrics | grep -Fxq "$STATE 1"; }
-preflight_fail() { [ "$(row hardware.health "$DL/dummy" | cut -d' ' -f1)" = fail ]; }
-bus_error() { dummy_is error 1 0; }
+# The signal is timed from the write to its line in rdmactl monitor's output (a grep of a file:
+# the poll costs nothing beside the VM's one CPU). rdmactl metrics and preflight read devlink
+# when they run, so the first run started after the write must show the error: asserted, and
+# its time from the write printed (under TCG most of it is the tool's own run).
 check "echo 1 > health/fail_recover" write "$H/fail_recover" 1
-rm -f "$VM_LOGDIR"/*.ms
 T0=$(uptime_ms)
-timed metrics metric_error &
-p1=$!
-timed preflight preflight_fail &
-p2=$!
-timed dbus bus_error &
-p3=$!
 fails_with "echo 1 > health/break_health: the recovery fails (EINVAL), the error is held" \
 	"Invalid argument" sh -c "echo 1 > $H/break_health"
-wait "$p1" "$p2" "$p3"
-for w in metrics preflight dbus; do
-	ms=$(cat "$VM_LOGDIR/$w.ms")
-	diag "break_health seen in $w after $ms ms"
-	check "the error is seen in $w within 2 s of the write ($ms ms)" \
-		sh -c "[ '$ms' != timeout ] && [ '$ms' -le 2000 ]"
-done
+check "DevlinkHealthChanged: $DL dummy error 1 0" wait_until 20 sig error 1 0
+ms=$(($(uptime_ms) - T0))
+diag "break_health seen on D-Bus (DevlinkHealthChanged) after $ms ms"
+check "the error is told on D-Bus within 2 s of the write ($ms ms)" test "$ms" -le 2000
+check "the first rdmactl metrics after the write shows dummy in error (1)" metric_error
+diag "break_health seen in rdmactl metrics $(($(uptime_ms) - T0)) ms after the write"
+check "the first rdmactl preflight after the write fails hardware.health" preflight_fail
+diag "break_health seen in rdmactl preflight $(($(uptime_ms) - T0)) ms after the write"
+check "Describe(): dummy error 1 0" bus_error
 is "devlink health: dummy error, 1 error, 0 recovers" \
 	"$(show | jq -r '"\(.state) \(.error) \(.recover)"')" "error 1 0"
 diag "metrics after break_health:"
@@ -132,10 +119,6 @@ check "preflight: hardware.health fails: in error, 1 errors, 0 recoveries" \
 	grep -q "^fail reporter dummy of $DL ($PF) is in error: 1 errors, 0 recoveries" <<< "$pre"
 preflight_fails() { ! rdmactl preflight > /dev/null 2>&1; }
 check "rdmactl preflight exits 1 (a check fails)" preflight_fails
-sig() { # sig STATE ERRORS RECOVERIES: rdmactl monitor printed a DevlinkHealthChanged of dummy
-	grep -q " $DL health dummy: $1, $2 errors, $3 recoveries\$" "$VM_LOGDIR/monitor.log"
-}
-check "DevlinkHealthChanged: $DL dummy error 1 0" wait_until 20 sig error 1 0
 check "journal line: reporter dummy of $DL ($PF): error, 1 errors, 0 recoveries" \
 	grep -q "devlink health reporter dummy of $DL ($PF): error, 1 errors, 0 recoveries" "$LOG"
 
@@ -147,12 +130,12 @@ is "... still error, 1 error, 0 recovers" "$(show | jq -r '"\(.state) \(.error) 
 check "... metrics: still in error" metric_error
 
 # ---- recovered -------------------------------------------------------------------------------
-check "echo 0 > health/fail_recover; devlink health recover" \
-	sh -c "echo 0 > $H/fail_recover && devlink health recover $DL reporter dummy"
+check "echo 0 > health/fail_recover" write "$H/fail_recover" 0
 T0=$(uptime_ms)
-check "Describe(): dummy healthy, 1 error, 1 recovery" within 20 dummy_is healthy 1 1
-diag "recovery seen on the bus after $(($(uptime_ms) - T0)) ms"
+check "devlink health recover" devlink health recover "$DL" reporter dummy
 check "DevlinkHealthChanged: $DL dummy healthy 1 1" wait_until 20 sig healthy 1 1
+diag "recovery told on D-Bus $(($(uptime_ms) - T0)) ms after devlink health recover"
+check "Describe(): dummy healthy, 1 error, 1 recovery" within 20 dummy_is healthy 1 1
 check "metrics: healthy (0), 1 error, 1 recovery" metrics_are 0 1 1
 check "preflight: hardware.health ok again" \
 	grep -q "^ok reporter dummy of $DL ($PF) is healthy: 1 errors, 1 recoveries" \
