@@ -194,6 +194,32 @@ int preflight_firewall_judge(const char *json, const char *netdev, PreflightStat
 int preflight_rdmad(Preflight *p, const PreflightInput *in, json_object *describe,
 		    const char *why_not);
 
+/* The degraded-link judgements of preflight-link-speed.c on facts given rather than read. */
+typedef struct LinkSpeedFacts {
+	const char *netdev;
+	uint32_t speed;	 /* Mb/s now (sysfs speed); 0: no link */
+	uint32_t lanes;	 /* 0: not known */
+	uint32_t expect; /* netdev.expect-speed; 0: none declared */
+	/* the fastest link mode the port supports (ethtool); 0: not known */
+	uint32_t max_speed, max_lanes;
+	char max_mode[40];
+} LinkSpeedFacts;
+/* network.link-speed: fails below the profile's speed, warns below the port's fastest mode. */
+int preflight_link_speed_judge(Preflight *p, const char *subject, const LinkSpeedFacts *f);
+
+typedef struct IbLinkFacts {
+	PortState state;
+	PortPhysState phys_state;
+	const char *rate; /* sysfs rate: "100 Gb/sec (4X EDR)"; NULL: not read */
+	unsigned sm_lid;
+	const char *pci_id; /* "15b3:1017"; NULL: not PCI */
+} IbLinkFacts;
+/* network.ib-link: fails without a subnet manager, warns at 1X or below the HCA's speed. */
+int preflight_ib_link_judge(Preflight *p, const char *subject, const IbLinkFacts *f);
+/* The fastest InfiniBand lane speed ("EDR") of an HCA by PCI id, and its model; NULL when not
+ * known. */
+const char *ib_hca_speed(const char *pci_id, const char **ret_model);
+
 /* All of the above, in that order, sorted. -ENOMEM only: a check that cannot read what it
  * needs says so in its row. */
 int preflight_run(const PreflightInput *in, Preflight *ret);
