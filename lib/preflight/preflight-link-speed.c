@@ -219,3 +219,16 @@ int preflight_link_speed(Preflight *p, const PreflightInput *in, const HostDevic
 		return eth_link(p, in, rootfd, d, port, subject);
 	return 0;
 }
+
+static int port_check(Preflight *p, const PreflightInput *in, const HostDevice *d,
+		      const HostPort *port, void *userdata) {
+	_cleanup_free_ char *subject = preflight_port_subject(d, port);
+
+	if (!subject)
+		return -ENOMEM;
+	return preflight_link_speed(p, in, d, port, subject);
+}
+
+int preflight_links_speed(Preflight *p, const PreflightInput *in) {
+	return preflight_each_port(p, in, port_check, NULL);
+}

@@ -216,6 +216,9 @@ typedef struct IbLinkFacts {
 } IbLinkFacts;
 /* network.ib-link: fails without a subnet manager, warns at 1X or below the HCA's speed. */
 int preflight_ib_link_judge(Preflight *p, const char *subject, const IbLinkFacts *f);
+/* network.link-speed and network.ib-link of every port the input asks about (rdmactl metrics'
+ * rdmad_link_degraded; preflight_network() has them among its rows). -ENOMEM. */
+int preflight_links_speed(Preflight *p, const PreflightInput *in);
 /* The fastest InfiniBand lane speed ("EDR") of an HCA by PCI id, and its model; NULL when not
  * known. */
 const char *ib_hca_speed(const char *pci_id, const char **ret_model);
