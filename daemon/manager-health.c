@@ -61,7 +61,7 @@ static void health_changed(HealthWatch *w, const HealthReporter *old, const Heal
 	f.port = r->has_port ? r->port : 0;
 	name = f.device ? f.device : f.netdev;
 	f.message_id = MESSAGE_ID_DEVLINK_HEALTH_CHANGED;
-	level = r->state == HEALTH_STATE_ERROR ? LOG_ERR
+	level = r->state == HEALTH_STATE_ERROR		  ? LOG_ERR
 		: old && old->state == HEALTH_STATE_ERROR ? LOG_NOTICE
 							  : LOG_INFO;
 	log_full(level, 0, &f,

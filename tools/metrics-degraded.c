@@ -33,9 +33,8 @@ int degraded_metrics_add(Metrics *m, const char *root, const Config *config, con
 	for (size_t i = 0; r >= 0 && i < p.n_rows; i++)
 		for (size_t k = 0; r >= 0 && k < ELEMENTSOF(kinds); k++)
 			if (streq(p.rows[i].check, kinds[k].check))
-				r = metrics_add_u64(m, &family_degraded,
-						    p.rows[i].status != PREFLIGHT_OK, "kind",
-						    kinds[k].kind, "subject", p.rows[i].subject,
-						    NULL);
+				r = metrics_add_u64(
+					m, &family_degraded, p.rows[i].status != PREFLIGHT_OK,
+					"kind", kinds[k].kind, "subject", p.rows[i].subject, NULL);
 	return r;
 }

@@ -62,7 +62,8 @@ int devlink_health_set_new(uint16_t family, const char *bus, const char *dev, co
 	int r;
 
 	if (!handle_part_valid(bus) || !handle_part_valid(dev) || !name || !name[0] ||
-	    strlen(name) >= DEVLINK_NAME_MAX || !c || (!c->set_grace_period && !c->set_auto_recover))
+	    strlen(name) >= DEVLINK_NAME_MAX || !c ||
+	    (!c->set_grace_period && !c->set_auto_recover))
 		return -EINVAL;
 	if (family < NLMSG_MIN_TYPE)
 		return -EINVAL;

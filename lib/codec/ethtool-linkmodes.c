@@ -23,6 +23,7 @@ static const struct {
 	uint8_t lanes;
 	const char *name;
 } link_modes[] = {
+	/* clang-format off */
 	{   0,     10,  1, "10baseT_Half" },
 	{   1,     10,  1, "10baseT_Full" },
 	{   2,    100,  1, "100baseT_Half" },
@@ -103,6 +104,7 @@ static const struct {
 	{  90,    100,  1, "100baseFX_Half" },
 	{  91,    100,  1, "100baseFX_Full" },
 	{  92,     10,  1, "10baseT1L_Full" },
+	/* clang-format on */
 };
 
 int link_mode_lookup(unsigned bit, uint32_t *ret_speed, uint32_t *ret_lanes,
@@ -161,8 +163,7 @@ static int ours_parse(const struct nlattr *nest, LinkModes *l) {
 		return r;
 	if (tb[ETHTOOL_A_BITSET_BITS])
 		return -EPROTO; /* the verbose form, a nest per bit: not what was asked */
-	if (!tb[ETHTOOL_A_BITSET_SIZE] || tb[ETHTOOL_A_BITSET_NOMASK] ||
-	    !tb[ETHTOOL_A_BITSET_MASK])
+	if (!tb[ETHTOOL_A_BITSET_SIZE] || tb[ETHTOOL_A_BITSET_NOMASK] || !tb[ETHTOOL_A_BITSET_MASK])
 		return -EBADMSG;
 	nbits = nla_get_u32(tb[ETHTOOL_A_BITSET_SIZE]);
 	/* u32 words, as many as the bits need (and no more than a netlink attribute holds) */
@@ -200,7 +201,7 @@ int ethtool_linkmodes_parse(const struct nlmsghdr *nlh, size_t len,
 		[ETHTOOL_A_HEADER_DEV_NAME] = { .type = NLA_STRING, .maxlen = IFNAMSIZ },
 	};
 	struct nlattr *tb[ETHTOOL_A_LINKMODES_MAX + 1] = { 0 },
-		      *htb[ETHTOOL_A_HEADER_MAX + 1] = { 0 };
+						    *htb[ETHTOOL_A_HEADER_MAX + 1] = { 0 };
 	LinkModes l = { 0 };
 	const char *name;
 	size_t n;

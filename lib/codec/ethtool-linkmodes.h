@@ -16,8 +16,8 @@
 #include <stdint.h>
 
 typedef struct LinkModes {
-	uint32_t speed; /* Mb/s now; 0: unknown (no link: SPEED_UNKNOWN) */
-	uint32_t lanes; /* now; 0: unknown (drivers that do not say, kernels before 5.10) */
+	uint32_t speed;	    /* Mb/s now; 0: unknown (no link: SPEED_UNKNOWN) */
+	uint32_t lanes;	    /* now; 0: unknown (drivers that do not say, kernels before 5.10) */
 	size_t n_supported; /* supported modes rdmad knows the speed of */
 	/* the fastest supported mode, and the fewest lanes it comes with; 0 and "" for none */
 	uint32_t max_speed;
@@ -27,8 +27,7 @@ typedef struct LinkModes {
 
 /* The speed and lanes of link mode bit (enum ethtool_link_mode_bit_indices), and its name;
  * -ENOENT for a bit that is no speed (Autoneg, FEC, Pause, ...) or is newer than the table. */
-int link_mode_lookup(unsigned bit, uint32_t *ret_speed, uint32_t *ret_lanes,
-		     const char **ret_name);
+int link_mode_lookup(unsigned bit, uint32_t *ret_speed, uint32_t *ret_lanes, const char **ret_name);
 
 /* LINKMODES_GET of ifname with compact bitsets, NLM_F_REQUEST | NLM_F_ACK. -EINVAL for a
  * family id below GENL_MIN_ID or a bad name. */

@@ -294,9 +294,10 @@ static int check_pcie_link(Preflight *p, const PreflightInput *in, int devicesfd
 				     cur_speed, cw, max_speed, mw, strempty(limit));
 	}
 	if (limit)
-		return preflight_add(p, "hardware.pcie-link", f->address, PREFLIGHT_OK, NULL,
-				     "%s x%u, the most its port %s allows (the device can do %s x%u)",
-				     cur_speed, cw, port, max_speed, mw);
+		return preflight_add(
+			p, "hardware.pcie-link", f->address, PREFLIGHT_OK, NULL,
+			"%s x%u, the most its port %s allows (the device can do %s x%u)", cur_speed,
+			cw, port, max_speed, mw);
 	return preflight_add(p, "hardware.pcie-link", f->address, PREFLIGHT_OK, NULL,
 			     "%s x%u, the device's maximum", cur_speed, cw);
 }

@@ -64,10 +64,11 @@ static int check_reporter(Preflight *p, const HealthReporter *r, const char *of)
 			     r->device, r->name, r->device, r->name) < 0)
 			return -ENOMEM;
 		return preflight_add(p, "hardware.health", subject, PREFLIGHT_FAIL, fix,
-				     "reporter %s of %s%s is in error: %" PRIu64
-				     " errors, %" PRIu64 " recoveries%s",
+				     "reporter %s of %s%s is in error: %" PRIu64 " errors, %" PRIu64
+				     " recoveries%s",
 				     r->name, r->device, of, r->errors, r->recoveries,
-				     r->has_recover && !r->auto_recover ? ", auto-recover off" : "");
+				     r->has_recover && !r->auto_recover ? ", auto-recover off"
+									: "");
 	}
 	return preflight_add(p, "hardware.health", subject, PREFLIGHT_OK, NULL,
 			     "reporter %s of %s%s is healthy: %" PRIu64 " errors, %" PRIu64

@@ -41,14 +41,16 @@ int preflight_link_speed_judge(Preflight *p, const char *subject, const LinkSpee
 				     "(netdev.expect-speed)",
 				     f->netdev, f->speed, lanes, f->expect);
 	if (f->max_speed > 0 && f->speed < f->max_speed)
-		return preflight_add(p, "network.link-speed", subject, PREFLIGHT_WARN, fix,
-				     "link degraded: %s runs at %u Mb/s%s, its port supports %u Mb/s "
-				     "(%s)",
-				     f->netdev, f->speed, lanes, f->max_speed, f->max_mode);
+		return preflight_add(
+			p, "network.link-speed", subject, PREFLIGHT_WARN, fix,
+			"link degraded: %s runs at %u Mb/s%s, its port supports %u Mb/s "
+			"(%s)",
+			f->netdev, f->speed, lanes, f->max_speed, f->max_mode);
 	if (f->max_speed > 0)
 		return preflight_add(p, "network.link-speed", subject, PREFLIGHT_OK, NULL,
-				     "%s runs at %u Mb/s%s, the fastest its port supports%s", f->netdev,
-				     f->speed, lanes, f->expect > 0 ? " (as the profile expects)" : "");
+				     "%s runs at %u Mb/s%s, the fastest its port supports%s",
+				     f->netdev, f->speed, lanes,
+				     f->expect > 0 ? " (as the profile expects)" : "");
 	if (f->expect > 0)
 		return preflight_add(p, "network.link-speed", subject, PREFLIGHT_OK, NULL,
 				     "%s runs at %u Mb/s%s, as the profile expects (%u Mb/s)",
@@ -58,8 +60,8 @@ int preflight_link_speed_judge(Preflight *p, const char *subject, const LinkSpee
 
 /* The speeds of an InfiniBand lane, slowest first, as the kernel's rate file names them
  * (ib_rate_to_mbps(), sysfs rate_show()). */
-static const char *const ib_speeds[] = { "SDR", "DDR", "QDR", "FDR10", "FDR", "EDR",
-					 "HDR", "NDR", "XDR" };
+static const char *const ib_speeds[] = { "SDR", "DDR", "QDR", "FDR10", "FDR",
+					 "EDR", "HDR", "NDR", "XDR" };
 
 static int ib_speed_rank(const char *s) {
 	for (size_t i = 0; i < ELEMENTSOF(ib_speeds); i++)
@@ -72,12 +74,12 @@ static int ib_speed_rank(const char *s) {
 static const struct {
 	const char *id, *model, *speed;
 } ib_hcas[] = {
-	{ "15b3:1013", "ConnectX-4", "EDR" },	  { "15b3:1014", "ConnectX-4 VF", "EDR" },
-	{ "15b3:1017", "ConnectX-5", "EDR" },	  { "15b3:1018", "ConnectX-5 VF", "EDR" },
-	{ "15b3:1019", "ConnectX-5 Ex", "EDR" },  { "15b3:101a", "ConnectX-5 Ex VF", "EDR" },
-	{ "15b3:101b", "ConnectX-6", "HDR" },	  { "15b3:101c", "ConnectX-6 VF", "HDR" },
-	{ "15b3:1021", "ConnectX-7", "NDR" },	  { "15b3:1023", "ConnectX-8", "XDR" },
-	{ "15b3:a2d6", "BlueField-2", "HDR" },	  { "15b3:a2dc", "BlueField-3", "NDR" },
+	{ "15b3:1013", "ConnectX-4", "EDR" },	 { "15b3:1014", "ConnectX-4 VF", "EDR" },
+	{ "15b3:1017", "ConnectX-5", "EDR" },	 { "15b3:1018", "ConnectX-5 VF", "EDR" },
+	{ "15b3:1019", "ConnectX-5 Ex", "EDR" }, { "15b3:101a", "ConnectX-5 Ex VF", "EDR" },
+	{ "15b3:101b", "ConnectX-6", "HDR" },	 { "15b3:101c", "ConnectX-6 VF", "HDR" },
+	{ "15b3:1021", "ConnectX-7", "NDR" },	 { "15b3:1023", "ConnectX-8", "XDR" },
+	{ "15b3:a2d6", "BlueField-2", "HDR" },	 { "15b3:a2dc", "BlueField-3", "NDR" },
 };
 
 const char *ib_hca_speed(const char *pci_id, const char **ret_model) {
@@ -99,23 +101,24 @@ int preflight_ib_link_judge(Preflight *p, const char *subject, const IbLinkFacts
 	if (f->phys_state != PORT_PHYS_STATE_LINK_UP)
 		return 0; /* no link: network.port-state says why */
 	if (f->sm_lid == 0 || f->state == PORT_STATE_INIT || f->state == PORT_STATE_ARMED)
-		return preflight_add(p, "network.ib-link", subject, PREFLIGHT_FAIL,
-				     "run a subnet manager on the fabric (opensm, or the switch's); "
-				     "sminfo shows whether one answers",
-				     "no subnet manager has answered (sm_lid 0x%x, port %s): the "
-				     "link is up but carries no traffic",
-				     f->sm_lid, strna(port_state_to_string(f->state)));
+		return preflight_add(
+			p, "network.ib-link", subject, PREFLIGHT_FAIL,
+			"run a subnet manager on the fabric (opensm, or the switch's); "
+			"sminfo shows whether one answers",
+			"no subnet manager has answered (sm_lid 0x%x, port %s): the "
+			"link is up but carries no traffic",
+			f->sm_lid, strna(port_state_to_string(f->state)));
 	/* "100 Gb/sec (4X EDR)" */
 	if (!f->rate || sscanf(f->rate, "%u Gb/sec (%uX %15[A-Z0-9])", &gbps, &width, speed) != 3)
 		return preflight_add(p, "network.ib-link", subject, PREFLIGHT_OK, NULL,
 				     "rate '%s' cannot be judged; subnet manager at LID 0x%x",
 				     strna(f->rate), f->sm_lid);
 	if (width == 1)
-		return preflight_add(p, "network.ib-link", subject, PREFLIGHT_WARN,
-				     "the cable or the switch port (a lane down): ibportstate, "
-				     "ibstat; reseat or replace the cable",
-				     "link degraded: %s, trained at 1X: three of its four lanes lost",
-				     f->rate);
+		return preflight_add(
+			p, "network.ib-link", subject, PREFLIGHT_WARN,
+			"the cable or the switch port (a lane down): ibportstate, "
+			"ibstat; reseat or replace the cable",
+			"link degraded: %s, trained at 1X: three of its four lanes lost", f->rate);
 	best = ib_hca_speed(f->pci_id, &model);
 	rank = ib_speed_rank(speed);
 	best_rank = best ? ib_speed_rank(best) : -1;
@@ -123,7 +126,8 @@ int preflight_ib_link_judge(Preflight *p, const char *subject, const IbLinkFacts
 		return preflight_add(p, "network.ib-link", subject, PREFLIGHT_WARN,
 				     "the cable (its rating), and the switch port's speed: "
 				     "ibportstate, ibstat",
-				     "link degraded: %s, the HCA (%s) does %s", f->rate, model, best);
+				     "link degraded: %s, the HCA (%s) does %s", f->rate, model,
+				     best);
 	return preflight_add(p, "network.ib-link", subject, PREFLIGHT_OK, NULL,
 			     "%s%s%s%s; subnet manager at LID 0x%x", f->rate,
 			     width == 2 ? ", a split port (2X)" : "",
@@ -173,7 +177,8 @@ static int eth_link(Preflight *p, const PreflightInput *in, int rootfd, const Ho
 
 	snprintf(path, sizeof(path), "sys/class/net/%s/speed", port->netdev);
 	/* reading speed fails with EINVAL while the link is down; -1 is SPEED_UNKNOWN */
-	if (read_small_at(rootfd, path, buf, sizeof(buf)) < 0 || (speed = strtol(buf, NULL, 10)) <= 0)
+	if (read_small_at(rootfd, path, buf, sizeof(buf)) < 0 ||
+	    (speed = strtol(buf, NULL, 10)) <= 0)
 		return 0;
 	f.speed = (uint32_t) speed;
 	if (in->config) {
@@ -194,7 +199,8 @@ static int eth_link(Preflight *p, const PreflightInput *in, int rootfd, const Ho
 
 		if (netlink_open(NETLINK_GENERIC, &sk) >= 0 &&
 		    ethtool_family_resolve(sk, &family, NULL) >= 0 &&
-		    ethtool_linkmodes_read(sk, family, port->netdev, &l) >= 0 && l.n_supported > 0) {
+		    ethtool_linkmodes_read(sk, family, port->netdev, &l) >= 0 &&
+		    l.n_supported > 0) {
 			f.lanes = l.lanes;
 			f.max_speed = l.max_speed;
 			f.max_lanes = l.max_lanes;

@@ -47,9 +47,9 @@ int devlink_metrics_add(Metrics *m, const char *root, const DeviceHealth *h) {
 		if (r < 0)
 			break;
 		snprintf(port, sizeof(port), "%u", x->port);
-#define LABELS                                                                      \
-	"device", x->device, "reporter", x->name, "port", x->has_port ? port : NULL, \
-		"netdev", netdev, NULL
+#define LABELS                                                                                 \
+	"device", x->device, "reporter", x->name, "port", x->has_port ? port : NULL, "netdev", \
+		netdev, NULL
 		r = metrics_add_u64(m, &family_state, (uint64_t) x->state, LABELS);
 		if (r >= 0)
 			r = metrics_add_u64(m, &family_errors, x->errors, LABELS);

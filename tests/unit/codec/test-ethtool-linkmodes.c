@@ -34,15 +34,15 @@ TEST(uapi) {
 	CHECK_INTEQ(ETHTOOL_A_HEADER_FLAGS, 3);
 	CHECK_INTEQ(ETHTOOL_FLAG_COMPACT_BITSETS, 1);
 	/* the table against the UAPI's numbers */
-	CHECK_INTEQ(link_mode_lookup(ETHTOOL_LINK_MODE_200000baseCR4_Full_BIT, &speed, &lanes,
-				     &name),
-		    0);
+	CHECK_INTEQ(
+		link_mode_lookup(ETHTOOL_LINK_MODE_200000baseCR4_Full_BIT, &speed, &lanes, &name),
+		0);
 	CHECK_INTEQ(speed, 200000);
 	CHECK_INTEQ(lanes, 4);
 	CHECK_STREQ(name, "200000baseCR4_Full");
-	CHECK_INTEQ(link_mode_lookup(ETHTOOL_LINK_MODE_400000baseCR8_Full_BIT, &speed, &lanes,
-				     &name),
-		    0);
+	CHECK_INTEQ(
+		link_mode_lookup(ETHTOOL_LINK_MODE_400000baseCR8_Full_BIT, &speed, &lanes, &name),
+		0);
 	CHECK_INTEQ(lanes, 8);
 	CHECK_INTEQ(link_mode_lookup(ETHTOOL_LINK_MODE_10000baseR_FEC_BIT, &speed, &lanes, &name),
 		    0);
@@ -53,19 +53,19 @@ TEST(uapi) {
 	CHECK_INTEQ(lanes, 1);
 	CHECK_INTEQ(link_mode_lookup(ETHTOOL_LINK_MODE_Autoneg_BIT, &speed, &lanes, &name),
 		    -ENOENT);
-	CHECK_INTEQ(link_mode_lookup(ETHTOOL_LINK_MODE_FEC_RS_BIT, &speed, &lanes, &name),
-		    -ENOENT);
+	CHECK_INTEQ(link_mode_lookup(ETHTOOL_LINK_MODE_FEC_RS_BIT, &speed, &lanes, &name), -ENOENT);
 }
 
 TEST(get_bytes) {
 	static const uint8_t expected[] = {
-		0x2c, 0x00, 0x00, 0x00, /* nlmsg_len 44 */
+		0x2c,	0x00, 0x00, 0x00, /* nlmsg_len 44 */
 		FAMILY, 0x00, 0x05, 0x00, /* NLM_F_REQUEST | NLM_F_ACK */
-		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-		0x04, 0x01, 0x00, 0x00, /* LINKMODES_GET, version 1 */
-		0x18, 0x00, 0x01, 0x80, /* HEADER, NLA_F_NESTED */
-		0x09, 0x00, 0x02, 0x00, 'e', 't', 'h', '0', 0x00, 0x00, 0x00, 0x00, /* DEV_NAME */
-		0x08, 0x00, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, /* FLAGS: COMPACT_BITSETS */
+		0x00,	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x04,	0x01, 0x00, 0x00, /* LINKMODES_GET, version 1 */
+		0x18,	0x00, 0x01, 0x80, /* HEADER, NLA_F_NESTED */
+		0x09,	0x00, 0x02, 0x00, 'e',	't',  'h',  '0',
+		0x00,	0x00, 0x00, 0x00,			  /* DEV_NAME */
+		0x08,	0x00, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, /* FLAGS: COMPACT_BITSETS */
 	};
 	struct nl_msg *m = NULL, *untouched = (struct nl_msg *) 0x1;
 
@@ -124,10 +124,14 @@ static int parse(struct nl_msg *m, char *name, LinkModes *l) {
 TEST(parse_cx6dx) {
 	/* 25G, 50G on 1 and 2 lanes, 100G on 2 and 4 lanes, 200G on 4 */
 	const unsigned modes[] = {
-		ETHTOOL_LINK_MODE_25000baseCR_Full_BIT,	  ETHTOOL_LINK_MODE_50000baseCR2_Full_BIT,
-		ETHTOOL_LINK_MODE_50000baseCR_Full_BIT,	  ETHTOOL_LINK_MODE_100000baseCR4_Full_BIT,
-		ETHTOOL_LINK_MODE_100000baseCR2_Full_BIT, ETHTOOL_LINK_MODE_200000baseCR4_Full_BIT,
-		ETHTOOL_LINK_MODE_Autoneg_BIT,		  ETHTOOL_LINK_MODE_FEC_RS_BIT,
+		ETHTOOL_LINK_MODE_25000baseCR_Full_BIT,
+		ETHTOOL_LINK_MODE_50000baseCR2_Full_BIT,
+		ETHTOOL_LINK_MODE_50000baseCR_Full_BIT,
+		ETHTOOL_LINK_MODE_100000baseCR4_Full_BIT,
+		ETHTOOL_LINK_MODE_100000baseCR2_Full_BIT,
+		ETHTOOL_LINK_MODE_200000baseCR4_Full_BIT,
+		ETHTOOL_LINK_MODE_Autoneg_BIT,
+		ETHTOOL_LINK_MODE_FEC_RS_BIT,
 	};
 	struct nl_msg *m = reply_new("ens1f0np0", modes, ELEMENTSOF(modes), 100000, 4, false);
 	char name[IFNAMSIZ];

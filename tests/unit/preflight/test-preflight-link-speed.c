@@ -17,7 +17,8 @@ static bool row_is(const Preflight *p, const char *check, const char *subject,
 		   PreflightStatus status, const char *seen) {
 	const PreflightRow *r = row(p, check, subject);
 
-	if (r && r->status == status && strstr(r->seen, seen) && (status == PREFLIGHT_OK) == !r->fix)
+	if (r && r->status == status && strstr(r->seen, seen) &&
+	    (status == PREFLIGHT_OK) == !r->fix)
 		return true;
 	if (r)
 		printf("# %s %s: %s '%s'\n", check, subject, preflight_status_to_string(r->status),
