@@ -6,9 +6,11 @@
  * more. rdmad joins the group, then reads every reporter once (a dump), so that nothing falls
  * between the two; afterwards each notification is compared with the table and a change is
  * told: a journal line with the device's RDMA_DEVICE= and NETDEV=, and DevlinkHealthChanged
- * on the bus. ENOBUFS (notifications lost) reads the table again. The same group carries
- * PARAM_NEW and the devices' and ports' NEW/DEL: not this file's. */
+ * on the bus. ENOBUFS (notifications lost) reads the table again. A device's DEL (unbound,
+ * removed) drops its reporters: they go with it, and the kernel says nothing of them. The same
+ * group carries PARAM_NEW and the ports' NEW/DEL: not this file's. */
 #include <errno.h>
+#include <linux/devlink.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,10 +137,27 @@ static int health_read_all(HealthWatch *w, bool tell_new) {
 	return 0;
 }
 
+/* device went away: its reporters with it. */
+static void health_device_gone(HealthWatch *w, const char *device) {
+	for (size_t i = 0; i < w->n;)
+		if (streq(w->reporters[i].device, device)) {
+			log_debug("devlink device %s gone, with its health reporter %s.", device,
+				  w->reporters[i].name);
+			w->reporters[i] = w->reporters[--w->n];
+		} else
+			i++;
+}
+
 static int on_health_message(struct nl_msg *msg, void *userdata) {
 	HealthWatch *w = userdata;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	char device[DEVLINK_HANDLE_MAX];
 	HealthReporter r;
+
+	if (devlink_device_parse(nlh, nlh->nlmsg_len, device) == DEVLINK_CMD_DEL) {
+		health_device_gone(w, device);
+		return NL_OK;
+	}
 
 	/* PARAM_NEW and the rest of the group do not parse as a reporter: not ours */
 	if (devlink_health_parse(nlh, nlh->nlmsg_len, &r) >= 0 &&

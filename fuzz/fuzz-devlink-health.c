@@ -31,6 +31,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	     strnlen(i.stored, sizeof(i.stored)) >= sizeof(i.stored) ||
 	     strnlen(i.psid, sizeof(i.psid)) >= sizeof(i.psid)))
 		abort();
+	{
+		char device[DEVLINK_HANDLE_MAX];
+
+		if (devlink_device_parse(buf, size, device) >= 0 && !strchr(device, '/'))
+			abort();
+	}
 	free(buf);
 	return 0;
 }

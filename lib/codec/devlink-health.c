@@ -176,6 +176,28 @@ int devlink_health_parse(const struct nlmsghdr *nlh, size_t len, HealthReporter 
 	return 0;
 }
 
+int devlink_device_parse(const struct nlmsghdr *nlh, size_t len,
+			 char ret_device[static DEVLINK_HANDLE_MAX]) {
+	static struct nla_policy policy[DEVLINK_ATTR_MAX + 1] = {
+		[DEVLINK_ATTR_BUS_NAME] = { .type = NLA_STRING },
+		[DEVLINK_ATTR_DEV_NAME] = { .type = NLA_STRING },
+	};
+	struct nlattr *tb[DEVLINK_ATTR_MAX + 1] = { 0 };
+	char device[DEVLINK_HANDLE_MAX];
+	int cmd, r;
+
+	cmd = genl_message_parse(nlh, len, DEVLINK_ATTR_MAX, policy, tb);
+	if (cmd < 0)
+		return cmd;
+	if (cmd != DEVLINK_CMD_NEW && cmd != DEVLINK_CMD_DEL)
+		return -EBADMSG;
+	r = handle_parse(tb, device, sizeof(device));
+	if (r < 0)
+		return r;
+	memcpy(ret_device, device, sizeof(device));
+	return cmd;
+}
+
 /* Which running version is the firmware's: lower is preferred; -1 for none. */
 static int fw_rank(const char *name) {
 	if (streq(name, "fw.version"))

@@ -77,6 +77,12 @@ int devlink_health_set_new(uint16_t family, const char *bus, const char *dev, co
  * reporter's name, state or counts. Nothing is written on an error. */
 int devlink_health_parse(const struct nlmsghdr *nlh, size_t len, HealthReporter *ret);
 
+/* A devlink device's coming or going on the "config" group (devlink_notify(): DEVLINK_CMD_NEW,
+ * DEVLINK_CMD_DEL, the handle first): the command and the device ("pci/0000:03:00.0").
+ * -EBADMSG for any other message (a reporter's, a port's, a param's) or a malformed one. */
+int devlink_device_parse(const struct nlmsghdr *nlh, size_t len,
+			 char ret_device[static DEVLINK_HANDLE_MAX]);
+
 /* A device's firmware, from DEVLINK_CMD_INFO_GET. */
 typedef struct DevlinkInfo {
 	char device[DEVLINK_HANDLE_MAX];

@@ -73,20 +73,26 @@ TEST(dump_bytes) {
 TEST(set_bytes) {
 	/* `devlink health set netdevsim/netdevsim1 reporter dummy grace_period 500
 	 * auto_recover false` */
-	static const uint8_t expected[] = {
-		0x54,	0x00, 0x00, 0x00, /* nlmsg_len 84 */
-		FAMILY, 0x00, 0x05, 0x00, /* NLM_F_REQUEST | NLM_F_ACK */
-		0x00,	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 53,	0x01, 0x00, 0x00, /* HEALTH_REPORTER_SET,
-											     version
-											     1 */
-		0x0e,	0x00, 0x01, 0x00, 'n',	'e',  't',  'd',  'e',	'v',  's',  'i',  'm',
-		0x00,	0x00, 0x00, /* BUS_NAME "netdevsim", padded */
-		0x0f,	0x00, 0x02, 0x00, 'n',	'e',  't',  'd',  'e',	'v',  's',  'i',  'm',
-		'1',	0x00, 0x00, /* DEV_NAME "netdevsim1", padded */
-		0x0a,	0x00, 115,  0x00, 'd',	'u',  'm',  'm',  'y',	0x00, 0x00, 0x00, /* NAME */
-		0x0c,	0x00, 120,  0x00, 0xf4, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* 500 */
-		0x05,	0x00, 121,  0x00, 0x00, 0x00, 0x00, 0x00, /* AUTO_RECOVER 0 */
-	};
+	static const uint8_t
+		expected[] = {
+			0x54,	0x00, 0x00, 0x00, /* nlmsg_len 84 */
+			FAMILY, 0x00, 0x05, 0x00, /* NLM_F_REQUEST | NLM_F_ACK */
+			0x00,	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 53,
+			0x01,	0x00, 0x00, /* HEALTH_REPORTER_SET,
+					       version
+					       1 */
+			0x0e,	0x00, 0x01, 0x00, 'n',	'e',  't',  'd',  'e',
+			'v',	's',  'i',  'm',  0x00, 0x00, 0x00, /* BUS_NAME "netdevsim", padded
+								     */
+			0x0f,	0x00, 0x02, 0x00, 'n',	'e',  't',  'd',  'e',
+			'v',	's',  'i',  'm',  '1',	0x00, 0x00, /* DEV_NAME "netdevsim1", padded
+								     */
+			0x0a,	0x00, 115,  0x00, 'd',	'u',  'm',  'm',  'y',
+			0x00,	0x00, 0x00, /* NAME */
+			0x0c,	0x00, 120,  0x00, 0xf4, 0x01, 0x00, 0x00, 0x00,
+			0x00,	0x00, 0x00,				  /* 500 */
+			0x05,	0x00, 121,  0x00, 0x00, 0x00, 0x00, 0x00, /* AUTO_RECOVER 0 */
+		};
 	HealthReporterChange c = { .set_grace_period = true,
 				   .grace_period_ms = 500,
 				   .set_auto_recover = true };
@@ -323,6 +329,30 @@ TEST(info_parse_refused) {
 	CHECK_STREQ(i.running, "untouched");
 }
 
+TEST(device_parse) {
+	char device[DEVLINK_HANDLE_MAX] = "untouched";
+	struct nl_msg *m;
+
+	/* devlink_notify(): the handle, then the reload stats nest (not looked into) */
+	m = reply_new(DEVLINK_CMD_DEL, "netdevsim", "netdevsim1");
+	CHECK(nla_put_u8(m, DEVLINK_ATTR_RELOAD_FAILED, 0) == 0);
+	CHECK_INTEQ(devlink_device_parse(nlmsg_hdr(m), nlmsg_hdr(m)->nlmsg_len, device),
+		    DEVLINK_CMD_DEL);
+	CHECK_STREQ(device, "netdevsim/netdevsim1");
+	nlmsg_free(m);
+	m = reply_new(DEVLINK_CMD_NEW, "pci", "0000:08:00.0");
+	CHECK_INTEQ(devlink_device_parse(nlmsg_hdr(m), nlmsg_hdr(m)->nlmsg_len, device),
+		    DEVLINK_CMD_NEW);
+	CHECK_STREQ(device, "pci/0000:08:00.0");
+	nlmsg_free(m);
+	/* a reporter's notification is not a device's */
+	m = reporter_new(DEVLINK_CMD_HEALTH_REPORTER_RECOVER, "0000:08:00.0", -1, "fw", 0, 0, 0,
+			 false, 0, false);
+	CHECK_INTEQ(devlink_device_parse(nlmsg_hdr(m), nlmsg_hdr(m)->nlmsg_len, device), -EBADMSG);
+	nlmsg_free(m);
+	CHECK_STREQ(device, "pci/0000:08:00.0");
+}
+
 /* The dumps on the running kernel: whatever devices it has (none in a container). */
 TEST(live) {
 	struct nl_sock *sk = NULL;
@@ -353,4 +383,5 @@ TEST(live) {
 TESTS_MAIN(TEST_ENTRY(uapi), TEST_ENTRY(dump_bytes), TEST_ENTRY(set_bytes),
 	   TEST_ENTRY(health_parse_mlx5), TEST_ENTRY(health_parse_notification),
 	   TEST_ENTRY(health_parse_refused), TEST_ENTRY(info_parse_netdevsim),
-	   TEST_ENTRY(info_parse_mlx5), TEST_ENTRY(info_parse_refused), TEST_ENTRY(live))
+	   TEST_ENTRY(info_parse_mlx5), TEST_ENTRY(info_parse_refused), TEST_ENTRY(device_parse),
+	   TEST_ENTRY(live))
