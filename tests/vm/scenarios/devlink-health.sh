@@ -11,7 +11,8 @@
 #   - a failed recovery (`devlink health recover` while fail_recover holds): still in error,
 #     nothing new told; then recovered by hand, seen healthy everywhere;
 #   - with auto-recover (fail_recover off), one write counts an error and its recovery: rdmad
-#     tells both.
+#     tells both;
+#   - the device deleted: its reporters leave rdmad's table (the device's DEL).
 # No `set -e`: a failed check is reported and the scenario goes on.
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
@@ -158,6 +159,12 @@ is "devlink health: healthy, 2 errors, 2 recovers" \
 both_told() { sig error 2 1 && sig healthy 2 2; }
 check "DevlinkHealthChanged: the error (2 1), then the recovery (2 2)" wait_until 20 both_told
 check "Describe(): healthy 2 2" within 20 dummy_is healthy 2 2
+
+# the device removed: its reporters go with it, and the kernel says nothing of them but the
+# device's DEL, which drops them from rdmad's table
+no_dummy() { [ -z "$(describe | jq -r '.devlink_health[]? | select(.device == "'$DL'") | .reporter')" ]; }
+check "echo 1 > del_device" write /sys/bus/netdevsim/del_device 1
+check "Describe(): no reporter of $DL left once the device is gone" within 20 no_dummy
 
 check "rdmad is still running" kill -0 "$RDMAD"
 kill "$MON"
