@@ -60,7 +60,7 @@ static void health_changed(HealthWatch *w, const HealthReporter *old, const Heal
 	(void) devlink_device_names(w->m->root, r->device, &netdevs, &rdma);
 	f.device = rdma ? rdma[0] : NULL;
 	f.netdev = netdevs ? netdevs[0] : NULL;
-	f.port = r->has_port ? r->port : 0;
+	/* RDMA_PORT= stays out: a devlink port's index (mlx5's 65535) is no RDMA port number */
 	name = f.device ? f.device : f.netdev;
 	f.message_id = MESSAGE_ID_DEVLINK_HEALTH_CHANGED;
 	level = r->state == HEALTH_STATE_ERROR		  ? LOG_ERR
