@@ -25,6 +25,9 @@
 /* A reload refused because a profile file changed while it was being read (manager.c). */
 #define MESSAGE_ID_PROFILES_UNSETTLED "a37f52c6e0d94b1f9e28c4d7b6015a93"
 
+/* A devlink health reporter changed state or counts (manager-health.c). */
+#define MESSAGE_ID_DEVLINK_HEALTH_CHANGED "9a4d6f0b2c3e4d51a8b7e6f5c4d3b2a1"
+
 typedef struct LogFields {
 	const char *device;
 	uint32_t port;

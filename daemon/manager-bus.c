@@ -255,6 +255,7 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS("Describe", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", json), method_describe, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("ResolveGid", SD_BUS_ARGS("s", link, "s", family, "s", roce_version), SD_BUS_RESULT("u", index, "s", gid), method_resolve_gid, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_SIGNAL_WITH_ARGS("PublishedGidChanged", SD_BUS_ARGS("s", link, "i", old_index, "i", new_index, "s", old_gid, "s", new_gid, "s", reason), 0),
+	SD_BUS_SIGNAL_WITH_ARGS("DevlinkHealthChanged", SD_BUS_ARGS("s", device, "u", port, "s", reporter, "s", state, "t", errors, "t", recoveries), 0),
 	SD_BUS_METHOD_WITH_ARGS("Preflight", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", json), method_preflight, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("SelfTest", SD_BUS_ARGS("s", link, "s", peer, "u", size, "u", iterations, "u", timeout_sec), SD_BUS_RESULT("s", json), method_self_test, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_VTABLE_END,
@@ -280,6 +281,19 @@ static void emit_gid_changed(Manager *m, const char *link, int32_t old_index, in
 		log_warning_errno(r, "Failed to emit PublishedGidChanged for %s", link);
 }
 
+static void emit_health_changed(Manager *m, const HealthReporter *r) {
+	int e;
+
+	if (!bus_is_ready(m->bus))
+		return;
+	e = sd_bus_emit_signal(m->bus, MANAGER_PATH, MANAGER_INTERFACE, "DevlinkHealthChanged",
+			       "susstt", r->device, r->has_port ? r->port : UINT32_MAX, r->name,
+			       health_state_to_string(r->state), r->errors, r->recoveries);
+	if (e < 0)
+		log_warning_errno(e, "Failed to emit DevlinkHealthChanged for %s %s", r->device,
+				  r->name);
+}
+
 static void emitter_done(Manager *m) {
 	manager_checks_done(m); /* Preflight() and SelfTest() at work */
 	link_bus_signals_done(m);
@@ -290,6 +304,7 @@ static const ManagerEmitter bus_emitter = {
 	.ports_changed = link_bus_ports_changed,
 	.link_changed = link_bus_link_changed,
 	.gid_changed = emit_gid_changed,
+	.health_changed = emit_health_changed,
 	.done = emitter_done,
 };
 

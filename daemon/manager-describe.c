@@ -10,6 +10,7 @@
 #include "gid.h"
 #include "json-util.h"
 #include "bus-util.h"
+#include "manager-health.h"
 #include "manager-worker.h"
 #include "manager.h"
 #include "strv.h"
@@ -245,6 +246,9 @@ static int describe_ends(Manager *m, char **ret_head, char **ret_tail) {
 				r = json_add_int(g, "numa_node", m->gpus[i].numa_node);
 		}
 	}
+	/* devlink's health reporters as last told (manager-health.c) */
+	if (r >= 0)
+		r = manager_health_describe(m, o);
 	/* Modules, soft devices and the netns mode: the host's own entry, once a full
 	 * reconcile looked at them. */
 	if (r >= 0 && m->host.observed) {

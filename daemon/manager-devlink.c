@@ -4,13 +4,14 @@
  * reconcile then finds nothing to write), so a runtime parameter changed by another tool is put
  * back without polling. Functions are planned on full passes: a PARAM_NEW makes everything
  * dirty, while a profile declares devlink.* at all. The group carries the rest of devlink's
- * news too (health reporters, ports): not this file's. A reload in the device's own network
+ * news too: each message is handed to manager-health.c (health reporters, a device's DEL). A reload in the device's own network
  * namespace sends no PARAM_NEW (its re-created netdevs are what rtnetlink announces). */
 #include <linux/devlink.h>
 
 #include "devlink-talk.h"
 #include "log.h"
 #include "manager-devlink.h"
+#include "manager-health.h"
 #include "netlink-io.h"
 
 /* A burst of notifications that fills the socket is not read one by one again */
@@ -22,6 +23,7 @@ static int on_devlink_message(struct nl_msg *msg, void *userdata) {
 	char bus[64], dev[64];
 	uint8_t cmd;
 
+	manager_health_message(m, nlh);
 	if (devlink_message_handle(nlh, nlh->nlmsg_len, bus, dev, &cmd) < 0)
 		return NL_OK;
 	if (cmd != DEVLINK_CMD_PARAM_NEW || !m->config ||
@@ -44,6 +46,7 @@ static int on_devlink_io(sd_event_source *s, int fd, uint32_t revents, void *use
 			break;
 		log_debug("devlink config socket: %s, looking again.", nl_geterror(r));
 		manager_mark_dirty_all(m);
+		manager_health_lost(m);
 		break;
 	}
 	return 0;
@@ -95,6 +98,10 @@ int manager_watch_devlink(Manager *m) {
 	if (r < 0)
 		return log_error_errno(r, "Failed to watch the devlink config socket");
 	(void) sd_event_source_set_description(m->devlink_source, "devlink-config");
+	(void) nl_socket_set_buffer_size(sk, 256 * 1024, 0);
+	/* the health reporters of the host's devices (none under a fixture root) */
+	if (streq(m->root, "/"))
+		return manager_health_start(m, family);
 	return 0;
 }
 

@@ -34,6 +34,11 @@ void manager_emit_gid_changed(Manager *m, const char *link, int32_t old_index, i
 		m->emitter->gid_changed(m, link, old_index, new_index, old_gid, new_gid, reason);
 }
 
+void manager_emit_health_changed(Manager *m, const HealthReporter *r) {
+	if (m->emitter && m->emitter->health_changed)
+		m->emitter->health_changed(m, r);
+}
+
 void manager_emit_done(Manager *m) {
 	if (m->emitter && m->emitter->done)
 		m->emitter->done(m);

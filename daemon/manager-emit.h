@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "devlink-health.h"
 #include "manager.h"
 
 struct ManagerEmitter {
@@ -20,6 +21,8 @@ struct ManagerEmitter {
 	/* The GID index a link publishes changed (-1: none). */
 	void (*gid_changed)(Manager *m, const char *link, int32_t old_index, int32_t new_index,
 			    const char *old_gid, const char *new_gid, const char *reason);
+	/* A devlink health reporter changed (manager-health.c): r as it is now. */
+	void (*health_changed)(Manager *m, const HealthReporter *r);
 	/* The emitter's own state goes, with the Manager. */
 	void (*done)(Manager *m);
 };
@@ -30,4 +33,5 @@ void manager_emit_ports_changed(Manager *m, const PortStatus *old, size_t n_old,
 void manager_emit_link_changed(Manager *m, const PortStatus *s, unsigned changes);
 void manager_emit_gid_changed(Manager *m, const char *link, int32_t old_index, int32_t new_index,
 			      const char *old_gid, const char *new_gid, const char *reason);
+void manager_emit_health_changed(Manager *m, const HealthReporter *r);
 void manager_emit_done(Manager *m);

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "manager-devlink.h"
 #include "manager-emit.h"
+#include "manager-health.h"
 #include "manager-lldp.h"
 #include "manager-watch.h"
 #include "bus-args.h"
@@ -79,6 +80,7 @@ Manager *manager_free(Manager *m) {
 		nl_socket_free(m->ethtool_watch);
 	manager_unwatch_devlink(m);
 	lldp_watch_free(m->lldp_watch);
+	health_watch_free(m->health_watch);
 	sd_device_monitor_unref(m->udev);
 	sd_event_source_unref(m->bus_reconnect);
 	sd_bus_flush_close_unref(m->bus);

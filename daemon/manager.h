@@ -21,6 +21,7 @@
 #include "slice-source.h"
 
 typedef struct LldpWatch LldpWatch;
+typedef struct HealthWatch HealthWatch;
 
 /* What a change notification was about: a contested setting is blamed only on a change of its
  * own kind. */
@@ -182,6 +183,7 @@ typedef struct Manager {
 	struct nl_sock *nft_watch; /* NFNLGRP_NFTABLES (security.roce-allow-from) */
 	sd_event_source *nft_source;
 	struct nl_sock *ethtool_watch; /* ethtool's monitor group (netdev.pause.*) */
+	HealthWatch *health_watch;     /* devlink health reporters (manager-health.c) */
 	LldpWatch *lldp_watch;	       /* lldpd's neighbour notifications (manager-lldp.c) */
 	sd_event_source *ethtool_source;
 	struct nl_sock *devlink_watch; /* devlink's config group (devlink.params) */

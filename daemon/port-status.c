@@ -156,7 +156,7 @@ static int strdup_to(char **dst, const char *s) {
 }
 
 /* Status rows: the port keys, but qos.owner, which is a policy, not a setting. */
-#define KEYS_SHOWN (KEYS_PORT & ~KEY_BIT(KEY_QOS_OWNER))
+#define KEYS_SHOWN (KEYS_PORT & ~KEY_BIT(KEY_QOS_OWNER) & ~KEY_BIT(KEY_NETDEV_EXPECT_SPEED))
 
 /* One row per declared key from the plan's actions for that key on this port: pending, not
  * applicable here, or (no action) converged, with the current value. Several actions for one

@@ -5,7 +5,9 @@
  * errors). Names in base units, counters ending in _total; the port counters keep
  * node_exporter's node_infiniband_* names under rdmad_, so that dashboards can join them on
  * device and port. The netdevs' per-priority PFC pause frames (ethtool-stats.h) only of this
- * host, not under --root. GPUDirect RDMA readiness per NVIDIA GPU (metrics-gpu.c). --output writes
+ * host, not under --root. GPUDirect RDMA readiness per NVIDIA GPU (metrics-gpu.c). devlink's health
+ * reporters and firmware versions (metrics-devlink.h), of this host only; the links below what
+ * they can do (metrics-degraded.c, preflight's judgement). --output writes
  * the file atomically, for node_exporter's textfile collector (rdmad-metrics.timer). */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,8 @@
 #include "ethtool-stats.h"
 #include "fileio.h"
 #include "metrics.h"
+#include "metrics-degraded.h"
+#include "metrics-devlink.h"
 #include "metrics-gpu.h"
 #include "rdmactl.h"
 #include "strv.h"
@@ -353,7 +357,8 @@ int verb_metrics(const Options *o, int argc, char **argv) {
 	if (streq(o->root, "/"))
 		r = daemon_metrics(&m);
 	if (r >= 0) {
-		r = host_observe(o->root, HOST_OBSERVE_DETAILS, &h);
+		/* PCI functions for rdmad_link_degraded{kind="pcie"} */
+		r = host_observe(o->root, HOST_OBSERVE_DETAILS | HOST_OBSERVE_PCI, &h);
 		if (r == -ENOENT) /* no RDMA device at all: no port counters */
 			r = 0;
 	}
@@ -362,10 +367,27 @@ int verb_metrics(const Options *o, int argc, char **argv) {
 			r = port_metrics(&m, rootfd, &h->devices[i], &h->devices[i].ports[k]);
 	if (r >= 0 && h)
 		r = gpu_metrics_add(&m, o->root, h);
+	if (r >= 0 && h) {
+		_cleanup_(diagnostics_done) Diagnostics diags = { 0 };
+		_cleanup_(config_freep) Config *c = NULL;
+		_cleanup_strv_free_ char **files = NULL;
+
+		/* the profiles for netdev.expect-speed; none, or invalid ones: judged without */
+		if (options_profile_files(o, &files) >= 0)
+			(void) config_load_files(files, &diags, &c);
+		r = degraded_metrics_add(&m, o->root, c, h);
+	}
 	/* the live netdevs of this host: a fixture has none */
 	for (size_t i = 0; r >= 0 && h && streq(o->root, "/") && i < h->n_devices; i++)
 		for (size_t k = 0; r >= 0 && k < h->devices[i].n_ports; k++)
 			r = pause_metrics(&m, h->devices[i].ports[k].netdev, &netdevs_done);
+	if (r >= 0 && streq(o->root, "/")) { /* devlink has no root */
+		_cleanup_(device_health_done) DeviceHealth dh = { 0 };
+
+		r = device_health_read(&dh);
+		if (r >= 0)
+			r = devlink_metrics_add(&m, o->root, &dh);
+	}
 	if (r >= 0)
 		r = metrics_format(&m, &text);
 	if (r < 0) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* rdmactl monitor: follow rdmad's PropertiesChanged, InterfacesAdded/Removed and its coming
- * and going on the bus, one line per change, until ^C. */
+/* rdmactl monitor: follow rdmad's PropertiesChanged, InterfacesAdded/Removed, its
+ * DevlinkHealthChanged and its coming and going on the bus, one line per change, until ^C. */
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,38 @@ static int on_interfaces(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	return 0;
 }
 
+/* "12:00:01 pci/0000:08:00.0 health fw_fatal: error, 3 errors, 2 recoveries" */
+static int on_health_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+	_cleanup_(json_object_putp) json_object *data = NULL;
+	const char *device, *reporter, *state;
+	uint64_t errors, recoveries;
+	uint32_t port;
+	char when[16];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (sd_bus_message_read(m, "susstt", &device, &port, &reporter, &state, &errors,
+				&recoveries) < 0)
+		return 0;
+	if (arg_json) {
+		data = json_object_new_object();
+		if (!data || json_add_string(data, "reporter", reporter) < 0 ||
+		    (port != UINT32_MAX && json_add_int(data, "port", port) < 0) ||
+		    json_add_string(data, "state", state) < 0 ||
+		    json_add_int(data, "errors", (int64_t) errors) < 0 ||
+		    json_add_int(data, "recoveries", (int64_t) recoveries) < 0)
+			return 0;
+		emit(device, "devlink-health", data);
+		return 0;
+	}
+	strftime(when, sizeof(when), "%H:%M:%S", localtime_r(&now, &tm));
+	printf("%s %s health %s: %s%s%s, %" PRIu64 " errors, %" PRIu64 " recoveries\n", when,
+	       device, reporter, state_color(streq(state, "error") ? "failed" : "converged"), state,
+	       color_reset(), errors, recoveries);
+	fflush(stdout);
+	return 0;
+}
+
 static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
 	const char *name, *old, *new;
 
@@ -130,6 +163,10 @@ int verb_monitor(const Options *o, int argc, char **argv) {
 		r = sd_bus_match_signal(bus, NULL, RDMAD_BUS_NAME, RDMAD_MANAGER_PATH,
 					"org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
 					on_interfaces, (void *) "disappeared");
+	if (r >= 0)
+		r = sd_bus_match_signal(bus, NULL, RDMAD_BUS_NAME, RDMAD_MANAGER_PATH,
+					RDMAD_MANAGER_IFACE, "DevlinkHealthChanged",
+					on_health_changed, NULL);
 	if (r >= 0)
 		r = sd_bus_add_match(bus, NULL,
 				     "type='signal',sender='org.freedesktop.DBus',"

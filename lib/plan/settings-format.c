@@ -189,6 +189,9 @@ static int format_value(FILE *f, const PortSettings *s, Key key) {
 	case KEY_NETDEV_MTU:
 		fprintf(f, "%u", s->netdev_mtu);
 		break;
+	case KEY_NETDEV_EXPECT_SPEED:
+		fprintf(f, "%u Mb/s", s->netdev_expect_speed);
+		break;
 	case KEY_NETDEV_ADDRESSES:
 		for (size_t i = 0; i < s->n_addresses; i++) {
 			_cleanup_free_ char *a = address_to_string(&s->addresses[i]);

@@ -15,6 +15,7 @@
 
 #include "fileio.h"
 #include "pci-config.h"
+#include "pci-topology.h"
 #include "plan.h"
 #include "preflight.h"
 #include "strv.h"
@@ -218,13 +219,37 @@ static bool link_width_parse(const char *s, unsigned *ret) {
 	return true;
 }
 
-/* The PCIe link against what the device can do. VFs have no link of their own (and no such
- * files), nor have many emulated functions: no row for them. */
-static int check_pcie_link(Preflight *p, int devicesfd, const HostPciFunction *f) {
+/* The port above the function (a root port, or a switch's downstream port): the other end of
+ * its link. Its max_link_speed and max_link_width into port_speed, port_width; false when
+ * there is none or it does not say. */
+static bool port_max_read(const char *root, int devicesfd, const char *address, char *port,
+			  size_t port_size, char *port_speed, size_t speed_size,
+			  unsigned *port_width) {
+	_cleanup_(pci_place_done) PciPlace place = { .numa_node = -1 };
+	char width[16], path[300];
+
+	if (pci_place_read(root, address, &place) < 0 || !place.bridges || !place.bridges[0])
+		return false;
+	snprintf(port, port_size, "%s", place.bridges[0]);
+	snprintf(path, sizeof(path), "%s/max_link_speed", port);
+	if (read_small_at(devicesfd, path, port_speed, speed_size) < 0)
+		return false;
+	snprintf(path, sizeof(path), "%s/max_link_width", port);
+	return read_small_at(devicesfd, path, width, sizeof(width)) >= 0 &&
+	       link_width_parse(width, port_width);
+}
+
+/* The PCIe link against what both its ends can do: the device's maximum, and the maximum of
+ * the port above it (a Gen5 card in a Gen4 slot trains at Gen4, and qemu's x1 endpoints sit
+ * under root ports that offer x32: neither is degraded). VFs have no link of their own (and
+ * no such files), nor have many emulated functions: no row for them. */
+static int check_pcie_link(Preflight *p, const PreflightInput *in, int devicesfd,
+			   const HostPciFunction *f) {
 	char cur_speed[64], max_speed[64], cur_width[16], max_width[16], path[300];
-	_cleanup_free_ char *fix = NULL;
-	double cs, ms;
-	unsigned cw, mw;
+	char port[64] = "", port_speed[64] = "", cap_speed[64];
+	_cleanup_free_ char *fix = NULL, *limit = NULL;
+	double cs, ms, ps;
+	unsigned cw, mw, pw = 0, cap_width;
 
 	if (f->virtual_function)
 		return 0;
@@ -242,16 +267,37 @@ static int check_pcie_link(Preflight *p, int devicesfd, const HostPciFunction *f
 				     "cannot be judged: the kernel says %s x%s, the device can do "
 				     "%s x%s (Unknown: the link is down or not reported)",
 				     cur_speed, cur_width, max_speed, max_width);
-	if (cs + 0.05 < ms || cw < mw) {
+	/* the lower of the two ends; a port that does not say limits nothing */
+	snprintf(cap_speed, sizeof(cap_speed), "%s", max_speed);
+	cap_width = mw;
+	if (port_max_read(in->root, devicesfd, f->address, port, sizeof(port), port_speed,
+			  sizeof(port_speed), &pw)) {
+		if (link_speed_parse(port_speed, &ps) && ps + 0.05 < ms) {
+			snprintf(cap_speed, sizeof(cap_speed), "%s", port_speed);
+			ms = ps;
+		}
+		if (pw < cap_width)
+			cap_width = pw;
+		if (!streq(cap_speed, max_speed) || cap_width < mw)
+			if (asprintf(&limit, " (its port %s allows %s x%u)", port, cap_speed,
+				     cap_width) < 0)
+				return -ENOMEM;
+	}
+	if (cs + 0.05 < ms || cw < cap_width) {
 		if (asprintf(&fix,
 			     "a slot that gives %s x%u (the BIOS's PCIe settings, the riser); "
 			     "lspci -vv -s %s shows LnkSta",
-			     max_speed, mw, f->address) < 0)
+			     cap_speed, cap_width, f->address) < 0)
 			return -ENOMEM;
 		return preflight_add(p, "hardware.pcie-link", f->address, PREFLIGHT_WARN, fix,
-				     "PCIe link degraded: %s x%u, the device can do %s x%u",
-				     cur_speed, cw, max_speed, mw);
+				     "PCIe link degraded: %s x%u, the device can do %s x%u%s",
+				     cur_speed, cw, max_speed, mw, strempty(limit));
 	}
+	if (limit)
+		return preflight_add(
+			p, "hardware.pcie-link", f->address, PREFLIGHT_OK, NULL,
+			"%s x%u, the most its port %s allows (the device can do %s x%u)", cur_speed,
+			cw, port, max_speed, mw);
 	return preflight_add(p, "hardware.pcie-link", f->address, PREFLIGHT_OK, NULL,
 			     "%s x%u, the device's maximum", cur_speed, cw);
 }
@@ -269,7 +315,7 @@ static int check_function(Preflight *p, const PreflightInput *in, int devicesfd,
 	/* The link matters for RDMA throughput: not for a plain NIC (nor one handed away),
 	 * whose slot is no business of this check. */
 	if (r >= 0 && (rd || !f->driver))
-		r = check_pcie_link(p, devicesfd, f);
+		r = check_pcie_link(p, in, devicesfd, f);
 	return r;
 }
 
@@ -431,5 +477,18 @@ int preflight_hardware(Preflight *p, const PreflightInput *in) {
 		if (r < 0)
 			return r;
 	}
-	return check_firmware(p, in, devicesfd);
+	r = check_firmware(p, in, devicesfd);
+	if (r < 0)
+		return r;
+	if (in->device_health)
+		return preflight_device_health(p, in, in->device_health);
+	if (streq(in->root, "/")) { /* devlink has no root: only this host's */
+		_cleanup_(device_health_done) DeviceHealth h = { 0 };
+
+		r = device_health_read(&h);
+		if (r < 0)
+			return r;
+		return preflight_device_health(p, in, &h);
+	}
+	return 0;
 }

@@ -35,5 +35,9 @@ static inline const char *address_ntop(const Address *a, char *buf, size_t size)
 int preflight_send_errors(Preflight *p, const PreflightInput *in, const HostDevice *d,
 			  const HostPort *port, const char *subject);
 
+/* network.link-speed and network.ib-link of a port (preflight-link-speed.c). */
+int preflight_link_speed(Preflight *p, const PreflightInput *in, const HostDevice *d,
+			 const HostPort *port, const char *subject);
+
 /* The multi-rail rows, with the routing read on the real root (preflight-multirail.c). */
 int preflight_rails(Preflight *p, const PreflightInput *in);

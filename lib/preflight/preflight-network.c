@@ -377,6 +377,9 @@ static int check_port(Preflight *p, const PreflightInput *in, const HostDevice *
 	r = check_netdev(p, subject, port, n);
 	if (r < 0)
 		return r;
+	r = preflight_link_speed(p, in, d, port, subject);
+	if (r < 0)
+		return r;
 	if (port->link_layer != LINK_LAYER_ETHERNET)
 		return 0;
 	r = check_mtu(p, in, subject, d, port, n);

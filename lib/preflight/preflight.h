@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "device-health.h"
 #include "host.h"
 #include "macro.h"
 #include "profile.h"
@@ -103,6 +104,9 @@ typedef struct PreflightInput {
 	/* The GPU/NIC topology when the caller has read it already (topology_read() of root and
 	 * host); NULL: the gpu checks read it. */
 	const Topology *topology;
+	/* devlink's health reporters and firmware versions when the caller has read them
+	 * (device_health_read(), or a test's); NULL: read on the real root, none elsewhere. */
+	const DeviceHealth *device_health;
 	/* The memlock limit systemd gives services (DefaultLimitMEMLOCKSoft and
 	 * DefaultLimitMEMLOCK, from the manager over D-Bus: what it runs with, not only what its
 	 * files say); UINT64_MAX for infinity. Login sessions start from it too (their login
@@ -127,6 +131,9 @@ int preflight_each_port(Preflight *p, const PreflightInput *in, preflight_port_c
 char *preflight_port_subject(const HostDevice *d, const HostPort *p);
 
 int preflight_hardware(Preflight *p, const PreflightInput *in);
+/* The hardware.health and hardware.firmware-pending rows of devlink's facts h
+ * (preflight-health.c; preflight_hardware() calls it). -ENOMEM only. */
+int preflight_device_health(Preflight *p, const PreflightInput *in, const DeviceHealth *h);
 int preflight_kernel(Preflight *p, const PreflightInput *in);
 int preflight_userspace(Preflight *p, const PreflightInput *in);
 int preflight_memlock(Preflight *p, const PreflightInput *in);
@@ -186,6 +193,35 @@ int preflight_firewall_judge(const char *json, const char *netdev, PreflightStat
  * preflight_run(): the caller asks the daemon. */
 int preflight_rdmad(Preflight *p, const PreflightInput *in, json_object *describe,
 		    const char *why_not);
+
+/* The degraded-link judgements of preflight-link-speed.c on facts given rather than read. */
+typedef struct LinkSpeedFacts {
+	const char *netdev;
+	uint32_t speed;	 /* Mb/s now (sysfs speed); 0: no link */
+	uint32_t lanes;	 /* 0: not known */
+	uint32_t expect; /* netdev.expect-speed; 0: none declared */
+	/* the fastest link mode the port supports (ethtool); 0: not known */
+	uint32_t max_speed, max_lanes;
+	char max_mode[40];
+} LinkSpeedFacts;
+/* network.link-speed: fails below the profile's speed, warns below the port's fastest mode. */
+int preflight_link_speed_judge(Preflight *p, const char *subject, const LinkSpeedFacts *f);
+
+typedef struct IbLinkFacts {
+	PortState state;
+	PortPhysState phys_state;
+	const char *rate; /* sysfs rate: "100 Gb/sec (4X EDR)"; NULL: not read */
+	unsigned sm_lid;
+	const char *pci_id; /* "15b3:1017"; NULL: not PCI */
+} IbLinkFacts;
+/* network.ib-link: fails without a subnet manager, warns at 1X or below the HCA's speed. */
+int preflight_ib_link_judge(Preflight *p, const char *subject, const IbLinkFacts *f);
+/* network.link-speed and network.ib-link of every port the input asks about (rdmactl metrics'
+ * rdmad_link_degraded; preflight_network() has them among its rows). -ENOMEM. */
+int preflight_links_speed(Preflight *p, const PreflightInput *in);
+/* The fastest InfiniBand lane speed ("EDR") of an HCA by PCI id, and its model; NULL when not
+ * known. */
+const char *ib_hca_speed(const char *pci_id, const char **ret_model);
 
 /* All of the above, in that order, sorted. -ENOMEM only: a check that cannot read what it
  * needs says so in its row. */

@@ -38,6 +38,8 @@ static int link_settings_overlay(PortSettings *dst, const PortSettings *src, con
 		dst->netdev_up = src->netdev_up;
 	if (set & KEY_BIT(KEY_NETDEV_MTU))
 		dst->netdev_mtu = src->netdev_mtu;
+	if (set & KEY_BIT(KEY_NETDEV_EXPECT_SPEED))
+		dst->netdev_expect_speed = src->netdev_expect_speed;
 	if (set & KEY_BIT(KEY_NETDEV_ADDRESSES)) {
 		Address *a = NULL;
 

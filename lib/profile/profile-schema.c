@@ -30,6 +30,7 @@ static const SchemaKey schema_table[] = {
 	{ "netdev.pause.autoneg", KEY_NETDEV_PAUSE_AUTONEG, parse_bool,        PROFILE_FIELD(settings.pause_autoneg),   0, 0 },
 	{ "netdev.pause.rx",  KEY_NETDEV_PAUSE_RX,     parse_bool,             PROFILE_FIELD(settings.pause_rx),        0, 0 },
 	{ "netdev.pause.tx",  KEY_NETDEV_PAUSE_TX,     parse_bool,             PROFILE_FIELD(settings.pause_tx),        0, 0 },
+	{ "netdev.expect-speed", KEY_NETDEV_EXPECT_SPEED, parse_unsigned,      PROFILE_FIELD(settings.netdev_expect_speed), 10, 1600000 },
 	{ "gids",             _KEY_INVALID,            NULL,                   0,                                       0, 0 },
 	{ "gids.require",     KEY_GIDS_REQUIRE,        parse_gid_requirements, PROFILE_FIELD(settings.gids_require),    0, 0 },
 	{ "gids.publish",     KEY_GIDS_PUBLISH,        parse_gid_publish,      PROFILE_FIELD(settings.gids_publish),    0, 0 },

@@ -18,6 +18,7 @@ static const char *const key_table[_KEY_MAX] = {
 	[KEY_NETDEV_PAUSE_AUTONEG] = "netdev.pause.autoneg",
 	[KEY_NETDEV_PAUSE_RX] = "netdev.pause.rx",
 	[KEY_NETDEV_PAUSE_TX] = "netdev.pause.tx",
+	[KEY_NETDEV_EXPECT_SPEED] = "netdev.expect-speed",
 	[KEY_GIDS_REQUIRE] = "gids.require",
 	[KEY_GIDS_PUBLISH] = "gids.publish",
 	[KEY_QOS_OWNER] = "qos.owner",

@@ -32,6 +32,7 @@ typedef enum Key {
 	KEY_NETDEV_PAUSE_AUTONEG,
 	KEY_NETDEV_PAUSE_RX,
 	KEY_NETDEV_PAUSE_TX,
+	KEY_NETDEV_EXPECT_SPEED,
 	KEY_GIDS_REQUIRE,
 	KEY_GIDS_PUBLISH,
 	KEY_QOS_OWNER,
@@ -175,6 +176,9 @@ typedef struct PortSettings {
 	unsigned roce_tos;
 	bool netdev_up;
 	unsigned netdev_mtu;
+	/* Mb/s the netdev should run at (/sys/class/net/X/speed): a check (preflight's
+	 * network.link-speed), never written */
+	unsigned netdev_expect_speed;
 	Address *addresses;
 	size_t n_addresses;
 	bool rail_routing;	/* per-rail source routing (rail.h); false: none wanted */

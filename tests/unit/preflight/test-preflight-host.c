@@ -213,6 +213,54 @@ TEST(hardware_pcie_link) {
 	tree_free(root);
 }
 
+/* Judged against the lower of the link's two ends: the device's maximum and its port's. */
+TEST(hardware_pcie_link_port) {
+	_cleanup_(preflight_done) Preflight p = { 0 }, q = { 0 };
+	char *root = tree_new();
+	HostState *h = NULL;
+	PreflightInput in = { .root = root };
+
+	hardware_tree(root);
+	put_link(root, "sys/bus/pci/devices/0000:3a:00.0",
+		 "../../../devices/pci0000:3a/0000:3a:00.0");
+	put_file(root, "sys/devices/pci0000:3a/0000:3a:00.0/max_link_speed", "8.0 GT/s PCIe\n");
+	put_file(root, "sys/devices/pci0000:3a/0000:3a:00.0/max_link_width", "8\n");
+	/* a Gen4 x16 card in a Gen3 x8 slot, at Gen3 x8: all the slot gives */
+	put_file(root, FN0 "/current_link_speed", "8.0 GT/s PCIe\n");
+	put_file(root, FN0 "/max_link_speed", "16.0 GT/s PCIe\n");
+	put_file(root, FN0 "/current_link_width", "8\n");
+	put_file(root, FN0 "/max_link_width", "16\n");
+	/* the same card at x4 in that slot: degraded below both ends */
+	put_file(root, FN1 "/current_link_speed", "8.0 GT/s PCIe\n");
+	put_file(root, FN1 "/max_link_speed", "16.0 GT/s PCIe\n");
+	put_file(root, FN1 "/current_link_width", "4\n");
+	put_file(root, FN1 "/max_link_width", "16\n");
+	CHECK_INTEQ(host_observe(root, HOST_OBSERVE_ALL, &h), 0);
+	in.host = h;
+	CHECK_INTEQ(preflight_hardware(&p, &in), 0);
+	CHECK(row_is(&p, "hardware.pcie-link", "0000:3b:00.0", PREFLIGHT_OK,
+		     "8.0 GT/s PCIe x8, the most its port 0000:3a:00.0 allows (the device can do "
+		     "16.0 GT/s PCIe x16)",
+		     NULL));
+	CHECK(row_is(&p, "hardware.pcie-link", "0000:3b:00.1", PREFLIGHT_WARN,
+		     "PCIe link degraded: 8.0 GT/s PCIe x4, the device can do 16.0 GT/s PCIe x16 "
+		     "(its port 0000:3a:00.0 allows 8.0 GT/s PCIe x8)",
+		     "a slot that gives 8.0 GT/s PCIe x8"));
+
+	/* qemu's: an x1 2.5 GT/s endpoint under a root port that offers x32 16 GT/s */
+	put_file(root, "sys/devices/pci0000:3a/0000:3a:00.0/max_link_speed", "16.0 GT/s PCIe\n");
+	put_file(root, "sys/devices/pci0000:3a/0000:3a:00.0/max_link_width", "32\n");
+	put_file(root, FN0 "/current_link_speed", "2.5 GT/s PCIe\n");
+	put_file(root, FN0 "/max_link_speed", "2.5 GT/s PCIe\n");
+	put_file(root, FN0 "/current_link_width", "1\n");
+	put_file(root, FN0 "/max_link_width", "1\n");
+	CHECK_INTEQ(preflight_hardware(&q, &in), 0);
+	CHECK(row_is(&q, "hardware.pcie-link", "0000:3b:00.0", PREFLIGHT_OK,
+		     "2.5 GT/s PCIe x1, the device's maximum", NULL));
+	host_state_free(h);
+	tree_free(root);
+}
+
 TEST(hardware_firmware) {
 	_cleanup_(preflight_done) Preflight p = { 0 }, q = { 0 };
 	char *root = tree_new();
@@ -806,7 +854,7 @@ TEST(memlock_login) {
 }
 
 TESTS_MAIN(TEST_ENTRY(hardware_no_rdma_device), TEST_ENTRY(hardware_links_filter),
-	   TEST_ENTRY(hardware_pcie_link), TEST_ENTRY(hardware_firmware),
+	   TEST_ENTRY(hardware_pcie_link), TEST_ENTRY(hardware_pcie_link_port), TEST_ENTRY(hardware_firmware),
 	   TEST_ENTRY(hardware_acs_vfio_once), TEST_ENTRY(kernel_modules),
 	   TEST_ENTRY(kernel_configfs), TEST_ENTRY(kernel_configfs_absent),
 	   TEST_ENTRY(kernel_lockdown), TEST_ENTRY(userspace_provider),

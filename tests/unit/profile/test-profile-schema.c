@@ -138,6 +138,8 @@ static const struct {
 	{ "netdev:\n  mtuu: 4200\n",
 	  "t.yaml:2:3: error: unknown key 'mtuu' in 'netdev', did you mean 'mtu'?" },
 	{ "netdev:\n  mtu: 67\n", "t.yaml:2:8: error: 'netdev.mtu' must be in 68..65535, got 67" },
+	{ "netdev:\n  expect-speed: 5\n",
+	  "t.yaml:2:17: error: 'netdev.expect-speed' must be in 10..1600000, got 5" },
 	{ "netdev:\n  up: yes\n",
 	  "t.yaml:2:7: error: 'netdev.up' expects true or false, got 'yes'" },
 	{ "netdev:\n  up: [true]\n",
@@ -522,7 +524,8 @@ static const char full[] =
 	"modules: [ib_uverbs, rdma_ucm]\nroce:\n"
 	"  mode: v2\n  tos: 106\nnetdev:\n  up: true\n"
 	"  mtu: 4200\n  addresses: [192.0.2.10/24, \"2001:db8::10/64\"]\n"
-	"  rail-routing: 1011\n  pause: {autoneg: false, rx: false, tx: false}\ngids:\n"
+	"  rail-routing: 1011\n  pause: {autoneg: false, rx: false, tx: false}\n"
+	"  expect-speed: 200000\ngids:\n"
 	"  require: [roce-v2-ipv4, roce-v1-any]\n"
 	"  publish: {roce: v2, family: ipv4, subnet: 10.12.0.0/15}\nqos:\n"
 	"  owner: rdmad\n  trust: dscp\n  pfc: [3, 5]\n  dscp-map: {26: 3, 48: 6}\n"
@@ -610,7 +613,7 @@ TEST(full_profile) {
 		CHECK_INTEQ(b->link_state, VF_LINK_STATE_ENABLE);
 		CHECK_INTEQ(b->max_rate, 10000);
 		CHECK_INTEQ(b->min_rate, 1000);
-		CHECK_INTEQ(b->line, 47);
+		CHECK_INTEQ(b->line, 48);
 	}
 	CHECK_INTEQ(p->settings.n_roce_allow_from, 3);
 	if (p->settings.n_roce_allow_from == 3) {
@@ -627,6 +630,7 @@ TEST(full_profile) {
 	CHECK_INTEQ(p->settings.roce_tos, 106);
 	CHECK(p->settings.netdev_up);
 	CHECK_INTEQ(p->settings.netdev_mtu, 4200);
+	CHECK_INTEQ(p->settings.netdev_expect_speed, 200000);
 	CHECK_INTEQ(p->settings.n_addresses, 2);
 	CHECK_INTEQ(p->settings.addresses[0].family, AF_INET);
 	CHECK_INTEQ(p->settings.addresses[0].prefixlen, 24);
