@@ -303,6 +303,8 @@ int devlink_param_parse(const struct nlmsghdr *nlh, size_t len, DevlinkParamInfo
 		return -EBADMSG;
 	snprintf(info.name, sizeof(info.name), "%.*s", nla_len(pb[DEVLINK_ATTR_PARAM_NAME]) - 1,
 		 (const char *) nla_data(pb[DEVLINK_ATTR_PARAM_NAME]));
+	if (info.name[0] == 0) /* NUL first: no name */
+		return -EBADMSG;
 	info.type = devlink_param_type_from_nla(nla_get_u8(pb[DEVLINK_ATTR_PARAM_TYPE]));
 	if (info.type < 0)
 		return -EPROTO;
