@@ -410,7 +410,10 @@ check "root's SelfTest() returns rdmactl selftest's JSON: fail, with the step" \
 setpriv --reuid=nobody --regid=nogroup --clear-groups \
         "$rdmactl" monitor --json > "$work/monitor.json" 2> "$work/monitor.err" &
 mon_pid=$!
+# "Following" (on stderr, --json too): its matches are in place, the reconciles below are seen
 wait_for; until grep -q Following "$work/monitor.err"; do waited || break; done
+check "rdmactl monitor --json says on stderr when it follows rdmad" \
+        "grep -q Following '$work/monitor.err'" || sed 's/^/# /' "$work/monitor.err"
 "$rdmactl" reconcile
 "$rdmactl" reconcile
 wait_for; until [[ $(grep -c LastReconcileUSec "$work/monitor.json") -ge 2 ]]; do waited || break; done

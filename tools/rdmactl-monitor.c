@@ -188,11 +188,12 @@ int verb_monitor(const Options *o, int argc, char **argv) {
 		fprintf(stderr, "rdmactl monitor: %s\n", strerror(-r));
 		return EXIT_FAILURE;
 	}
-	/* The matches are in place once this returns: what changes from now on is printed. */
+	/* The matches are in place once this returns: what changes from now on is printed. Said
+	 * on stderr with --json too: a script reading the objects on stdout knows from it when a
+	 * change it makes will be seen (tests/bus-test.sh waits for it). */
 	(void) sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
 				  "org.freedesktop.DBus.Peer", "Ping", NULL, NULL, NULL);
-	if (!arg_json)
-		fprintf(stderr, "Following rdmad; press ^C to stop.\n");
+	fprintf(stderr, "Following rdmad; press ^C to stop.\n");
 	r = sd_event_loop(event);
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
