@@ -366,3 +366,86 @@ int trial_record_set_aside(const char *state_dir) {
 		return -errno;
 	return 0;
 }
+
+/* "rxe0/1" -> "rxe0", 1 */
+static int link_split(const char *link, char **ret_device, unsigned *ret_port) {
+	const char *slash = strrchr(link, '/');
+	unsigned long port;
+	char *end;
+
+	if (!slash || slash == link || strpbrk(link, "\"\\*?[]"))
+		return -EINVAL;
+	errno = 0;
+	port = strtoul(slash + 1, &end, 10);
+	if (errno != 0 || end == slash + 1 || *end || port == 0 || port > 255)
+		return -EINVAL;
+	*ret_device = strndup(link, (size_t) (slash - link));
+	if (!*ret_device)
+		return -ENOMEM;
+	*ret_port = (unsigned) port;
+	return 0;
+}
+
+int trial_record_rollback_yaml(const TrialRecord *r, char **ret) {
+	_cleanup_free_ char *buf = NULL;
+	bool *done = NULL;
+	size_t size = 0;
+	FILE *f;
+	int k = 0, ok;
+
+	done = calloc(r->n_objects + 1, sizeof(bool));
+	if (!done)
+		return -ENOMEM;
+	f = open_memstream(&buf, &size);
+	if (!f) {
+		free(done);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; k >= 0 && i < r->n_objects; i++) {
+		_cleanup_free_ char *device = NULL;
+		unsigned port;
+
+		if (done[i])
+			continue;
+		k = link_split(r->objects[i].link, &device, &port);
+		if (k < 0)
+			break;
+		fprintf(f, "---\nmatch:\n  device: \"%s\"\n  port: [%u]\n", device, port);
+		/* the link's keys, each under its section ("roce.tos": roce: {tos: 106}), a
+		 * section once */
+		for (size_t j = i; k >= 0 && j < r->n_objects; j++) {
+			const char *key = key_to_string(r->objects[j].key), *dot;
+
+			if (done[j] || !streq(r->objects[j].link, r->objects[i].link))
+				continue;
+			dot = key ? strchr(key, '.') : NULL;
+			if (!dot || strchr(dot + 1, '.')) {
+				k = -EINVAL;
+				break;
+			}
+			fprintf(f, "%.*s:\n", (int) (dot - key), key);
+			for (size_t l = j; l < r->n_objects; l++) {
+				const char *key2 = key_to_string(r->objects[l].key);
+
+				if (done[l] || !streq(r->objects[l].link, r->objects[i].link) ||
+				    !key2 || strncmp(key2, key, (size_t) (dot - key) + 1) != 0)
+					continue;
+				if (!value_valid(r->objects[l].value)) {
+					k = -EINVAL;
+					break;
+				}
+				done[l] = true;
+				fprintf(f, "  %s: %s\n", key2 + (dot - key) + 1,
+					r->objects[l].value);
+			}
+		}
+	}
+	free(done);
+	ok = !ferror(f);
+	if (fclose(f) != 0 || !ok)
+		return -ENOMEM;
+	if (k < 0)
+		return k;
+	*ret = TAKE_PTR(buf);
+	return 0;
+}

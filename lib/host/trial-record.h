@@ -69,3 +69,9 @@ int trial_record_set_aside(const char *state_dir);
 /* A confirmed trial's file made an ordinary profile: dir/name written as the record is (a
  * temporary file, fsync, rename, fsync of dir). -EINVAL for a name a trial may not carry. */
 int trial_file_install(const char *dir, const char *name, const char *content);
+
+/* The profile that puts back what r recorded (pure): one YAML document per link, matching its
+ * device and port, declaring each recorded key with the value it had. Applied as the top layer
+ * for one reconcile, it writes back only what differs, through the same backends (and their
+ * guards) as any profile. -EINVAL for a link that is not DEVICE/PORT. */
+int trial_record_rollback_yaml(const TrialRecord *r, char **ret);

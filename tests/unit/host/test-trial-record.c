@@ -170,4 +170,45 @@ TEST(files) {
 	trial_record_done(&r);
 }
 
-TESTS_MAIN(TEST_ENTRY(round_trip), TEST_ENTRY(torn), TEST_ENTRY(refused), TEST_ENTRY(files))
+/* The rollback profile: a document per link, a section once, and it loads as any profile. */
+TEST(rollback_yaml) {
+	TrialRecord r = record_new();
+	Diagnostics diags = { 0 };
+	Profile **p = NULL;
+	size_t n = 0;
+	char *text = NULL;
+
+	CHECK_INTEQ(trial_record_add_object(&r, "rxe0/1", "veth0", KEY_ROCE_MODE, "v2"), 0);
+	CHECK_INTEQ(trial_record_rollback_yaml(&r, &text), 0);
+	CHECK_STREQ(text, "---\nmatch:\n  device: \"rxe0\"\n  port: [1]\n"
+			  "roce:\n  tos: 106\n  mode: v2\n"
+			  "netdev:\n  mtu: 1500\n"
+			  "---\nmatch:\n  device: \"mlx5_0\"\n  port: [1]\n"
+			  "roce:\n  mode: v2\n");
+	CHECK_INTEQ(profile_load_string("rollback", text, strlen(text), &diags, &p, &n), 0);
+	CHECK_INTEQ(n, 2);
+	for (size_t i = 0; i < diags.n; i++) {
+		char *line = diagnostic_format(&diags.items[i]);
+
+		printf("#   %s\n", line);
+		free(line);
+	}
+	if (n == 2) {
+		CHECK(p[0]->settings.roce_tos == 106 && p[0]->settings.roce_mode == ROCE_MODE_V2);
+		CHECK(p[0]->settings.netdev_mtu == 1500);
+		CHECK(p[0]->settings.set & KEY_BIT(KEY_NETDEV_MTU));
+		CHECK(!(p[1]->settings.set & KEY_BIT(KEY_ROCE_TOS)));
+	}
+	for (size_t i = 0; i < n; i++)
+		profile_free(p[i]);
+	free(p);
+	diagnostics_done(&diags);
+	free(text);
+	trial_record_done(&r);
+	CHECK_INTEQ(trial_record_add_object(&r, "rxe0", NULL, KEY_ROCE_TOS, "1"), 0);
+	CHECK_INTEQ(trial_record_rollback_yaml(&r, &text), -EINVAL);
+	trial_record_done(&r);
+}
+
+TESTS_MAIN(TEST_ENTRY(round_trip), TEST_ENTRY(torn), TEST_ENTRY(refused), TEST_ENTRY(files),
+	   TEST_ENTRY(rollback_yaml))
