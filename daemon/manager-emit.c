@@ -34,6 +34,12 @@ void manager_emit_gid_changed(Manager *m, const char *link, int32_t old_index, i
 		m->emitter->gid_changed(m, link, old_index, new_index, old_gid, new_gid, reason);
 }
 
+void manager_emit_trial_ended(Manager *m, const char *outcome, const char *gate, const char *seen,
+			      const char *json) {
+	if (m->emitter && m->emitter->trial_ended)
+		m->emitter->trial_ended(m, outcome, gate, seen, json);
+}
+
 void manager_emit_done(Manager *m) {
 	if (m->emitter && m->emitter->done)
 		m->emitter->done(m);
