@@ -71,9 +71,10 @@ static void last_print(FILE *f, json_object *last) {
 			json_get_string(last, "target"));
 		return;
 	}
-	fprintf(f, "Last trial: %s (%s%s%s)%s%s, in %.1f s\n", outcome,
-		json_get_string(last, "reason"), json_get_string(last, "gate") ? ", gate " : "",
-		json_get_string(last, "gate") ? json_get_string(last, "gate") : "",
+	fprintf(f, "Last trial: %s (%s%s)%s%s, in %.1f s\n", outcome,
+		json_get_string(last, "gate") ? "gate " : "",
+		json_get_string(last, "gate") ? json_get_string(last, "gate")
+					      : json_get_string(last, "reason"),
 		json_get_string(last, "seen") ? ": " : "",
 		json_get_string(last, "seen") ? json_get_string(last, "seen") : "",
 		(double) jint(last, "rollback_usec") / 1e6);
