@@ -153,6 +153,26 @@ is "the netdev gate failed, named, and the trial rolled back" \
         "rolled-back gate netdev ens1f0np0 is down (up before the trial) 106 32"
 echo up > "$operstate"
 
+# rdmad-probe's state (the file its unit writes, given with --probe-state): a path through a
+# touched link that stops at connect after the change fails the probe gate, with nothing lost
+probe_state() { # STATE STEP CONNECT-ERRORS
+        printf '{"paths":[{"link":"mlx5_0/1","peer":"192.0.2.2","kind":"peer","state":"%s"%s,"errors":{"address":0,"route":0,"connect":%s},"sent":%s,"lost":0}],"links":[]}' \
+                "$1" "${2:+,\"step\":\"$2\",\"error\":\"Connection timed out\"}" "$3" "$4" \
+                > "$work/probe-state.json.tmp" && mv "$work/probe-state.json.tmp" "$work/probe-state.json"
+}
+probe_state probing "" 0 60
+t0=$(last "d.get('ended_usec', 0)")
+check "a trial, rdmad-probe's paths probing" "try --timeout 600 '$work/trial.yaml'"
+wait_for; until [[ $(tos mlx5_0) == 184 ]]; do waited || break; done
+sleep 1.5
+is "the probe gate holds while the path is answered" "$(mprop Trial | grep -c pending)" 1
+probe_state unreachable connect 1 0
+wait_ended "$t0"
+is "a path that newly fails at connect fails the probe gate, and the trial is rolled back" \
+        "$(last "d['gate'], d['seen']") $(tos mlx5_0) $(tos mlx5_1)" \
+        "probe path mlx5_0/1 -> 192.0.2.2 newly fails: unreachable, step connect: Connection timed out (probing before the trial) 106 32"
+rm "$work/probe-state.json"
+
 # SIGKILL while pending: rolled back at the next start
 check "a trial, then rdmad is killed" "try --timeout 600 '$work/trial.yaml'"
 wait_for; until [[ $(tos mlx5_1) == 184 ]]; do waited || break; done

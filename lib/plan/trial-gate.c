@@ -96,6 +96,18 @@ int probe_paths_parse(const char *text, ProbePath **ret, size_t *ret_n) {
 								: "resolving");
 		l[i].step = dup_or_null(json_get_string(o, "step"));
 		l[i].error = dup_or_null(json_get_string(o, "error"));
+		if (json_object_object_get_ex(o, "errors", &v) &&
+		    json_object_is_type(v, json_type_object)) {
+			json_object_object_foreach(v, step, count) {
+				ProbeStepErrors *e = &l[i].errors[l[i].n_errors];
+
+				if (l[i].n_errors >= PROBE_STEPS_MAX)
+					break;
+				snprintf(e->step, sizeof(e->step), "%s", step);
+				e->n = (uint64_t) json_object_get_int64(count);
+				l[i].n_errors++;
+			}
+		}
 		if (json_object_object_get_ex(o, "sent", &v))
 			l[i].sent = (uint64_t) json_object_get_int64(v);
 		if (json_object_object_get_ex(o, "lost", &v))
@@ -116,6 +128,13 @@ static const ProbePath *path_find(const ProbePath *l, size_t n, const char *link
 		if (streq(l[i].link, link) && streq(l[i].peer, peer))
 			return &l[i];
 	return NULL;
+}
+
+static uint64_t path_errors(const ProbePath *p, const char *step) {
+	for (size_t i = 0; i < p->n_errors; i++)
+		if (streq(p->errors[i].step, step))
+			return p->errors[i].n;
+	return 0;
 }
 
 static bool path_failing(const ProbePath *p) {
@@ -139,6 +158,15 @@ int trial_gate_probe(const ProbePath *before, size_t n_before, const ProbePath *
 				p->link, p->peer, p->state, p->step ? ", step " : "",
 				p->step ? p->step : "", p->step && p->error ? ": " : "",
 				p->step && p->error ? p->error : "", b->state);
+		/* a failure counted since (a setup dropped on the new class fails at connect, and
+		 * may be tried again before the state says so) */
+		for (size_t k = 0; !path_failing(b) && k < p->n_errors; k++)
+			if (p->errors[k].n > path_errors(b, p->errors[k].step))
+				return seen_set(ret_seen,
+						"path %s -> %s: errors{step=\"%s\"} %" PRIu64
+						" -> %" PRIu64 " since the trial began",
+						p->link, p->peer, p->errors[k].step,
+						path_errors(b, p->errors[k].step), p->errors[k].n);
 		/* more loss in the last minute than in the minute before, in count and in ratio */
 		if (p->lost > b->lost &&
 		    p->lost * (b->sent > 0 ? b->sent : 1) > b->lost * (p->sent > 0 ? p->sent : 1))

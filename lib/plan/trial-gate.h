@@ -50,6 +50,14 @@ typedef struct TrialNetdevState {
 bool operstate_is_up(const char *operstate) _pure_;
 int trial_gate_netdevs(const TrialNetdevState *l, size_t n, char **ret_seen);
 
+/* A path's failures since the prober started, by step (the state file's "errors" object, as
+ * errors_total{step=...} in its metrics; absent from a prober before issue 45's). */
+#define PROBE_STEPS_MAX 8
+typedef struct ProbeStepErrors {
+	char step[16];
+	uint64_t n;
+} ProbeStepErrors;
+
 /* One path of rdmad-probe's state file (/run/rdmad-probe/state.json): its last minute. */
 typedef struct ProbePath {
 	char *link, *peer;
@@ -57,6 +65,8 @@ typedef struct ProbePath {
 	char *step;  /* the step it stopped at ("connect"), NULL when none */
 	char *error;
 	uint64_t sent, lost;
+	ProbeStepErrors errors[PROBE_STEPS_MAX];
+	size_t n_errors;
 } ProbePath;
 
 /* The paths of a state file's text (pure). -EBADMSG if it is no such document. */
@@ -64,6 +74,7 @@ int probe_paths_parse(const char *text, ProbePath **ret, size_t *ret_n);
 void probe_paths_free(ProbePath *l, size_t n);
 
 /* before: the state when the trial began (the minute before it); now: the latest; links: the
- * touched links (NULL-terminated). A path absent before is not judged (nothing to compare). */
+ * touched links (NULL-terminated). A path absent before is not judged (nothing to compare), nor
+ * the errors of one already failing before (each try of its setup counts one more). */
 int trial_gate_probe(const ProbePath *before, size_t n_before, const ProbePath *now, size_t n_now,
 		     char *const *links, char **ret_seen);

@@ -112,6 +112,23 @@ TEST(probe) {
 			  "\"probing\",\"sent\":240,\"lost\":2}]}",
 			  &seen),
 		    0);
+	/* a setup failure counted since the trial began, the state not yet saying so (issue 45's
+	 * prober writes errors by step) */
+	CHECK_INTEQ(judge("{\"paths\":[{\"link\":\"rxe0/1\",\"peer\":\"192.0.2.2\",\"state\":"
+			  "\"resolving\",\"errors\":{\"address\":0,\"connect\":1},\"sent\":60,"
+			  "\"lost\":1}]}",
+			  &seen),
+		    1);
+	CHECK_STREQ(seen,
+		    "path rxe0/1 -> 192.0.2.2: errors{step=\"connect\"} 0 -> 1 since the trial "
+		    "began");
+	free(seen);
+	/* errors of a path failing before: each try of its setup counts, not judged */
+	CHECK_INTEQ(judge("{\"paths\":[{\"link\":\"rxe1/1\",\"peer\":\"192.0.2.3\",\"state\":"
+			  "\"unreachable\",\"step\":\"connect\",\"errors\":{\"connect\":9},"
+			  "\"sent\":0,\"lost\":0}]}",
+			  &seen),
+		    0);
 	/* a path through a link the trial does not touch, and one new since: not judged */
 	CHECK_INTEQ(judge("{\"paths\":[{\"link\":\"mlx5_0/1\",\"peer\":\"192.0.2.2\",\"state\":"
 			  "\"unreachable\",\"sent\":0,\"lost\":0},{\"link\":\"rxe0/1\",\"peer\":"
