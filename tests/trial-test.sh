@@ -142,6 +142,15 @@ wait_ended "$t0"
 is "timed out: rolled back" "$(last "d['outcome'], d['reason']") $(tos mlx5_0) $(tos mlx5_1)" \
         "rolled-back timeout 106 32"
 
+# try --wait: exit 0 once the gates held 10 s, 1 when the trial was rolled back meanwhile
+check "try --wait: the gates hold for 10 s, exit 0" "try --timeout 600 --wait '$work/trial.yaml'" ||
+        sed 's/^/# /' "$work/try.out"
+check "... and says so" "grep -q '^The gates held for 10 s' '$work/try.out'"
+"$rdmactl" rollback > /dev/null 2>&1
+check "try --wait of a trial that times out: exit 1, the outcome printed" \
+        "! try --timeout 1 --wait '$work/trial.yaml' && grep -q '^Last trial: rolled-back (timeout): not confirmed within 1 s' '$work/try.out'" ||
+        sed 's/^/# /' "$work/try.out"
+
 # a netdev that goes down fails its gate
 t0=$(last "d.get('ended_usec', 0)")
 check "a trial, then ens1f0np0 reads down" "try --timeout 600 '$work/trial.yaml'"
