@@ -101,6 +101,11 @@ chmod 644 /tmp/60-trial.yaml
 is "alice: rdmactl try is not granted by the rule: AccessDenied for org.rdmad1.trial" \
 	"$(as alice rdmactl try /tmp/60-trial.yaml 2>&1)" \
 	"rdmactl try: Not authorized for org.rdmad1.trial: needs root or polkit's authorization"
+check "root: a trial rolled back" sh -c "rdmactl try --timeout 600 /tmp/60-trial.yaml > /dev/null && rdmactl rollback > $VM_LOGDIR/rollback.txt"
+check "... the journal says what was put back, with the link's fields" \
+	sh -c "journalctl -q -u rdmad -o cat MESSAGE_ID=d1b0e8c3a6f54b2e9c7d4a1f0e3b6c58 RDMA_DEVICE=rxe0 RDMA_PORT=1 NETDEV=veth0 |
+		grep -q 'Trial rollback: rxe0/1 roce.tos put back to 96, read back'" ||
+	diag "$(journalctl -q -u rdmad -o cat | grep -i trial | tail -5)"
 check "root: rdmactl try, the file sent from /tmp (rdmad.service has PrivateTmp=)" \
 	logged "$VM_LOGDIR/try.txt" rdmactl try --timeout 600 /tmp/60-trial.yaml
 check "... its record in /run/rdmad/state/trial, the trial applied" \
