@@ -197,8 +197,8 @@ int main(int argc, char **argv) {
 		}
 	}
 	/* rdmad-probe's state, for a trial's probe gate (manager-trial.h) */
-	m->probe_state_path = probe_state ? strdup(probe_state)
-					  : root_path(root, "/run/rdmad-probe/state.json");
+	m->probe_state_path =
+		probe_state ? strdup(probe_state) : root_path(root, "/run/rdmad-probe/state.json");
 	if (!m->probe_state_path)
 		return EXIT_FAILURE;
 	/* A trial pending when rdmad stopped is rolled back by the first reconcile: its layer
