@@ -418,6 +418,34 @@ static int plan_live(Manager *m, Plan **ret) {
 	return plan_compute(m->config, h, ret);
 }
 
+/* A device's rdma_cm group in configfs appears only when asked for (mkdir): the values live in
+ * the kernel's cma device whether or not it is there, and a host where nobody made it shows
+ * none. It is made, as the configfs backend would make it, for the layer's roce.* objects whose
+ * value is not shown yet, so that it can be read and recorded. 1 when one was made. */
+static int configfs_groups_make(Manager *m, const Plan *p) {
+	bool made = false;
+
+	for (size_t i = 0; i < p->n_actions; i++) {
+		const Action *a = &p->actions[i];
+		_cleanup_free_ char *rel = NULL, *path = NULL;
+
+		if (!a->profile || strncmp(a->profile, "trial:", 6) != 0 || a->unsupported ||
+		    a->current || !a->device || (a->key != KEY_ROCE_MODE && a->key != KEY_ROCE_TOS))
+			continue;
+		if (asprintf(&rel, "/sys/kernel/config/rdma_cm/%s", a->device) < 0)
+			return -ENOMEM;
+		path = root_path(m->root, rel);
+		if (!path)
+			return -ENOMEM;
+		if (mkdir(path, 0755) >= 0)
+			made = true;
+		else if (errno != EEXIST)
+			log_debug("mkdir %s: %s; its value before stays unknown", path,
+				  strerror(errno));
+	}
+	return made;
+}
+
 /* The files checked as a reload checks them: FILE:LINE:COLUMN lines in *ret_error. */
 static int files_validate(const TrialRecord *rec, char **ret_error) {
 	_cleanup_strv_free_ char **lines = NULL;
@@ -546,6 +574,12 @@ int manager_trial_try(Manager *m, TrialRecord *rec, char **ret_error) {
 	r = manager_load_config(m);
 	if (r >= 0)
 		r = plan_live(m, &p);
+	if (r >= 0)
+		r = configfs_groups_make(m, p);
+	if (r > 0) {
+		p = plan_free(p);
+		r = plan_live(m, &p);
+	}
 	if (r >= 0)
 		r = trial_record_plan(m, t, p, ret_error);
 	if (r >= 0 && t->record.n_objects == 0) {

@@ -78,6 +78,19 @@ check "rdmad logged each object put back and read back" \
 	grep -q 'Trial rollback: rxe0/1 roce.tos put back to 32, read back' "$LOG"
 check "and leaves the hand value alone afterwards" sh -c "sleep 1; [ \"\$(cat $TOS)\" = 32 ]"
 
+# ---- a device whose rdma_cm group nobody made: its ToS is in the kernel all the same ----
+rdma link add rxe1 type rxe netdev veth1 || bail "cannot add rxe1"
+check "rxe1 has no rdma_cm group in configfs" test ! -e /sys/kernel/config/rdma_cm/rxe1
+printf 'match: {device: rxe1}\nroce: {tos: 96}\n' > /run/rdmad-vm/rxe1.yaml
+check "a trial of rxe1's ToS: rdmad makes the group to read the value before" \
+	sh -c "rdmactl try --timeout 600 /run/rdmad-vm/rxe1.yaml > $VM_LOGDIR/try1.out 2>&1 &&
+		grep -q '^object rxe1/1 veth1 roce.tos 0$' $RECORD" ||
+	diag "$(cat "$VM_LOGDIR/try1.out")"
+check "... applied (96), rolled back to the kernel's 0" sh -c \
+	"timeout 30 sh -c 'until [ \$(cat /sys/kernel/config/rdma_cm/rxe1/ports/1/default_roce_tos) = 96 ]; do sleep 0.1; done' &&
+		rdmactl rollback > /dev/null && [ \$(cat /sys/kernel/config/rdma_cm/rxe1/ports/1/default_roce_tos) = 0 ]"
+rdma link delete rxe1
+
 # ---- timeout ----
 check "a trial with a 3 s timeout" try --timeout 3
 t0=$(ms)
