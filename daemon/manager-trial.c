@@ -692,9 +692,9 @@ int manager_trial_rollback(Manager *m, const char *reason, const char *gate, con
 		return -ENOMEM;
 	/* the reconcile that writes back is the next to begin */
 	t->run_after = m->n_reconciles;
-	log_full(LOG_WARNING, 0, NULL, "Rolling the trial back (%s%s%s%s%s): %zu object(s).",
-		 reason, gate ? ", gate " : "", gate ? gate : "", seen ? ": " : "",
-		 seen ? seen : "", t->record.n_objects);
+	log_full(LOG_WARNING, 0, NULL, "Rolling the trial back (%s%s)%s%s: %zu object(s).",
+		 gate ? "gate " : "", gate ? gate : reason, seen ? ": " : "", seen ? seen : "",
+		 t->record.n_objects);
 	r = config_relayer(m);
 	if (r < 0)
 		log_error_errno(r, "Failed to load the rollback's profiles");
@@ -788,9 +788,9 @@ void manager_trial_run_ended(Manager *m) {
 			  "%s/trial is kept.",
 			  n_restored, t->record.n_objects, m->state_dir);
 	log_full(LOG_WARNING, 0, &(LogFields){ .message_id = MESSAGE_ID_TRIAL_ROLLED_BACK },
-		 "Trial rolled back (%s%s%s%s%s): %zu of %zu object(s) put back and read back in "
+		 "Trial rolled back (%s%s)%s%s: %zu of %zu object(s) put back and read back in "
 		 "%" PRIu64 " ms.",
-		 t->reason, t->gate ? ", gate " : "", t->gate ? t->gate : "", t->seen ? ": " : "",
+		 t->gate ? "gate " : "", t->gate ? t->gate : t->reason, t->seen ? ": " : "",
 		 t->seen ? t->seen : "", n_restored, t->record.n_objects, took / 1000);
 	waiters_reply(t, n_restored == t->record.n_objects ? NULL : "The rollback is incomplete");
 	m->trial = NULL;
