@@ -626,9 +626,26 @@ int manager_trial_try(Manager *m, TrialRecord *rec, char **ret_error) {
 	return 0;
 }
 
+/* LastTrial kept in the state dir, for a status after a restart. */
+static void last_set(Manager *m, char *json) {
+	int r;
+
+	free(m->trial_last);
+	m->trial_last = json;
+	if (!json)
+		return;
+	r = trial_last_write(m->state_dir, json);
+	if (r < 0)
+		log_warning_errno(r, "Failed to keep the trial's outcome in %s/trial, ignoring",
+				  m->state_dir);
+}
+
 int manager_trial_resume(Manager *m) {
 	_cleanup_(trial_freep) Trial *t = NULL;
 	int r;
+
+	/* the last outcome, as it was said before rdmad stopped */
+	(void) trial_last_read(m->state_dir, &m->trial_last);
 
 	t = calloc(1, sizeof(Trial));
 	if (!t)
@@ -794,8 +811,7 @@ void manager_trial_run_ended(Manager *m) {
 		 t->seen ? t->seen : "", n_restored, t->record.n_objects, took / 1000);
 	waiters_reply(t, n_restored == t->record.n_objects ? NULL : "The rollback is incomplete");
 	m->trial = NULL;
-	free(m->trial_last);
-	m->trial_last = TAKE_PTR(json);
+	last_set(m, TAKE_PTR(json));
 	(void) config_relayer(m);
 	manager_emit_trial_ended(
 		m, n_restored == t->record.n_objects ? "rolled-back" : "rollback-incomplete",
@@ -868,10 +884,8 @@ int manager_trial_confirm(Manager *m, const char *target, char **ret_error) {
 	    json_add_string(o, "target", dir) >= 0 &&
 	    json_add_int(o, "started_usec", (int64_t) t->record.started_usec) >= 0 &&
 	    json_add_int(o, "ended_usec", (int64_t) realtime_usec()) >= 0 &&
-	    json_add_files(o, &t->record) >= 0) {
-		free(m->trial_last);
-		m->trial_last = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	}
+	    json_add_files(o, &t->record) >= 0)
+		last_set(m, strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN)));
 	/* the files are ordinary profiles now, in their place among the others by name */
 	(void) config_relayer(m);
 	manager_emit_trial_ended(m, "confirmed", "", dir, manager_trial_last(m));

@@ -206,7 +206,8 @@ is "confirmed into the profile dir, the record gone" \
 kill "$pid"; wait "$pid" 2> /dev/null || true
 start_rdmad
 sleep 0.5
-is "after a restart the confirmed ToS holds" "$(tos mlx5_0) $(tos mlx5_1) $(mprop LastTrial)" '184 184 s ""'
+is "after a restart the confirmed ToS holds, and LastTrial still says confirmed" \
+        "$(tos mlx5_0) $(tos mlx5_1) $(last "d['outcome']")" '184 184 confirmed'
 
 # a torn record at start (cut by hand: rdmad writes it whole) is set aside and said, not used
 kill "$pid"; wait "$pid" 2> /dev/null || true

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "macro.h"
 #include "trial-record.h"
 
@@ -354,6 +355,23 @@ int trial_record_remove(const char *state_dir) {
 	if (unlinkat(dirfd, TRIAL_RECORD, 0) < 0 && errno != ENOENT)
 		return -errno;
 	return fsync(dirfd) < 0 ? -errno : 0;
+}
+
+int trial_last_write(const char *state_dir, const char *json) {
+	_cleanup_close_ int dirfd = -EBADF;
+
+	dirfd = trial_dir_open(state_dir, true);
+	if (dirfd < 0)
+		return dirfd;
+	return write_synced(dirfd, "last", json);
+}
+
+int trial_last_read(const char *state_dir, char **ret) {
+	_cleanup_free_ char *path = NULL;
+
+	if (asprintf(&path, "%s/" TRIAL_DIR "/last", state_dir) < 0)
+		return -ENOMEM;
+	return read_line_at(AT_FDCWD, path, ret);
 }
 
 int trial_record_set_aside(const char *state_dir) {

@@ -66,6 +66,12 @@ int trial_record_read(const char *state_dir, TrialRecord *ret);
 int trial_record_remove(const char *state_dir);
 /* A torn record set aside as record.torn, so that it is seen once, not at every start. */
 int trial_record_set_aside(const char *state_dir);
+/* The outcome of the last trial that ended (JSON, as rdmad's LastTrial property says it), kept in
+ * <state dir>/trial/last so that `rdmactl status` says it after rdmad restarted too. */
+int trial_last_write(const char *state_dir, const char *json);
+/* -ENOENT: none. */
+int trial_last_read(const char *state_dir, char **ret);
+
 /* A confirmed trial's file made an ordinary profile: dir/name written as the record is (a
  * temporary file, fsync, rename, fsync of dir). -EINVAL for a name a trial may not carry. */
 int trial_file_install(const char *dir, const char *name, const char *content);

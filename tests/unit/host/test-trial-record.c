@@ -160,6 +160,16 @@ TEST(files) {
 	CHECK_INTEQ(trial_record_write(dir, &r), 0);
 	CHECK_INTEQ(trial_record_remove(dir), 0);
 	CHECK_INTEQ(trial_record_read(dir, &back), -ENOENT);
+	/* the last outcome kept */
+	{
+		char *s = NULL;
+
+		CHECK_INTEQ(trial_last_read(dir, &s), -ENOENT);
+		CHECK_INTEQ(trial_last_write(dir, "{\"outcome\":\"confirmed\"}"), 0);
+		CHECK_INTEQ(trial_last_read(dir, &s), 0);
+		CHECK_STREQ(s, "{\"outcome\":\"confirmed\"}");
+		free(s);
+	}
 	/* an installed file holds the content */
 	CHECK_INTEQ(trial_file_install(dir, "50-tos.yaml", "roce: {tos: 1}\n"), 0);
 	CHECK_INTEQ(trial_file_install(dir, "../50-tos.yaml", "x"), -EINVAL);

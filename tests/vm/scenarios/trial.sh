@@ -139,7 +139,7 @@ wait "$RDMAD" 2> /dev/null
 write "$TOS" 32
 rdmad_start
 check "after a restart rdmad puts the confirmed ToS back over a hand write" wait_until 30 applied
-is "rdmad said no trial since it started" "$(state LastTrial)" 's ""'
+is "LastTrial kept over the restart: confirmed" "$(last .outcome)" confirmed
 kill "$RDMAD"
 wait "$RDMAD"
 is "rdmad stops on SIGTERM with status 0" "$?" 0
