@@ -16,7 +16,7 @@
 #include "json-util.h"
 #include "log.h"
 #include "manager-emit.h"
-#include "manager-trial.h"
+#include "manager-trial-internal.h"
 #include "strv.h"
 #include "trial-gate.h"
 
@@ -24,25 +24,7 @@
 #define MESSAGE_ID_TRIAL_ROLLED_BACK "d1b0e8c3a6f54b2e9c7d4a1f0e3b6c58"
 #define MESSAGE_ID_TRIAL_CONFIRMED   "83e2f4a1c7b94d6e8f0a2c5b7d9e1f30"
 
-struct Trial {
-	TrialRecord record;
-	char **links;		 /* the links the trial writes, "rxe0/1" */
-	char **netdevs;		 /* their netdevs the trial writes ... */
-	bool *up_before;	 /* ... and whether each was up when it began */
-	ProbePath *probe_before; /* rdmad-probe's state when it began (NULL: none read) */
-	size_t n_probe_before;
-	bool probe_known;
-	uint64_t started_usec;	  /* CLOCK_MONOTONIC */
-	uint64_t held_since_usec; /* since when every gate held (0: not yet) */
-	sd_event_source *timeout_source, *tick_source;
-	/* the rollback */
-	bool rolling_back;
-	unsigned run_after; /* the reconcile that writes back is the first numbered above */
-	char *reason, *gate, *seen;
-	uint64_t rollback_usec; /* CLOCK_MONOTONIC when it began */
-	sd_bus_message **waiters;
-	size_t n_waiters;
-};
+/* struct Trial: manager-trial-internal.h */
 
 /* The keys a trial can record and put back, and why the others cannot be. */
 static const Key trial_keys[] = { KEY_ROCE_MODE, KEY_ROCE_TOS, KEY_NETDEV_MTU, KEY_NETDEV_UP };
@@ -259,96 +241,6 @@ int manager_trial_json(Manager *m, char **ret) {
 		return -ENOMEM;
 	*ret = s;
 	return 0;
-}
-
-static int probe_state_read(Manager *m, ProbePath **ret, size_t *ret_n) {
-	_cleanup_free_ char *text = NULL;
-	_cleanup_close_ int fd = -EBADF;
-	size_t size = 0;
-	uint64_t deadline = now_usec() + 100000;
-	int r;
-
-	if (!m->probe_state_path)
-		return -ENOENT;
-	fd = open(m->probe_state_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	r = read_all_until(fd, deadline, 8 * 1024 * 1024, &text, &size);
-	if (r < 0)
-		return r;
-	return probe_paths_parse(text, ret, ret_n);
-}
-
-/* operstate of netdev, NULL when it is gone */
-static char *netdev_operstate(Manager *m, const char *netdev) {
-	_cleanup_free_ char *path = NULL, *rel = NULL;
-	char *s = NULL;
-
-	if (asprintf(&rel, "/sys/class/net/%s/operstate", netdev) < 0)
-		return NULL;
-	path = root_path(m->root, rel);
-	if (!path || read_line_at(AT_FDCWD, path, &s) < 0)
-		return NULL;
-	return s;
-}
-
-/* Each gate in turn: 0 all held, 1 one failed (*ret_gate, *ret_seen), -errno. */
-static int trial_gates(Manager *m, Trial *t, const char **ret_gate, char **ret_seen) {
-	size_t n_links = strv_length(t->links), n_netdevs = strv_length(t->netdevs);
-	_cleanup_free_ TrialLinkState *ls = NULL;
-	_cleanup_free_ TrialNetdevState *ns = NULL;
-	char **states = NULL;
-	int r;
-
-	ls = calloc(n_links + 1, sizeof(TrialLinkState));
-	ns = calloc(n_netdevs + 1, sizeof(TrialNetdevState));
-	states = calloc(n_netdevs + 1, sizeof(char *));
-	if (!ls || !ns || !states) {
-		free(states);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n_links; i++) {
-		PortStatus *s = NULL;
-
-		(void) manager_port_find(m, t->links[i], &s);
-		ls[i] = (TrialLinkState){
-			.link = t->links[i],
-			.state = s ? config_state_to_string(s->state) : "failed",
-			.detail = s ? s->last_error : "the link is gone",
-		};
-	}
-	r = trial_gate_links(ls, n_links, now_usec() - t->started_usec, ret_seen);
-	if (r != 0) {
-		*ret_gate = trial_gate_to_string(TRIAL_GATE_LINKS);
-		goto out;
-	}
-	for (size_t i = 0; i < n_netdevs; i++) {
-		states[i] = netdev_operstate(m, t->netdevs[i]);
-		ns[i] = (TrialNetdevState){ t->netdevs[i], t->up_before[i], states[i] };
-	}
-	r = trial_gate_netdevs(ns, n_netdevs, ret_seen);
-	if (r != 0) {
-		*ret_gate = trial_gate_to_string(TRIAL_GATE_NETDEV);
-		goto out;
-	}
-	if (t->probe_known) {
-		ProbePath *now = NULL;
-		size_t n_now = 0;
-
-		/* a state file that cannot be read now (rdmad-probe restarting) is not judged */
-		if (probe_state_read(m, &now, &n_now) >= 0) {
-			r = trial_gate_probe(t->probe_before, t->n_probe_before, now, n_now,
-					     t->links, ret_seen);
-			probe_paths_free(now, n_now);
-			if (r != 0)
-				*ret_gate = trial_gate_to_string(TRIAL_GATE_PROBE);
-		}
-	}
-out:
-	for (size_t i = 0; i < n_netdevs; i++)
-		free(states[i]);
-	free(states);
-	return r;
 }
 
 static int on_trial_tick(sd_event_source *s, uint64_t usec, void *userdata) {
