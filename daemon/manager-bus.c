@@ -18,6 +18,7 @@
 #include "manager-bus.h"
 #include "manager-checks.h"
 #include "manager-emit.h"
+#include "manager-trial-bus.h"
 #include "manager.h"
 #include "strv.h"
 
@@ -247,6 +248,8 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_PROPERTY("NcclGidIndex", "i", NULL, offsetof(Manager, nccl_gid_index), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("LastReconcileUSec", "t", NULL, offsetof(Manager, last_reconcile_usec), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("LoopDispatches", "a(tt)", property_get_loop_dispatches, 0, 0),
+	SD_BUS_PROPERTY("Trial", "s", trial_property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
+	SD_BUS_PROPERTY("LastTrial", "s", trial_property_get_last, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_METHOD_WITH_ARGS("ListLinks", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sos)", links), method_list_links, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("GetLink", SD_BUS_ARGS("s", name), SD_BUS_RESULT("o", path), method_get_link, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -258,6 +261,10 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_SIGNAL_WITH_ARGS("DevlinkHealthChanged", SD_BUS_ARGS("s", device, "u", port, "s", reporter, "s", state, "t", errors, "t", recoveries), 0),
 	SD_BUS_METHOD_WITH_ARGS("Preflight", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", json), method_preflight, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("SelfTest", SD_BUS_ARGS("s", link, "s", peer, "u", size, "u", iterations, "u", timeout_sec), SD_BUS_RESULT("s", json), method_self_test, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Try", SD_BUS_ARGS("a(ss)", files, "t", timeout_usec, "a{sv}", options), SD_BUS_RESULT("s", json), trial_method_try, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Confirm", SD_BUS_ARGS("s", target), SD_BUS_RESULT("s", json), trial_method_confirm, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Rollback", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, trial_method_rollback, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_SIGNAL_WITH_ARGS("TrialEnded", SD_BUS_ARGS("s", outcome, "s", gate, "s", seen, "s", json), 0),
 	SD_BUS_VTABLE_END,
 };
 /* clang-format on */
@@ -305,6 +312,7 @@ static const ManagerEmitter bus_emitter = {
 	.link_changed = link_bus_link_changed,
 	.gid_changed = emit_gid_changed,
 	.health_changed = emit_health_changed,
+	.trial_ended = manager_trial_bus_emit_ended,
 	.done = emitter_done,
 };
 

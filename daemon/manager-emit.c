@@ -39,6 +39,12 @@ void manager_emit_health_changed(Manager *m, const HealthReporter *r) {
 		m->emitter->health_changed(m, r);
 }
 
+void manager_emit_trial_ended(Manager *m, const char *outcome, const char *gate, const char *seen,
+			      const char *json) {
+	if (m->emitter && m->emitter->trial_ended)
+		m->emitter->trial_ended(m, outcome, gate, seen, json);
+}
+
 void manager_emit_done(Manager *m) {
 	if (m->emitter && m->emitter->done)
 		m->emitter->done(m);

@@ -23,6 +23,10 @@ struct ManagerEmitter {
 			    const char *old_gid, const char *new_gid, const char *reason);
 	/* A devlink health reporter changed (manager-health.c): r as it is now. */
 	void (*health_changed)(Manager *m, const HealthReporter *r);
+	/* A trial ended (manager-trial.h): "confirmed", "rolled-back" or "rollback-incomplete",
+	 * the gate that failed ("" none), what it saw or why, the whole outcome as JSON. */
+	void (*trial_ended)(Manager *m, const char *outcome, const char *gate, const char *seen,
+			    const char *json);
 	/* The emitter's own state goes, with the Manager. */
 	void (*done)(Manager *m);
 };
@@ -34,4 +38,6 @@ void manager_emit_link_changed(Manager *m, const PortStatus *s, unsigned changes
 void manager_emit_gid_changed(Manager *m, const char *link, int32_t old_index, int32_t new_index,
 			      const char *old_gid, const char *new_gid, const char *reason);
 void manager_emit_health_changed(Manager *m, const HealthReporter *r);
+void manager_emit_trial_ended(Manager *m, const char *outcome, const char *gate, const char *seen,
+			      const char *json);
 void manager_emit_done(Manager *m);

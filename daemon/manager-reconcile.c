@@ -12,6 +12,7 @@
 #include "manager-emit.h"
 #include "manager-publish.h"
 #include "manager-status.h"
+#include "manager-trial.h"
 #include "manager-worker.h"
 #include "manager.h"
 #include "strv.h"
@@ -121,7 +122,7 @@ static bool action_held(Manager *m, const Action *a, const Outcomes *outcomes, u
  * only while one declares security.roce-allow-from (a full pass looks for a table left from an
  * earlier configuration, to remove it), and the functions behind netdevs only while one
  * declares sriov.* or pci.*, and global pause only while one declares netdev.pause. */
-static HostObserveFlags observe_flags(const Config *c, char *const *only) {
+HostObserveFlags manager_observe_flags(const Config *c, char *const *only) {
 	HostObserveFlags flags = HOST_OBSERVE_ALL;
 
 	if (!config_declares(c, KEY_COUNTERS_OPTIONAL))
@@ -261,7 +262,7 @@ void manager_config_retire(Manager *m) {
 
 static int observe_begin(Manager *m, ReconcileRun *run) {
 	run->observer = host_observer_free(run->observer);
-	return host_observer_new(m->root, observe_flags(run->config, run->only), run->only,
+	return host_observer_new(m->root, manager_observe_flags(run->config, run->only), run->only,
 				 &run->observer);
 }
 
@@ -622,6 +623,8 @@ static void run_end(Manager *m) {
 		(void) sd_notify(false, "READY=1");
 		manager_notify_status(m);
 	}
+	/* a trial's rollback reads back once its reconcile ended */
+	manager_trial_run_ended(m);
 	if (m->run_again || m->n_run_waiters > 0) {
 		m->run_again = false;
 		(void) manager_reconcile_start(m);
@@ -720,6 +723,8 @@ int manager_reconcile(Manager *m) {
 	if (r < 0)
 		run->r = r;
 	r = run_finish(m, run);
+	run = reconcile_run_free(run);
+	manager_trial_run_ended(m);
 	(void) malloc_trim(0);
 	manager_notify_status(m);
 	return r;

@@ -16,6 +16,7 @@
 #include "manager-emit.h"
 #include "manager-health.h"
 #include "manager-lldp.h"
+#include "manager-trial.h"
 #include "manager-watch.h"
 #include "bus-args.h"
 #include "manager.h"
@@ -59,6 +60,7 @@ Manager *manager_free(Manager *m) {
 	if (!m)
 		return NULL;
 	manager_emit_done(m);
+	manager_trial_done(m);
 	m->worker = worker_free(m->worker); /* before the run whose action it borrows */
 	outcomes_done(&m->carried);
 	manager_reconcile_done(m);
@@ -264,6 +266,13 @@ int manager_load_config(Manager *m) {
 		m->config_errors = diags;
 		m->config_skipped = 0;
 		return r == -ENOMEM ? r : -EINVAL;
+	}
+	/* the trial's layer, or its rollback's, above all (manager-trial.h) */
+	r = manager_trial_layer(m, c);
+	if (r < 0) {
+		config_free(c);
+		diagnostics_done(&diags);
+		return log_error_errno(r, "Failed to add the trial's profiles");
 	}
 	config_errors_log(&diags);
 	diagnostics_done(&m->config_errors);

@@ -64,6 +64,8 @@ typedef struct PlanJob PlanJob;
 /* A long kernel operation off the loop (manager-worker.c). */
 typedef struct Worker Worker;
 typedef struct DescribeJob DescribeJob;
+/* A pending trial or its rollback at work (manager-trial.c). */
+typedef struct Trial Trial;
 
 /* LoopDispatches: the upper bounds of its buckets, in microseconds, the last UINT64_MAX */
 #define LOOP_DISPATCH_BUCKETS 13
@@ -190,6 +192,12 @@ typedef struct Manager {
 	sd_event_source *devlink_source;
 	sd_event_source *hostname_source; /* rdma.node-description's %h */
 
+	/* `rdmactl try` (manager-trial.h): the trial pending or rolling back, the last that
+	 * ended (JSON), and rdmad-probe's state file its probe gate reads */
+	Trial *trial;
+	char *trial_last;
+	char *probe_state_path;
+
 	unsigned n_reconciles;
 	unsigned n_writes;   /* actions that changed something, over the daemon's life */
 	unsigned n_overruns; /* ENOBUFS on the rtnetlink watch socket */
@@ -257,6 +265,8 @@ void manager_schedule_reconcile(Manager *m, uint64_t delay_usec);
 /* Who changed key on netdev (manager-watch.c), NULL if not known within the contest window. */
 const char *manager_contender(const Manager *m, const char *netdev, Key key, uint64_t now);
 
+/* What a reconcile observes for c: only what its keys need (manager-reconcile.c). */
+HostObserveFlags manager_observe_flags(const Config *c, char *const *only);
 /* A reconcile of what is dirty (manager-reconcile.c), in slices on the event loop: begun now,
  * or, when one is at work, at once after it (it may have observed before what asked). */
 int manager_reconcile_start(Manager *m);

@@ -7,7 +7,9 @@
 
 #include "config.h"
 #include "log.h"
+#include "fileio.h"
 #include "manager-bus.h"
+#include "manager-trial.h"
 #include "manager.h"
 #include "rdmanl-talk.h"
 #include "scope-newlink.h"
@@ -22,6 +24,9 @@ static void help(void) {
 	       "                      (repeatable)\n"
 	       "  --state-dir DIR     Where rdmad remembers what it created (default\n"
 	       "                      " RDMAD_STATE_DIR ", under DIR with --root)\n"
+	       "  --probe-state FILE  rdmad-probe's state, which a trial's probe gate reads\n"
+	       "                      (default /run/rdmad-probe/state.json, under DIR with\n"
+	       "                      --root)\n"
 	       "  --bus               Own org.rdmad1 on the system bus (or "
 	       "DBUS_SYSTEM_BUS_ADDRESS)\n"
 	       "                      under --root too; without --root always\n"
@@ -55,6 +60,7 @@ int main(int argc, char **argv) {
 		ARG_CONFIG_DIR,
 		ARG_STATE_DIR,
 		ARG_BUS,
+		ARG_PROBE_STATE,
 		ARG_ONCE,
 		ARG_VERSION,
 		ARG_NEWLINK
@@ -64,6 +70,7 @@ int main(int argc, char **argv) {
 		{ "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
 		{ "state-dir", required_argument, NULL, ARG_STATE_DIR },
 		{ "bus", no_argument, NULL, ARG_BUS },
+		{ "probe-state", required_argument, NULL, ARG_PROBE_STATE },
 		{ "once", no_argument, NULL, ARG_ONCE },
 		{ "log-level", optional_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -74,7 +81,7 @@ int main(int argc, char **argv) {
 	_cleanup_strv_free_ char **config_dirs = NULL;
 	_cleanup_(manager_freep) Manager *m = NULL;
 	_cleanup_free_ char *root_state_dir = NULL;
-	const char *root = "/", *state_dir = NULL;
+	const char *root = "/", *state_dir = NULL, *probe_state = NULL;
 	bool once = false, bus = false, newlink = false;
 	int c, r;
 
@@ -99,6 +106,9 @@ int main(int argc, char **argv) {
 			break;
 		case ARG_BUS:
 			bus = true;
+			break;
+		case ARG_PROBE_STATE:
+			probe_state = optarg;
 			break;
 		case ARG_ONCE:
 			once = true;
@@ -186,6 +196,16 @@ int main(int argc, char **argv) {
 			return EXIT_FAILURE;
 		}
 	}
+	/* rdmad-probe's state, for a trial's probe gate (manager-trial.h) */
+	m->probe_state_path =
+		probe_state ? strdup(probe_state) : root_path(root, "/run/rdmad-probe/state.json");
+	if (!m->probe_state_path)
+		return EXIT_FAILURE;
+	/* A trial pending when rdmad stopped is rolled back by the first reconcile: its layer
+	 * is in the first load. */
+	r = manager_trial_resume(m);
+	if (r < 0)
+		return EXIT_FAILURE;
 	/* Invalid files are left out (and reported); only running out of memory stops us. */
 	r = manager_load_config(m);
 	if (r < 0)

@@ -38,7 +38,8 @@ DAEMON = {
     "manager": 1, "manager-reconcile": 1, "manager-dirty": 1, "manager-status": 1,
     "manager-publish": 1, "manager-watch": 1, "manager-lldp": 1, "manager-devlink": 1, "manager-worker": 1,
     "manager-describe": 1, "manager-health": 1, "manager-emit": 1, "manager-plan": 1, "manager-gpus": 1,
-    "manager-bus": 2, "link-bus": 2, "manager-checks": 2,
+    "manager-trial": 1, "manager-trial-gates": 1, "manager-trial-internal": 1,
+    "manager-bus": 2, "link-bus": 2, "manager-checks": 2, "manager-trial-bus": 2,
     "rdmad": 3,
 }
 DAEMON_LAYER = ["helpers", "core", "bus", "main"]

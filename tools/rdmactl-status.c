@@ -319,6 +319,8 @@ int verb_status(const Options *o, int argc, char **argv) {
 		return json_print(link ? link : d, stdout) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 	pager_open(o->no_pager);
 	r = link ? status_link(link) : status_overview(d);
+	if (r >= 0 && !link)
+		(void) trial_status_print(bus, stdout);
 	pager_close();
 	if (r < 0) {
 		fprintf(stderr, "rdmactl status: %s\n", strerror(-r));

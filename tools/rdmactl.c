@@ -24,6 +24,8 @@ typedef enum VerbOption {
 	VERB_WATCH = 1 << 11,
 	VERB_OUTPUT = 1 << 12,
 	VERB_SYSFS = 1 << 13,
+	VERB_TRY = 1 << 14,
+	VERB_TO = 1 << 15,
 } VerbOption;
 
 static const struct Verb {
@@ -64,6 +66,11 @@ static const struct Verb {
 	  VERB_JSON | VERB_SELFTEST | VERB_TIMEOUT, 2, verb_selftest },
 	{ "probe", "", "Show rdmad-probe's paths over the last minute: loss and latency",
 	  VERB_ROOT | VERB_JSON | VERB_WATCH, 1, verb_probe },
+	{ "try", "FILE...", "Apply profiles as a trial, rolled back unless confirmed (daemon)",
+	  VERB_TIMEOUT | VERB_TRY, -1, verb_try },
+	{ "confirm", "", "Keep the pending trial: its files become profiles (daemon)", VERB_TO, 0,
+	  verb_confirm },
+	{ "rollback", "", "Roll the pending trial back now (daemon)", 0, 0, verb_rollback },
 };
 
 static void help(FILE *f) {
@@ -102,7 +109,12 @@ static void help(FILE *f) {
 		   "  --size BYTES      selftest: message size (default 65536)\n"
 		   "  --iters N         selftest: round trips measured (default 1000)\n"
 		   "  --timeout S       selftest: give up when nothing progresses for S seconds\n"
-		   "                    (default 10); wait-online: give up after S (default 120)\n"
+		   "                    (default 10); wait-online: give up after S (default 120);\n"
+		   "                    try: roll back unless confirmed within S (default 120)\n"
+		   "  --wait            try: wait until the gates held 10 s (exit 0) or the\n"
+		   "                    trial was rolled back (exit 1)\n"
+		   "  --to DIR          confirm: write the files to DIR (/etc/rdmad, the default,\n"
+		   "                    or /run/rdmad: until reboot)\n"
 		   "  --deadline S      selftest: give up after S seconds in all (default: none)\n"
 		   "  --gid-index N     selftest: use this GID index, not the one rdmad publishes\n"
 		   "  --link LINK       wait-online: wait for LINK (repeatable; default: every\n"
@@ -138,6 +150,8 @@ int main(int argc, char **argv) {
 		ARG_WATCH,
 		ARG_OUTPUT,
 		ARG_SYSFS,
+		ARG_WAIT,
+		ARG_TO,
 		ARG_VERSION
 	};
 	static const struct option options[] = {
@@ -163,6 +177,8 @@ int main(int argc, char **argv) {
 		{ "watch", no_argument, NULL, ARG_WATCH },
 		{ "output", required_argument, NULL, ARG_OUTPUT },
 		{ "sysfs", no_argument, NULL, ARG_SYSFS },
+		{ "wait", no_argument, NULL, ARG_WAIT },
+		{ "to", required_argument, NULL, ARG_TO },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, ARG_VERSION },
 		{ 0 },
@@ -247,6 +263,14 @@ int main(int argc, char **argv) {
 		case ARG_SYSFS:
 			o.sysfs = true;
 			given |= VERB_SYSFS;
+			break;
+		case ARG_WAIT:
+			o.try_wait = true;
+			given |= VERB_TRY;
+			break;
+		case ARG_TO:
+			o.to = optarg;
+			given |= VERB_TO;
 			break;
 		case ARG_USER:
 			o.user = optarg;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -32,6 +33,8 @@ typedef struct Options {
 	bool any;	    /* --any: one ready link is enough */
 	bool watch;	    /* counters: --watch, rates */
 	const char *output; /* metrics: --output FILE */
+	bool try_wait;	    /* try: --wait, until the gates held or the trial ended */
+	const char *to;	    /* confirm: --to DIR */
 } Options;
 
 /* Exit codes: 0 fine, 1 error (bad arguments, invalid profiles), 2 changes pending (--exit-code).
@@ -48,6 +51,13 @@ int verb_wait_online(const Options *o, int argc, char **argv);
 int verb_counters(const Options *o, int argc, char **argv);
 int verb_metrics(const Options *o, int argc, char **argv);
 int verb_probe(const Options *o, int argc, char **argv);
+/* rdmactl-trial.c */
+int verb_try(const Options *o, int argc, char **argv);
+int verb_confirm(const Options *o, int argc, char **argv);
+int verb_rollback(const Options *o, int argc, char **argv);
+/* The pending and the last trial, for `rdmactl status`. */
+#include <systemd/sd-bus.h>
+int trial_status_print(sd_bus *bus, FILE *f);
 
 int verb_check(const Options *o, int argc, char **argv);
 int verb_plan(const Options *o, int argc, char **argv);

@@ -5,7 +5,8 @@
 # A group rdmaadmin with a member (alice) and a user outside it (bob); the documented rule
 # grants the group org.rdmad1.reload and org.rdmad1.reconcile: alice may reload and reconcile,
 # bob and nobody may not (AccessDenied naming the action), everyone may read the status; the
-# sandbox as the running systemd rates it.
+# sandbox as the running systemd rates it. Trials (issue 45): org.rdmad1.trial not granted by
+# the rule; root tries a file from /tmp and confirms it into /etc/rdmad under the sandbox.
 #   RDMAD_BUILD_DIR  the meson build directory to install from (fails when unset)
 # No `set -e`: a failed check is reported and the scenario goes on.
 set -uo pipefail
@@ -92,6 +93,29 @@ sleep 1
 is "... and bob's and nobody's calls made rdmad reconcile nothing" "$(last)" "$before"
 check "polkitd answered each check (rdmad logged no polkit failure)" \
 	sh -c "! journalctl -q -u rdmad -o cat | grep -q 'polkit could not check'"
+
+# ---- trials (issue 45): their own action; a confirm writes /etc/rdmad under the sandbox -------
+check "polkitd knows org.rdmad1.trial" pkaction --action-id org.rdmad1.trial
+printf 'match: {device: rxe0}\nroce: {tos: 40}\n' > /tmp/60-trial.yaml
+chmod 644 /tmp/60-trial.yaml
+is "alice: rdmactl try is not granted by the rule: AccessDenied for org.rdmad1.trial" \
+	"$(as alice rdmactl try /tmp/60-trial.yaml 2>&1)" \
+	"rdmactl try: Not authorized for org.rdmad1.trial: needs root or polkit's authorization"
+check "root: a trial rolled back" sh -c "rdmactl try --timeout 600 /tmp/60-trial.yaml > /dev/null && rdmactl rollback > $VM_LOGDIR/rollback.txt"
+check "... the journal says what was put back, with the link's fields" \
+	sh -c "journalctl -q -u rdmad -o cat MESSAGE_ID=d1b0e8c3a6f54b2e9c7d4a1f0e3b6c58 RDMA_DEVICE=rxe0 RDMA_PORT=1 NETDEV=veth0 |
+		grep -q 'Trial rollback: rxe0/1 roce.tos put back to 96, read back'" ||
+	diag "$(journalctl -q -u rdmad -o cat | grep -i trial | tail -5)"
+check "root: rdmactl try, the file sent from /tmp (rdmad.service has PrivateTmp=)" \
+	logged "$VM_LOGDIR/try.txt" rdmactl try --timeout 600 /tmp/60-trial.yaml
+check "... its record in /run/rdmad/state/trial, the trial applied" \
+	sh -c "grep -q '^object rxe0/1 veth0 roce.tos 96$' /run/rdmad/state/trial/record &&
+		timeout 30 sh -c 'until [ \$(cat /sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos) = 40 ]; do sleep 0.1; done'"
+check "rdmactl confirm: rdmad writes /etc/rdmad/60-trial.yaml (ReadWritePaths=-/etc/rdmad)" \
+	sh -c "rdmactl confirm > $VM_LOGDIR/confirm.txt 2>&1 && cmp -s /etc/rdmad/60-trial.yaml /tmp/60-trial.yaml &&
+		[ ! -e /run/rdmad/state/trial/record ]" || diag "$(cat "$VM_LOGDIR/confirm.txt")"
+rm -f /etc/rdmad/60-trial.yaml
+rdmactl reload > /dev/null 2>&1
 
 # ---- the sandbox, as the running systemd rates it ---------------------------------------------
 exposure=$(systemd-analyze security --no-pager rdmad.service 2>&1 |
