@@ -5,7 +5,9 @@
 # reloads rdmad and waits with `rdmactl wait-online` (the ToS is in configfs then); the second
 # run changes nothing (changed=0) and leaves a profile it did not declare alone; a run with an
 # invalid profile fails the play and leaves the good file as it was; a run with
-# rdmad_profiles_exclusive and no profiles removes them. Then the package is purged.
+# rdmad_profiles_exclusive and no profiles removes them; a canary rollout with rdmad_try (serial:
+# 1, max_fail_percentage: 0) confirms the canary's profile, stops at the host whose trial rdmad
+# rolled back (its netdev gate), and never reaches the third. Then the package is purged.
 #   RDMAD_DEB  the package (tests/deb/build-deb.sh builds it)
 # The role comes from this source tree (the scenario's path, seen over 9p). No collection is in
 # reach: the role must run on ansible.builtin alone.
@@ -154,6 +156,61 @@ is "... nothing installed (rdmad_install: false)" "$(after_task invalid 'Install
 is "... rdmad still active, same process" \
 	"$(systemctl is-active rdmad 2>&1) $(systemctl show -p MainPID --value rdmad)" "active $pid"
 is "... rxe0's ToS is still 106" "$(attr "$TOS" 2>&1)" 106
+
+# ---- a canary rollout through rdmactl try: the bad host stops the play ----------------------
+# Three inventory hosts, all this VM (ansible_connection=local), one at a time (serial: 1,
+# max_fail_percentage: 0), with rdmad_try: the canary's profile (ToS 96) holds rdmad's gates and
+# is confirmed; the next host's also sets veth0 down, rdmad's netdev gate fails and rdmad rolls
+# the trial back; the play stops there, and the third host is never touched.
+cat > "$work/canary.ini" << 'EOF'
+[rdma]
+canary ansible_connection=local
+bad ansible_connection=local rdmad_canary_up=false
+later ansible_connection=local
+EOF
+cat > "$work/canary.yml" << 'EOF'
+- name: a canary first, through rdmactl try
+  hosts: rdma
+  gather_facts: false
+  serial: 1
+  max_fail_percentage: 0
+  vars:
+    rdmad_install: false
+    rdmad_try: true
+    rdmad_try_timeout: 120
+    rdmad_wait_online_timeout: 60
+    rdmad_profiles:
+      50-rxe.yaml:
+        match: {device: rxe0}
+        roce: {tos: 96}
+        netdev: {up: "{{ rdmad_canary_up | default(true) | bool }}"}
+  roles:
+    - rdmad
+EOF
+SECONDS=0
+ansible-playbook -i "$work/canary.ini" "$work/canary.yml" > "$VM_LOGDIR/canary.log" 2>&1
+rc=$?
+diag "canary: ansible-playbook exited with $rc in $SECONDS s"
+host_failed() { sed -n "s/^$1 *: .*failed=\([0-9]*\).*/\1/p" "$VM_LOGDIR/canary.log"; }
+check "the canary play fails (exit $rc)" test "$rc" -ne 0
+is "... the canary: confirmed, no failure (its PLAY RECAP failed=)" "$(host_failed canary)" 0
+is "... the bad host failed (failed=)" "$(host_failed bad)" 1
+is "... at rdmactl try" \
+	"$(grep -A1 -F 'TASK [rdmad : Apply them as a trial' "$VM_LOGDIR/canary.log" | grep -c '^fatal: \[bad\]')" 1
+check "... rdmactl try said the netdev gate failed" grep -q 'veth0 is down' "$VM_LOGDIR/canary.log"
+check "... and the third host never ran (not in the PLAY RECAP)" \
+	sh -c "! grep -q '^later *:' $VM_LOGDIR/canary.log"
+is "... veth0 is up again (rolled back)" "$(cat /sys/class/net/veth0/operstate)" up
+is "... rxe0's ToS is the canary's, confirmed (96)" "$(attr "$TOS" 2>&1)" 96
+check "... /etc/rdmad/50-rxe.yaml is the canary's profile" \
+	sh -c "grep -q 'tos: 96' /etc/rdmad/50-rxe.yaml && grep -q 'up: true' /etc/rdmad/50-rxe.yaml"
+is "... root's, mode 0644 (written by rdmactl confirm)" \
+	"$(stat -c '%U:%G %a' /etc/rdmad/50-rxe.yaml 2>&1)" "root:root 644"
+check "... rdmactl status: the last trial rolled back by the netdev gate" \
+	sh -c "rdmactl status --no-pager | grep -i 'last trial' | grep -q netdev" ||
+	diag "$(rdmactl status --no-pager 2>&1 | grep -i -A2 trial)"
+diag "$(grep -E '^(canary|bad|later) ' "$VM_LOGDIR/canary.log")"
+diag "$(grep -E '^fatal: \[bad\]' "$VM_LOGDIR/canary.log" | cut -c1-600)"
 
 # ---- rdmad_profiles_exclusive with no profiles: the role removes them --------------------------
 check "a run with rdmad_profiles_exclusive and no profiles succeeds" play exclusive none.yml
