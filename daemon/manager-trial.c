@@ -17,6 +17,7 @@
 #include "log.h"
 #include "manager-emit.h"
 #include "manager-trial-internal.h"
+#include "settings-format.h"
 #include "strv.h"
 #include "trial-gate.h"
 
@@ -27,7 +28,8 @@
 /* struct Trial: manager-trial-internal.h */
 
 /* The keys a trial can record and put back, and why the others cannot be. */
-static const Key trial_keys[] = { KEY_ROCE_MODE, KEY_ROCE_TOS, KEY_NETDEV_MTU, KEY_NETDEV_UP };
+static const Key trial_keys[] = { KEY_ROCE_MODE, KEY_ROCE_TOS, KEY_NETDEV_MTU, KEY_NETDEV_UP,
+				  KEY_QOS_PFC,   KEY_QOS_DSCP_MAP };
 
 static const char *key_refusal(Key k) {
 	switch (k) {
@@ -40,7 +42,7 @@ static const char *key_refusal(Key k) {
 		       "its users)";
 	default:
 		return "a trial cannot record and put back this key yet (roce.mode, roce.tos, "
-		       "netdev.mtu and netdev.up only)";
+		       "netdev.mtu, netdev.up, qos.pfc and qos.dscp-map only)";
 	}
 }
 
@@ -51,13 +53,14 @@ static bool key_trial_capable(Key k) {
 	return false;
 }
 
-/* The value before, as a profile writes it, from the plan's "current" column. */
-static const char *key_value_before(const Action *a) {
-	if (!a->current)
+/* The value before, as a profile writes it, from the plan's "current" column: NULL when it is
+ * not known, or not in words a profile has (a DSCP on two priorities). */
+static char *key_value_before(const Action *a) {
+	char *v = NULL;
+
+	if (setting_current_to_profile(a->key, a->current, &v) < 0)
 		return NULL;
-	if (a->key == KEY_NETDEV_UP)
-		return streq(a->current, "up") ? "true" : "false";
-	return a->current;
+	return v;
 }
 
 static uint64_t now_usec(void) {
@@ -385,7 +388,7 @@ static int trial_record_plan(Manager *m, Trial *t, const Plan *p, char **ret_err
 
 	for (size_t i = 0; i < p->n_actions; i++) {
 		const Action *a = &p->actions[i];
-		const char *before;
+		_cleanup_free_ char *before = NULL;
 
 		if (!a->profile || strncmp(a->profile, "trial:", 6) != 0 || a->unsupported)
 			continue;
@@ -400,8 +403,9 @@ static int trial_record_plan(Manager *m, Trial *t, const Plan *p, char **ret_err
 		if (!before) {
 			if (asprintf(ret_error,
 				     "%s: %s on %s cannot be rolled back: its value before is not "
-				     "known (not readable now)",
-				     a->profile + 6, key_to_string(a->key), a->port_name) < 0)
+				     "known, or not one a profile can declare (%s)",
+				     a->profile + 6, key_to_string(a->key), a->port_name,
+				     strna(a->current)) < 0)
 				return -ENOMEM;
 			return -EOPNOTSUPP;
 		}

@@ -2,6 +2,8 @@
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "dcbnl.h"
 #include "firewall.h"
@@ -449,6 +451,105 @@ int port_setting_format(const PortSettings *s, Key key, char **ret) {
 	r = format_value(f, s, key);
 	if (fclose(f) != 0 || r < 0)
 		return -ENOMEM;
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+/* "pfc-enabled none" / "pfc-enabled 3,5" -> "[]" / "[3, 5]" */
+static int pfc_to_profile(const char *s, FILE *f) {
+	if (strncmp(s, "pfc-enabled ", strlen("pfc-enabled ")) != 0)
+		return -EINVAL;
+	s += strlen("pfc-enabled ");
+	if (streq(s, "none")) {
+		fputs("[]", f);
+		return 0;
+	}
+	fputc('[', f);
+	for (bool first = true; *s; first = false) {
+		char *end;
+		unsigned long p = strtoul(s, &end, 10);
+
+		if (end == s || p >= N_PRIO || (*end && *end != ','))
+			return -EINVAL;
+		fprintf(f, "%s%lu", first ? "" : ", ", p);
+		s = *end ? end + 1 : end;
+	}
+	fputc(']', f);
+	return 0;
+}
+
+/* "dscp-prio none" / "dscp-prio 24:3 26:3" -> "{}" / "{24: 3, 26: 3}"; a DSCP twice (the app
+ * table can hold two priorities for one DSCP, a profile's map cannot) is -EOPNOTSUPP */
+static int dscp_prio_to_profile(const char *s, FILE *f) {
+	bool seen[N_DSCP] = { false };
+
+	if (strncmp(s, "dscp-prio ", strlen("dscp-prio ")) != 0)
+		return -EINVAL;
+	s += strlen("dscp-prio ");
+	if (streq(s, "none")) {
+		fputs("{}", f);
+		return 0;
+	}
+	fputc('{', f);
+	for (bool first = true; *s; first = false) {
+		unsigned long d, p;
+		char *end;
+
+		d = strtoul(s, &end, 10);
+		if (end == s || *end != ':' || d >= N_DSCP)
+			return -EINVAL;
+		s = end + 1;
+		p = strtoul(s, &end, 10);
+		if (end == s || p >= N_PRIO || (*end && *end != ' '))
+			return -EINVAL;
+		if (seen[d])
+			return -EOPNOTSUPP;
+		seen[d] = true;
+		fprintf(f, "%s%lu: %lu", first ? "" : ", ", d, p);
+		s = *end ? end + 1 : end;
+	}
+	fputc('}', f);
+	return 0;
+}
+
+int setting_current_to_profile(Key key, const char *current, char **ret) {
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+	int r, ok;
+
+	if (!current)
+		return -EINVAL;
+	switch (key) {
+	case KEY_ROCE_MODE:
+	case KEY_ROCE_TOS:
+	case KEY_NETDEV_MTU:
+		buf = strdup(current);
+		if (!buf)
+			return -ENOMEM;
+		*ret = TAKE_PTR(buf);
+		return 0;
+	case KEY_NETDEV_UP:
+		buf = strdup(streq(current, "up") ? "true" : "false");
+		if (!buf)
+			return -ENOMEM;
+		*ret = TAKE_PTR(buf);
+		return 0;
+	case KEY_QOS_PFC:
+	case KEY_QOS_DSCP_MAP:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return -ENOMEM;
+	r = key == KEY_QOS_PFC ? pfc_to_profile(current, f) : dscp_prio_to_profile(current, f);
+	ok = !ferror(f);
+	if (fclose(f) != 0 || !ok)
+		return -ENOMEM;
+	if (r < 0)
+		return r;
 	*ret = TAKE_PTR(buf);
 	return 0;
 }

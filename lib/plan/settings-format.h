@@ -37,3 +37,10 @@ char *setting_format_counters(char *const *names);
 char *setting_format_vf(const SriovVf *vf, uint32_t mask);
 /* The whole sriov.vf list, "; " between VFs. NULL on OOM. */
 char *setting_format_vfs(const SriovVf *vfs, size_t n);
+
+/* The plan's "current" column of key (what the formatters above print of the kernel's value) in
+ * a profile's own words, so that a trial's record can declare it back (trial-record.h):
+ * "pfc-enabled 3,5" -> "[3, 5]", "dscp-prio 24:3 26:3" -> "{24: 3, 26: 3}", "up" -> "true".
+ * -EOPNOTSUPP for a key it has no words for, or a value a profile cannot say (a DSCP on two
+ * priorities); -EINVAL for text that is not the formatter's. */
+int setting_current_to_profile(Key key, const char *current, char **ret);

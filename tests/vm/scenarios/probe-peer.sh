@@ -12,7 +12,11 @@
 #     DSCP 24 and 26 on priority 3): each side reports dscp, pfc and mtu against the other, in
 #     its state file, its metrics and rdmactl probe, and 0 for the settings that agree;
 #   - b's profile made a's and rdmad reloaded: the mismatches clear on both sides, with the
-#     same processes.
+#     same processes;
+#   - issue 45: b plays a fabric that drops DSCP 46 on UDP 4791 (nftables); a's `rdmactl try`
+#     of ToS 184 with DSCP 46 on priority 5 and PFC on 3 and 5 loses its probes, rdmad's probe
+#     gate rolls it back, and the ToS, DSCP map and PFC read back as before; the probes recover,
+#     and a trial of ToS 96 holds the gates and is confirmed.
 # The link is rxe on dcbsim0, a netdev with dcbnl ops (PFC, the APP table), cabled to the wire
 # NIC by tc: what arrives on the NIC goes up dcbsim0, what dcbsim0 sends leaves by the NIC.
 # A network namespace would not do on Debian 12's kernel: rxe's UDP socket lives in the initial
@@ -181,6 +185,74 @@ diag "$(cat "$VM_LOGDIR/rdmactl-probe.out")"
 # says it saw b's word (.13), and a only once b is gone: the side that speaks last stays.
 ip addr add "${mine}2/32" dev "$dev"
 check "the peer saw the agreement too (it answers at ${theirs}2)" within 240 sees "${theirs}2"
+# ---- issue 45: a trial that moves RoCE to a class the fabric drops, rolled back by rdmad ------
+# b plays a fabric that drops one class: nftables on its input hook drops DSCP 46 (ToS 184) on
+# UDP 4791 (on the receiving side: a drop on the sender's own output hook stalls rxe's send
+# queue, which no fabric does). a tries ToS 184 with DSCP 46 mapped to priority 5 and PFC on 3
+# and 5: its prober follows the ToS, its probes are lost, rdmad's probe gate fails and the
+# trial is rolled back; then a good trial (ToS 96, DSCP 24) holds the gates and is confirmed.
+if [ "$WIRE_SIDE" = b ]; then
+	check "b's fabric: nftables drops DSCP 46 on UDP 4791" nft -f - << 'NFT'
+table inet fabric {
+	chain in {
+		type filter hook input priority 0; policy accept;
+		udp dport 4791 ip dscp 46 counter drop
+	}
+}
+NFT
+fi
+ip addr add "${mine}4/32" dev "$dev"
+check "the peer is at the trials (it answers at ${theirs}4)" within 240 sees "${theirs}4"
+ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; } # busybox date has no %N
+last() { # a field of rdmad's LastTrial (JSON), "" when none
+	busctl get-property org.rdmad1 /org/rdmad1 org.rdmad1.Manager LastTrial 2> /dev/null |
+		sed 's/^s "//; s/"$//; s/\\"/"/g' | jq -r "${1} // empty" 2> /dev/null
+}
+CM=/sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos
+qos_now() { # the ToS (configfs), the DSCP map and PFC (dcbnl, dcb's display of both)
+	echo "tos $(cat "$CM"); $(dcb app show dev dcbsim0 dscp-prio); $(dcb pfc show dev dcbsim0 prio-pfc)"
+}
+if [ "$WIRE_SIDE" = a ]; then
+	cat > /run/rdmad-vm/bad.yaml << 'YAML'
+match: {device: [rxe0]}
+roce: {tos: 184}
+qos: {dscp-map: {24: 3, 26: 3, 46: 5}, pfc: [3, 5]}
+YAML
+	before=$(qos_now)
+	diag "before the trial: $before"
+	t0=$(ms)
+	rdmactl try --wait --timeout 120 /run/rdmad-vm/bad.yaml > "$VM_LOGDIR/try-bad.out" 2>&1
+	rc=$?
+	t1=$(ms)
+	is "a trial of ToS 184 (DSCP 46, dropped by the fabric): rdmactl try --wait exits 1" "$rc" 1
+	diag "$(cat "$VM_LOGDIR/try-bad.out")"
+	is "... rolled back by the probe gate" "$(last .reason) $(last .gate)" "gate probe"
+	diag "the gate saw: $(last .seen)"
+	is "... ToS, DSCP map and PFC read back as before the trial" "$(qos_now)" "$before"
+	is "... nothing left unrestored" "$(last '.not_restored | length')" 0
+	diag "from rdmactl try to the end of the rollback: $((t1 - t0)) ms (rdmad's rollback: $(last .rollback_usec) us)"
+	diag "rdmad's journal of the trial: $(grep -i 'trial' "$VM_LOGDIR/rdmad.log" | tr '\n' '|')"
+	n=$(answers)
+	more() { [ "$(answers)" -ge $((n + 10)) ] 2> /dev/null; }
+	check "the probes recover: 10 more round trips answered" within 120 more ||
+		diag "$(jq -c '.paths[0]' "$STATE")"
+	cat > /run/rdmad-vm/good.yaml << 'YAML'
+match: {device: [rxe0]}
+roce: {tos: 96}
+YAML
+	check "a trial of ToS 96 (DSCP 24, carried): rdmactl try --wait exits 0" \
+		logged "$VM_LOGDIR/try-good.out" rdmactl try --wait --timeout 120 /run/rdmad-vm/good.yaml
+	check "... confirmed into rdmad's profile directory" \
+		logged "$VM_LOGDIR/confirm.out" rdmactl confirm --to "$CONF"
+	is "... the ToS is 96 in configfs, the file a profile" "$(cat "$CM") $(cat "$CONF/good.yaml" | grep -c 'tos: 96')" "96 1"
+fi
+ip addr add "${mine}5/32" dev "$dev"
+check "the peer is past the trials (it answers at ${theirs}5)" within 300 sees "${theirs}5"
+if [ "$WIRE_SIDE" = b ]; then
+	dropped=$(nft -j list table inet fabric | jq '[.nftables[] | .rule? // empty | .expr[] | .counter? // empty | .packets] | add')
+	check "b's fabric dropped a's probes of DSCP 46 ($dropped packets)" test "${dropped:-0}" -gt 0
+	nft delete table inet fabric
+fi
 if [ "$WIRE_SIDE" = a ]; then
 	ip addr add "${mine}3/32" dev "$dev"
 	within 60 eval "! sees ${theirs}2" || diag "b still answers at ${theirs}2 after 60 s"
