@@ -12,6 +12,7 @@
 #include "log.h"
 #include "manager-devlink.h"
 #include "manager-health.h"
+#include "manager-watch.h"
 #include "netlink-io.h"
 
 /* A burst of notifications that fills the socket is not read one by one again */
@@ -53,52 +54,20 @@ static int on_devlink_io(sd_event_source *s, int fd, uint32_t revents, void *use
 }
 
 int manager_watch_devlink(Manager *m) {
-	struct nl_sock *resolver = NULL, *sk;
-	uint16_t family;
-	uint32_t group;
+	static const GenlWatchSpec spec = {
+		.what = "devlink-config",
+		.lost = "a changed devlink parameter is put back",
+		.absent_level = LOG_DEBUG, /* a kernel without devlink has nothing of it to keep */
+		.resolve = devlink_config_group_resolve,
+		.on_message = on_devlink_message,
+		.on_io = on_devlink_io,
+	};
+	uint16_t family = 0;
 	int r;
 
-	r = netlink_open(NETLINK_GENERIC, &resolver);
-	if (r >= 0)
-		r = devlink_config_group_resolve(resolver, &family, &group);
-	if (resolver)
-		nl_socket_free(resolver);
-	if (r == -ENOMEM)
-		return log_error_errno(-ENOMEM, "Failed to watch devlink notifications");
-	if (r < 0) {
-		/* Not fatal: a kernel without devlink has no parameters to keep either. */
-		log_debug(
-			"No devlink config group (%s): a changed devlink parameter is put back on "
-			"the next reconcile only.",
-			strerror(-r));
-		return 0;
-	}
-	sk = nl_socket_alloc();
-	if (!sk)
-		return log_error_errno(-ENOMEM, "Failed to watch devlink notifications");
-	m->devlink_watch = sk;
-	nl_socket_disable_seq_check(sk);
-	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_devlink_message, m);
-	r = nl_connect(sk, NETLINK_GENERIC);
-	if (r >= 0)
-		r = nl_socket_add_memberships(sk, (int) group, 0);
-	if (r >= 0)
-		r = nl_socket_set_nonblocking(sk);
-	if (r < 0) {
-		log_warning(
-			"Failed to watch devlink notifications (%s), a changed devlink parameter "
-			"is put back on the next reconcile only.",
-			nl_geterror(r));
-		nl_socket_free(sk);
-		m->devlink_watch = NULL;
-		return 0;
-	}
-	r = sd_event_add_io(m->event, &m->devlink_source, nl_socket_get_fd(sk), EPOLLIN,
-			    on_devlink_io, m);
-	if (r < 0)
-		return log_error_errno(r, "Failed to watch the devlink config socket");
-	(void) sd_event_source_set_description(m->devlink_source, "devlink-config");
-	(void) nl_socket_set_buffer_size(sk, 256 * 1024, 0);
+	r = manager_genl_watch(m, &spec, &m->devlink_watch, &m->devlink_source, &family);
+	if (r < 0 || !m->devlink_watch)
+		return r;
 	/* the health reporters of the host's devices (none under a fixture root) */
 	if (streq(m->root, "/"))
 		return manager_health_start(m, family);

@@ -428,53 +428,68 @@ static int on_ethtool_io(sd_event_source *s, int fd, uint32_t revents, void *use
 	return 0;
 }
 
-int manager_watch_ethtool(Manager *m) {
+int manager_genl_watch(Manager *m, const GenlWatchSpec *spec, struct nl_sock **ret_sk,
+		       sd_event_source **ret_source, uint16_t *ret_family) {
 	struct nl_sock *resolver = NULL, *sk;
 	uint16_t family;
 	uint32_t group;
 	int r;
 
+	*ret_sk = NULL;
 	r = netlink_open(NETLINK_GENERIC, &resolver);
 	if (r >= 0)
-		r = ethtool_family_resolve(resolver, &family, &group);
+		r = spec->resolve(resolver, &family, &group);
 	if (resolver)
 		nl_socket_free(resolver);
 	if (r == -ENOMEM)
-		return log_error_errno(-ENOMEM, "Failed to watch ethtool notifications");
+		return log_error_errno(-ENOMEM, "Failed to watch %s notifications", spec->what);
 	if (r < 0) {
-		/* Not fatal: without ethtool netlink there is no pause to keep either. */
-		log_warning_errno(r,
-				  "Failed to find ethtool netlink's monitor group (%s), a changed "
-				  "netdev.pause is put back on the next reconcile only.",
-				  strerror(-r));
+		/* Not fatal: a kernel without the family has none of its settings to keep either */
+		log_full(r == -ENOENT ? spec->absent_level : LOG_WARNING, 0, NULL,
+			 "No %s multicast group (%s): %s on the next reconcile only.", spec->what,
+			 strerror(-r), spec->lost);
 		return 0;
 	}
 	sk = nl_socket_alloc();
 	if (!sk)
-		return log_error_errno(-ENOMEM, "Failed to watch ethtool notifications");
-	m->ethtool_watch = sk;
+		return log_error_errno(-ENOMEM, "Failed to watch %s notifications", spec->what);
 	nl_socket_disable_seq_check(sk);
-	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_ethtool_message, m);
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, spec->on_message, m);
 	r = nl_connect(sk, NETLINK_GENERIC);
 	if (r >= 0)
 		r = nl_socket_add_memberships(sk, (int) group, 0);
 	if (r >= 0)
 		r = nl_socket_set_nonblocking(sk);
 	if (r < 0) {
-		log_warning("Failed to watch ethtool notifications (%s), a changed netdev.pause is "
-			    "put back on the next reconcile only.",
-			    nl_geterror(r));
+		log_warning("Failed to watch %s notifications (%s): %s on the next reconcile only.",
+			    spec->what, nl_geterror(r), spec->lost);
 		nl_socket_free(sk);
-		m->ethtool_watch = NULL;
 		return 0;
 	}
-	/* the group carries every ethtool notification (link modes at each link flap, features):
-	 * room for a burst of them before ENOBUFS makes everything dirty */
+	/* a group carries every notification of its family: room for a burst of them before
+	 * ENOBUFS makes everything dirty */
 	(void) nl_socket_set_buffer_size(sk, 256 * 1024, 0);
-	r = sd_event_add_io(m->event, &m->ethtool_source, nl_socket_get_fd(sk), EPOLLIN,
-			    on_ethtool_io, m);
-	if (r < 0)
-		return log_error_errno(r, "Failed to watch the ethtool monitor socket");
-	(void) sd_event_source_set_description(m->ethtool_source, "ethtool-monitor");
+	r = sd_event_add_io(m->event, ret_source, nl_socket_get_fd(sk), EPOLLIN, spec->on_io, m);
+	if (r < 0) {
+		nl_socket_free(sk);
+		return log_error_errno(r, "Failed to watch the %s socket", spec->what);
+	}
+	(void) sd_event_source_set_description(*ret_source, spec->what);
+	*ret_sk = sk;
+	if (ret_family)
+		*ret_family = family;
 	return 0;
+}
+
+int manager_watch_ethtool(Manager *m) {
+	static const GenlWatchSpec spec = {
+		.what = "ethtool-monitor",
+		.lost = "a changed netdev.pause is put back",
+		.absent_level = LOG_WARNING,
+		.resolve = ethtool_family_resolve,
+		.on_message = on_ethtool_message,
+		.on_io = on_ethtool_io,
+	};
+
+	return manager_genl_watch(m, &spec, &m->ethtool_watch, &m->ethtool_source, NULL);
 }
