@@ -80,8 +80,9 @@ int devlink_message_handle(const struct nlmsghdr *nlh, size_t len, char ret_bus[
 /* What rdmad reads of one port: its device, its index, its type (enum devlink_port_type:
  * DEVLINK_PORT_TYPE_ETH for an Ethernet port) and its netdev. The kernel puts the netdev's
  * ifindex and name only when the netdev is in the devlink instance's network namespace
- * (net_eq(devlink_net(), dev_net(netdev)), since Linux 5.9): an Ethernet port without them
- * has its netdev elsewhere, a pod's (or none registered). */
+ * (net_eq(devlink_net(), dev_net(netdev)), since Linux 5.9; since 6.2 the port's netdev is
+ * also cleared when it moves out, its type kept: devlink_port_netdevice_event()'s
+ * NETDEV_UNREGISTER): an Ethernet port without them has its netdev elsewhere, a pod's. */
 typedef struct DevlinkPortInfo {
 	char bus[64], dev[64];
 	uint32_t index;
