@@ -10,7 +10,9 @@
  * The driverinit values pending make one devlink.reload row: with devlink.reload: allowed an
  * action (one driver_reinit for all of them, after the writes), else a row that says "pending
  * until reload". A reload that failed for the same pending set is not tried again: the row says
- * why it failed until the config (a new set) or the device (a new netdev) changes. */
+ * why it failed until the config (a new set) or the device (a new netdev) changes. A reload
+ * that would take what a pod or a VM holds of the device is refused, naming the holder
+ * (reload_held()); the values stay pending until it lets go. */
 #include <linux/devlink.h>
 #include <stdio.h>
 #include <stdlib.h>
