@@ -3,7 +3,8 @@
  * arbitrary bytes: the PF's RTM_NEWLINK with its VF list (rtnl-vf.c), devlink's e-switch reply,
  * the generic netlink controller's family reply with its multicast groups (devlink.c,
  * ethtool-pause.c), ethtool's pause reply and notification (ethtool-pause.c), devlink's
- * parameter reply and notification and any devlink message's handle (devlink.c), and the
+ * parameter reply and notification, its port reply and any devlink message's handle
+ * (devlink.c), and the
  * extended ACK of an NLMSG_ERROR (netlink-io.c). */
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	int ifindex;
 	void *buf;
 	DevlinkParamInfo param;
+	DevlinkPortInfo port;
 	char bus[64], dev[64], extack[NETLINK_EXTACK_MAX];
 	uint8_t cmd;
 
@@ -67,6 +69,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 			if (strnlen(param.values[c], DEVLINK_VALUE_MAX) >= DEVLINK_VALUE_MAX)
 				abort();
 	}
+	/* a port's netdev named only with its ifindex, in a name that fits a netdev's */
+	if (devlink_port_parse(buf, size, &port) >= 0 &&
+	    (strnlen(port.bus, sizeof(port.bus)) >= sizeof(port.bus) ||
+	     strnlen(port.netdev, sizeof(port.netdev)) >= sizeof(port.netdev) ||
+	     port.has_netdev != (port.netdev[0] != 0)))
+		abort();
 	if (devlink_message_handle(buf, size, bus, dev, &cmd) >= 0 &&
 	    (strnlen(bus, sizeof(bus)) >= sizeof(bus) || strnlen(dev, sizeof(dev)) >= sizeof(dev)))
 		abort();

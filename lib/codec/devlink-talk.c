@@ -177,6 +177,62 @@ int devlink_params_read(struct nl_sock *sk, uint16_t family, const char *bus, co
 	return 0;
 }
 
+typedef struct PortLookup {
+	const char *bus, *dev;
+	DevlinkPortInfo *ports;
+	size_t n, n_alloc;
+} PortLookup;
+
+static int port_reply(const struct nlmsghdr *nlh, void *userdata) {
+	PortLookup *l = userdata;
+	DevlinkPortInfo info;
+	int r;
+
+	r = devlink_port_parse(nlh, nlh->nlmsg_len, &info);
+	if (r < 0)
+		return r;
+	if (!streq(info.bus, l->bus) || !streq(info.dev, l->dev))
+		return 0;
+	if (l->n == l->n_alloc) {
+		size_t n = l->n_alloc ? l->n_alloc * 2 : 4;
+		DevlinkPortInfo *p = reallocarray(l->ports, n, sizeof(DevlinkPortInfo));
+
+		if (!p)
+			return -ENOMEM;
+		l->ports = p;
+		l->n_alloc = n;
+	}
+	l->ports[l->n++] = info;
+	return 0;
+}
+
+static int port_info_compare(const void *a, const void *b) {
+	uint32_t x = ((const DevlinkPortInfo *) a)->index, y = ((const DevlinkPortInfo *) b)->index;
+
+	return x < y ? -1 : x > y;
+}
+
+int devlink_ports_read(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
+		       DevlinkPortInfo **ret, size_t *ret_n) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	PortLookup l = { .bus = bus, .dev = dev };
+	int r;
+
+	r = devlink_port_dump_new(family, bus, dev, &m);
+	if (r < 0)
+		return r;
+	r = netlink_transact(sk, m, port_reply, &l);
+	if (r < 0) {
+		free(l.ports);
+		return r;
+	}
+	if (l.n > 1)
+		qsort(l.ports, l.n, sizeof(DevlinkPortInfo), port_info_compare);
+	*ret = l.ports;
+	*ret_n = l.n;
+	return 0;
+}
+
 int devlink_param_write(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
 			const char *name, DevlinkParamType type, DevlinkCmode cmode,
 			const char *value, char extack[static NETLINK_EXTACK_MAX]) {

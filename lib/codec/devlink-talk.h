@@ -44,6 +44,10 @@ int devlink_eswitch_write(struct nl_sock *sk, uint16_t family, const char *bus, 
  * parameter of a type rdmad has no name for. */
 int devlink_params_read(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
 			DevlinkParamInfo **ret, size_t *ret_n);
+/* Every port of bus/dev (a PORT_GET dump), by index, in *ret (free()) and *ret_n. Errors as
+ * devlink_params_read(). */
+int devlink_ports_read(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
+		       DevlinkPortInfo **ret, size_t *ret_n);
 /* One PARAM_SET; the kernel's reason for a refusal (its extack) in extack, "" if none. */
 int devlink_param_write(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
 			const char *name, DevlinkParamType type, DevlinkCmode cmode,

@@ -329,3 +329,60 @@ int devlink_param_parse(const struct nlmsghdr *nlh, size_t len, DevlinkParamInfo
 	*ret = info;
 	return 0;
 }
+
+int devlink_port_dump_new(uint16_t family, const char *bus, const char *dev, struct nl_msg **ret) {
+	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
+	int r;
+
+	r = devlink_request_new(family, DEVLINK_CMD_PORT_GET, bus, dev, 0, &m);
+	if (r < 0)
+		return r;
+	nlmsg_hdr(m)->nlmsg_flags |= NLM_F_DUMP;
+	*ret = TAKE_PTR(m);
+	return 0;
+}
+
+int devlink_port_parse(const struct nlmsghdr *nlh, size_t len, DevlinkPortInfo *ret) {
+	static struct nla_policy policy[DEVLINK_ATTR_MAX + 1] = {
+		[DEVLINK_ATTR_BUS_NAME] = { .type = NLA_STRING },
+		[DEVLINK_ATTR_DEV_NAME] = { .type = NLA_STRING },
+		[DEVLINK_ATTR_PORT_INDEX] = { .type = NLA_U32 },
+		[DEVLINK_ATTR_PORT_TYPE] = { .type = NLA_U16 },
+		[DEVLINK_ATTR_PORT_NETDEV_IFINDEX] = { .type = NLA_U32 },
+		[DEVLINK_ATTR_PORT_NETDEV_NAME] = { .type = NLA_STRING },
+	};
+	struct nlattr *tb[DEVLINK_ATTR_MAX + 1] = { 0 }, *name;
+	DevlinkPortInfo info = { 0 };
+	int cmd;
+
+	cmd = genl_message_parse(nlh, len, DEVLINK_ATTR_MAX, policy, tb);
+	if (cmd < 0)
+		return cmd;
+	/* a dump's replies said DEVLINK_CMD_NEW until Linux 6.9 (a copy-and-paste slip, fixed
+	 * by "devlink: fix port dump cmd type") */
+	if (cmd != DEVLINK_CMD_PORT_GET && cmd != DEVLINK_CMD_PORT_NEW && cmd != DEVLINK_CMD_NEW)
+		return -EBADMSG;
+	if (handle_copy(tb[DEVLINK_ATTR_BUS_NAME], tb[DEVLINK_ATTR_DEV_NAME], info.bus, info.dev) <
+	    0)
+		return -EBADMSG;
+	if (!tb[DEVLINK_ATTR_PORT_INDEX])
+		return -EBADMSG;
+	info.index = nla_get_u32(tb[DEVLINK_ATTR_PORT_INDEX]);
+	if (tb[DEVLINK_ATTR_PORT_TYPE])
+		info.type = nla_get_u16(tb[DEVLINK_ATTR_PORT_TYPE]);
+	/* the kernel puts both or neither */
+	name = tb[DEVLINK_ATTR_PORT_NETDEV_NAME];
+	if (!!name != !!tb[DEVLINK_ATTR_PORT_NETDEV_IFINDEX])
+		return -EBADMSG;
+	if (name) {
+		if (nla_len(name) < 2 || nla_len(name) > IFNAMSIZ ||
+		    memchr(nla_data(name), 0, (size_t) nla_len(name)) !=
+			    (char *) nla_data(name) + nla_len(name) - 1)
+			return -EBADMSG;
+		memcpy(info.netdev, nla_data(name), (size_t) nla_len(name));
+		info.ifindex = nla_get_u32(tb[DEVLINK_ATTR_PORT_NETDEV_IFINDEX]);
+		info.has_netdev = true;
+	}
+	*ret = info;
+	return 0;
+}

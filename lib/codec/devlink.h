@@ -11,7 +11,9 @@
  * mode: the inline and encap modes are neither set nor read. */
 
 #include <linux/netlink.h>
+#include <net/if.h>
 #include <netlink/msg.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "genl.h"
@@ -71,3 +73,30 @@ int devlink_param_parse(const struct nlmsghdr *nlh, size_t len, DevlinkParamInfo
  * -EBADMSG if it names none. */
 int devlink_message_handle(const struct nlmsghdr *nlh, size_t len, char ret_bus[static 64],
 			   char ret_dev[static 64], uint8_t *ret_cmd);
+
+/* Ports (`devlink port show`; the kernel's devlink_nl_port_fill(), net/devlink/port.c, and
+ * net/core/devlink.c before 6.3). */
+
+/* What rdmad reads of one port: its device, its index, its type (enum devlink_port_type:
+ * DEVLINK_PORT_TYPE_ETH for an Ethernet port) and its netdev. The kernel puts the netdev's
+ * ifindex and name only when the netdev is in the devlink instance's network namespace
+ * (net_eq(devlink_net(), dev_net(netdev)), since Linux 5.9; since 6.2 the port's netdev is
+ * also cleared when it moves out, its type kept: devlink_port_netdevice_event()'s
+ * NETDEV_UNREGISTER): an Ethernet port without them has its netdev elsewhere, a pod's. */
+typedef struct DevlinkPortInfo {
+	char bus[64], dev[64];
+	uint32_t index;
+	uint16_t type;
+	bool has_netdev;
+	uint32_t ifindex;
+	char netdev[IFNAMSIZ];
+} DevlinkPortInfo;
+
+/* DEVLINK_CMD_PORT_GET as a dump (NLM_F_DUMP | NLM_F_ACK) with bus/dev as its selector, as
+ * `devlink port show BUS/DEV` sends it: a kernel that selects a dump by handle (since 6.8)
+ * gives that device's ports, an older one every device's. */
+int devlink_port_dump_new(uint16_t family, const char *bus, const char *dev, struct nl_msg **ret);
+/* A PORT_GET reply, a dump's (DEVLINK_CMD_NEW before Linux 6.9, PORT_NEW since) or a PORT_NEW
+ * notification. -EBADMSG if it is not one, or is malformed (no handle, no index, a netdev name
+ * that does not fit IFNAMSIZ). Nothing is written on an error. */
+int devlink_port_parse(const struct nlmsghdr *nlh, size_t len, DevlinkPortInfo *ret);

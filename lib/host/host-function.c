@@ -38,6 +38,7 @@ void host_function_done(HostFunction *f) {
 	strv_free(f->errors);
 	free(f->writing);
 	free(f->params);
+	free(f->ports);
 }
 
 void host_pcie_peers_done(HostState *h) {
@@ -520,6 +521,13 @@ int host_functions_observe(HostState *h, int rootfd, HostObserveFlags flags, con
 					devlink_params_read(genl, (uint16_t) family, f->bus,
 							    f->name, &f->params, &f->n_params);
 			f->params_observed = f->params_error == 0;
+			/* what a reload would re-create: read only where one may be planned */
+			f->ports_error = f->params_error;
+			if (f->params_observed)
+				f->ports_error =
+					devlink_ports_read(genl, (uint16_t) family, f->bus, f->name,
+							   &f->ports, &f->n_ports);
+			f->ports_observed = f->ports_error == 0;
 		}
 		if (flags & HOST_OBSERVE_PCIE) {
 			r = function_observe_pcie(h->root, f);

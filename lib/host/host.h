@@ -202,6 +202,14 @@ typedef struct HostFunction {
 	int params_error;
 	DevlinkParamInfo *params;
 	size_t n_params;
+	/* its devlink ports, read with the parameters (a reload re-creates them, and the netdev
+	 * of each with them): by index, valid when ports_observed, else ports_error says why not.
+	 * An Ethernet port without a netdev has it in another network namespace (DevlinkPortInfo)
+	 */
+	bool ports_observed;
+	int ports_error;
+	DevlinkPortInfo *ports;
+	size_t n_ports;
 } HostFunction;
 
 typedef struct HostState {

@@ -10,8 +10,12 @@
  * The driverinit values pending make one devlink.reload row: with devlink.reload: allowed an
  * action (one driver_reinit for all of them, after the writes), else a row that says "pending
  * until reload". A reload that failed for the same pending set is not tried again: the row says
- * why it failed until the config (a new set) or the device (a new netdev) changes. */
+ * why it failed until the config (a new set) or the device (a new netdev) changes. A reload
+ * that would take what a pod or a VM holds of the device is refused, naming the holder
+ * (reload_held()); the values stay pending until it lets go. */
+#include <linux/devlink.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "plan-function.h"
 #include "strv.h"
@@ -110,9 +114,69 @@ static int rule_param(Plan *p, const PlanFunction *pf, const DevlinkParam *d,
 	return function_add(p, pf, KEY_DEVLINK_PARAMS, current, desired, NULL, &v);
 }
 
+/* What a reload of pf's device would take from whoever holds part of it, in *ret (NULL when
+ * nothing is held): driver_reinit re-creates the device's ports, so a port's netdev a pod holds
+ * (moved into its network namespace) comes back in this one, and the VFs go with the driver's
+ * SR-IOV state (a VM's vfio-pci one among them). Ports that cannot be read are refused alike:
+ * what holds them is not known. The reload is refused, never waited on (DESIGN.md). */
+static int reload_held(const PlanFunction *pf, char **ret) {
+	_cleanup_free_ char *text = NULL, *vfs = NULL;
+	const HostFunction *f = pf->f;
+	size_t n = 0, size = 0;
+	FILE *out;
+	int r;
+
+	if (!f->ports_observed) {
+		if (asprintf(
+			    &text,
+			    "the device's ports cannot be read (%s): a reload re-creates them, and "
+			    "whether a pod holds one is not known",
+			    strerror(-f->ports_error)) < 0)
+			return -ENOMEM;
+		*ret = TAKE_PTR(text);
+		return 0;
+	}
+	out = open_memstream(&text, &size);
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->n_ports; i++) {
+		const DevlinkPortInfo *port = &f->ports[i];
+
+		/* devlink names the netdev only when it is in devlink's network namespace */
+		if (port->type != DEVLINK_PORT_TYPE_ETH || port->has_netdev)
+			continue;
+		fprintf(out,
+			"%sport %u's netdev is in another network namespace (a pod's); a "
+			"reload re-creates it in this one",
+			n > 0 ? "; " : "", port->index);
+		n++;
+	}
+	if (n > 0)
+		fprintf(out, ": move %s back, then rdmactl reconcile", n > 1 ? "them" : "it");
+	if (fclose(out) != 0)
+		return -ENOMEM;
+	r = vfs_in_use(pf->host, f, "a reload (driver_reinit)", &vfs);
+	if (r < 0)
+		return r;
+	if (n == 0) {
+		*ret = TAKE_PTR(vfs); /* NULL: nothing held */
+		return 0;
+	}
+	if (vfs) {
+		char *both = NULL;
+
+		if (asprintf(&both, "%s; %s", text, vfs) < 0)
+			return -ENOMEM;
+		free(text);
+		text = both;
+	}
+	*ret = TAKE_PTR(text);
+	return 0;
+}
+
 int rule_devlink(Plan *p, const PlanFunction *pf) {
 	_cleanup_strv_free_ char **pending = NULL;
-	_cleanup_free_ char *joined = NULL, *current = NULL;
+	_cleanup_free_ char *joined = NULL, *current = NULL, *held = NULL;
 	const PortSettings *s = pf->settings;
 	const HostFunction *f = pf->f;
 	const DevlinkRecord *rec = host_devlink_record_find(pf->host, pf->handle);
@@ -150,6 +214,12 @@ int rule_devlink(Plan *p, const PlanFunction *pf) {
 		return function_add(p, pf, KEY_DEVLINK_RELOAD, current, "reload (driver_reinit)",
 				    why, NULL);
 	}
+	r = reload_held(pf, &held);
+	if (r < 0)
+		return r;
+	if (held)
+		return function_add(p, pf, KEY_DEVLINK_RELOAD, current, "reload (driver_reinit)",
+				    held, NULL);
 	if (rec && rec->failed && streq_ptr(rec->failed_for, joined)) {
 		snprintf(why, sizeof(why),
 			 "the last reload failed: %s; not tried again until the config or the "

@@ -107,11 +107,8 @@ static const char *vf_holder(const HostState *h, const HostPciFunction *vf, char
 	return NULL;
 }
 
-/* The VFs of f in use, each with what holds it, after what: "<what> destroys the VFs in use:
- * VF 0000:03:00.2 is bound to vfio-pci (...); VF ...". NULL in *ret when none is. At most
- * VF_HELD_NAMED are named, then how many more. */
 #define VF_HELD_NAMED 4
-static int vfs_in_use(const HostState *h, const HostFunction *f, const char *what, char **ret) {
+int vfs_in_use(const HostState *h, const HostFunction *f, const char *what, char **ret) {
 	_cleanup_free_ char *text = NULL;
 	size_t n = 0, size = 0;
 	FILE *out;

@@ -30,6 +30,12 @@ int function_add(Plan *p, const PlanFunction *pf, Key key, const char *current, 
 /* Why a config space cannot be read, for an unsupported action (in buf, or a constant). */
 const char *pcie_reason(int error, char *buf, size_t size);
 
+/* The VFs of f in use, each with what holds it, after what: "<what> destroys the VFs in use:
+ * VF 0000:03:00.2 is bound to vfio-pci (...); VF ...". NULL in *ret when none is. At most 4
+ * are named, then how many more. A VF is in use while it is bound to vfio-pci, has its netdev
+ * in another network namespace, or has it up with an address (plan-function.c). */
+int vfs_in_use(const HostState *h, const HostFunction *f, const char *what, char **ret);
+
 /* plan-devlink.c: devlink.params and devlink.reload of pf. */
 int rule_devlink(Plan *p, const PlanFunction *pf);
 

@@ -3,6 +3,8 @@
  * function with mlx5's parameters as `devlink dev param show` reports them (flow_steering_mode
  * runtime "dmfs"; enable_roce, max_macs, io_eq_size, event_eq_size driverinit), and rdmad's
  * record of what it wrote and has not reloaded. */
+#include <linux/devlink.h>
+
 #include "plan.h"
 #include "strv.h"
 #include "tests.h"
@@ -41,6 +43,17 @@ static HostFunction *mlx5_new(HostState *h) {
 		  "dmfs");
 	param_add(f, "io_eq_size", DEVLINK_PARAM_TYPE_U32, DEVLINK_CMODE_DRIVERINIT, "1024");
 	param_add(f, "max_macs", DEVLINK_PARAM_TYPE_U32, DEVLINK_CMODE_DRIVERINIT, "128");
+	/* its one port, pci/0000:03:00.0/65535 (mlx5's number for a PF's), netdev here */
+	f->ports_observed = true;
+	f->ports = calloc(1, sizeof(DevlinkPortInfo));
+	f->ports[0] = (DevlinkPortInfo){ .bus = "pci",
+					 .dev = "0000:03:00.0",
+					 .index = 65535,
+					 .type = DEVLINK_PORT_TYPE_ETH,
+					 .has_netdev = true,
+					 .ifindex = 4,
+					 .netdev = "ens1f0np0" };
+	f->n_ports = 1;
 	return f;
 }
 
@@ -279,5 +292,111 @@ TEST(against_the_device) {
 	host_state_free(h);
 }
 
+#define RELOAD_ROW                                                                 \
+	"pci/0000:03:00.0 devlink.params max_macs=128->max_macs=64 (driverinit)\n" \
+	"pci/0000:03:00.0 devlink.reload pending: max_macs=64->reload (driver_reinit)"
+
+/* What shares the device (DESIGN.md): a reload re-creates its ports and its VFs go with the
+ * driver, so it is refused, naming the holder, while a pod holds a port's netdev (devlink
+ * names no netdev for an Ethernet port whose netdev is in another network namespace) or a VF
+ * is in use (a VM's vfio-pci); the parameters are still written, and stay pending */
+TEST(reload_held) {
+	HostState *h = calloc(1, sizeof(HostState));
+	HostFunction *f = mlx5_new(h);
+	HostPciFunction *vf;
+	Plan *p = NULL;
+	char *out;
+
+	/* a second port, its netdev moved into a pod's namespace */
+	f->ports = realloc(f->ports, sizeof(DevlinkPortInfo) * 2);
+	f->ports[f->n_ports++] = (DevlinkPortInfo){ .bus = "pci",
+						    .dev = "0000:03:00.0",
+						    .index = 1,
+						    .type = DEVLINK_PORT_TYPE_ETH };
+	out = devlink_plan(
+		PROFILE("    - {name: max_macs, value: 64, cmode: driverinit}\n", "allowed"), h,
+		&p);
+	CHECK_STREQ(out,
+		    RELOAD_ROW " | port 1's netdev is in another network namespace (a "
+			       "pod's); a reload re-creates it in this one: move it back, then "
+			       "rdmactl reconcile\n");
+	CHECK_INTEQ(p->n_actions, 2);
+	CHECK(p->actions[1].unsupported);
+	free(out);
+	plan_free(p);
+
+	/* a port of no type (no netdev registered, an InfiniBand one) holds nothing */
+	f->ports[1].type = DEVLINK_PORT_TYPE_NOTSET;
+	out = devlink_plan(
+		PROFILE("    - {name: max_macs, value: 64, cmode: driverinit}\n", "allowed"), h,
+		NULL);
+	CHECK_STREQ(out, RELOAD_ROW "\n");
+	free(out);
+
+	/* a VF a VM holds, then both */
+	f->numvfs = 2;
+	h->pci_functions = calloc(1, sizeof(HostPciFunction));
+	vf = &h->pci_functions[h->n_pci_functions++];
+	*vf = (HostPciFunction){ .address = strdup("0000:03:00.2"),
+				 .class = 0x020000,
+				 .driver = strdup("vfio-pci"),
+				 .virtual_function = true,
+				 .physfn = strdup("0000:03:00.0") };
+	out = devlink_plan(
+		PROFILE("    - {name: max_macs, value: 64, cmode: driverinit}\n", "allowed"), h,
+		NULL);
+	CHECK_STREQ(out, RELOAD_ROW " | a reload (driver_reinit) destroys the VFs in use: VF "
+				    "0000:03:00.2 is bound to vfio-pci (a VM's or a user-space "
+				    "driver's: removing it waits for them). Release them first "
+				    "(unbind vfio-pci, move the netdev back, take its addresses "
+				    "away), then rdmactl reconcile\n");
+	free(out);
+	f->ports[1].type = DEVLINK_PORT_TYPE_ETH;
+	out = devlink_plan(
+		PROFILE("    - {name: max_macs, value: 64, cmode: driverinit}\n", "allowed"), h,
+		NULL);
+	CHECK_STREQ(out,
+		    RELOAD_ROW " | port 1's netdev is in another network namespace (a "
+			       "pod's); a reload re-creates it in this one: move it back, then "
+			       "rdmactl reconcile; a reload (driver_reinit) destroys the "
+			       "VFs in use: VF "
+			       "0000:03:00.2 is bound to vfio-pci (a VM's or a user-space "
+			       "driver's: removing it waits for them). Release them first "
+			       "(unbind vfio-pci, move the netdev back, take its addresses "
+			       "away), then rdmactl reconcile\n");
+	free(out);
+
+	/* let go of: the VF unbound, the netdev back: the reload */
+	free(vf->driver);
+	vf->driver = NULL;
+	f->ports[1].has_netdev = true;
+	out = devlink_plan(
+		PROFILE("    - {name: max_macs, value: 64, cmode: driverinit}\n", "allowed"), h,
+		&p);
+	CHECK_STREQ(out, RELOAD_ROW "\n");
+	CHECK(action_blocks(&p->actions[1]));
+	free(out);
+	plan_free(p);
+
+	/* ports not read: whether a pod holds one is not known, so refused */
+	f->ports_observed = false;
+	f->ports_error = -EPERM;
+	out = devlink_plan(
+		PROFILE("    - {name: max_macs, value: 64, cmode: driverinit}\n", "allowed"), h,
+		NULL);
+	CHECK_STREQ(out, RELOAD_ROW " | the device's ports cannot be read (Operation not "
+				    "permitted): a reload re-creates them, and whether a pod holds "
+				    "one is not known\n");
+	free(out);
+
+	/* reload: never: nothing to refuse, the row says pending as before */
+	out = devlink_plan(
+		PROFILE("    - {name: max_macs, value: 64, cmode: driverinit}\n", "never"), h,
+		NULL);
+	CHECK(strstr(out, "| pending until reload: max_macs=64 (devlink.reload is never"));
+	free(out);
+	host_state_free(h);
+}
+
 TESTS_MAIN(TEST_ENTRY(runtime), TEST_ENTRY(driverinit), TEST_ENTRY(pending_record),
-	   TEST_ENTRY(failed_reload), TEST_ENTRY(against_the_device))
+	   TEST_ENTRY(failed_reload), TEST_ENTRY(against_the_device), TEST_ENTRY(reload_held))

@@ -13,7 +13,10 @@
 #   - dont_allow_reload: the reload is refused with the kernel's extack ("User forbid the reload
 #     for testing purposes") in the journal and status, and not tried again;
 #   - fail_reload: the reload removes the ports and fails, reported; a later successful reload
-#     (by hand) brings them back and rdmad applies the links again.
+#     (by hand) brings them back and rdmad applies the links again;
+#   - what shares the device: with port 1's netdev of a 2-port device in a namespace "pod",
+#     the reload is refused naming it (plan, status), not tried after two reconciles (debugfs
+#     unchanged, the pod's netdev still there); moved back, the next reconcile reloads.
 # No `set -e`: a failed check is reported and the scenario goes on.
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
@@ -189,6 +192,77 @@ check "... and makes rxe0 on it again" wait_until 30 rxe_on
 is "... 256 in effect (debugfs)" "$(eff max_macs)" 256
 rdmactl plan > "$VM_LOGDIR/plan-recovered.txt" 2>&1
 is "... nothing left to do (plan)" "$(grep -Ec '^(netdevsim|rxe0)' "$VM_LOGDIR/plan-recovered.txt")" 0
+
+# ---- what shares the device: a pod's netdev on a port (the reload guard) -------------------------
+# A reload re-creates the device's ports: a netdev a pod holds would come back in this namespace.
+# netdevsim2 has 2 ports; port 1's netdev goes into a namespace "pod". devlink names a port's
+# netdev only in its own namespace, so rdmad refuses the reload, naming the port, and keeps the
+# value pending; once the netdev is back the next reconcile reloads.
+NSIM2=/sys/bus/netdevsim/devices/netdevsim2
+DBG2=/sys/kernel/debug/netdevsim/netdevsim2
+DL2=netdevsim/netdevsim2
+check "netdevsim device 2, two ports" write /sys/bus/netdevsim/new_device "2 2"
+two_netdevs() { [ "$(ls "$NSIM2/net/" 2> /dev/null | wc -l)" = 2 ]; }
+check "... both netdevs" wait_until 20 two_netdevs
+port_netdev() { devlink -j port show "$DL2/$1" | jq -r ".port[\"$DL2/$1\"].netdev // empty"; }
+G0=$(port_netdev 0)
+G1=$(port_netdev 1)
+diag "netdevsim2's port 0: $G0, port 1: $G1"
+to_pod() { ip netns add pod && ip link set "$1" netns pod; } # iproute2's ip: bash, not sh -c
+check "ip netns add pod; ip link set $G1 netns pod" to_pod "$G1"
+no_netdev() { [ -z "$(port_netdev 1)" ] && [ "$(devlink -j port show "$DL2/1" | jq -r ".port[\"$DL2/1\"].type")" = eth ]; }
+check "... devlink names no netdev for port 1 (type eth)" within 20 no_netdev
+eff2() { cat "$DBG2/max_macs"; }
+is "... max_macs in effect: 32 (debugfs)" "$(eff2)" 32
+cat > "$CONF/60-guard.yaml" << YAML
+links:
+  - {name: rxe1, type: rxe, netdev: $G0}
+---
+match: {netdev: $G0}
+netdev: {up: true}
+devlink:
+  params:
+    - {name: max_macs, value: 48, cmode: driverinit}
+  reload: allowed
+YAML
+kill -HUP "$RDMAD"
+dl2_is() { [ "$(devlink -j dev param show "$DL2" name max_macs | jq -r ".param[\"$DL2\"][0].values[0].value")" = "$1" ]; }
+check "max_macs 48 written (devlink reads back 48)" within 30 dl2_is 48
+HELD="port 1's netdev is in another network namespace \(a pod's\); a reload re-creates it in this one: move it back, then rdmactl reconcile"
+status1_has() { rdmactl status --no-pager rxe1/1 2> /dev/null | grep -Eq "$1"; }
+check "rdmactl status: the reload refused, naming port 1's netdev in the pod" \
+	within 30 status1_has "^devlink\.reload .*$HELD"
+diag "$(rdmactl status --no-pager rxe1/1 2>&1 | grep -E 'devlink')"
+rdmactl plan > "$VM_LOGDIR/plan-held.txt" 2>&1
+check "rdmactl plan: the reload refused, naming it" \
+	grep -Eq "devlink\.reload +reload \(driver_reinit\) +$HELD" "$VM_LOGDIR/plan-held.txt"
+diag "rdmactl plan, held:"
+diag "$(cat "$VM_LOGDIR/plan-held.txt")"
+rdmactl reconcile > /dev/null 2>&1
+rdmactl reconcile > /dev/null 2>&1
+is "... two reconciles later, no reload tried (journal)" \
+	"$(grep -c "reloading (driver_reinit) for max_macs=48" "$LOG")" 0
+is "... max_macs 48 not in effect (debugfs 32)" "$(eff2)" 32
+check "... the pod's netdev still there (ip -n pod link show $G1)" ip -n pod link show "$G1"
+check "... still refused (rdmactl status)" status1_has "^devlink\.reload .*$HELD"
+check "ip -n pod link set $G1 netns 1 (the pod lets go)" ip -n pod link set "$G1" netns 1
+rdmactl reconcile > /dev/null 2>&1
+eff2_is() { [ "$(eff2)" = "$1" ]; }
+check "... the next reconcile reloads: max_macs 48 in effect (debugfs)" wait_until 30 eff2_is 48
+is "... one reload (journal)" "$(grep -c "reloading (driver_reinit) for max_macs=48" "$LOG")" 1
+check "... both ports back in this namespace" wait_until 20 two_netdevs
+G0=$(port_netdev 0)
+rxe1_on() { rdma link show rxe1/1 2> /dev/null | grep -q "netdev $G0"; }
+check "... rxe1 made again on $G0" wait_until 30 rxe1_on
+rdmactl plan > "$VM_LOGDIR/plan-released.txt" 2>&1
+diag "rdmactl plan, released:"
+diag "$(cat "$VM_LOGDIR/plan-released.txt")"
+is "... nothing left to do for netdevsim2 (plan)" "$(grep -Ec "^($DL2|rxe1)|devlink\.reload" "$VM_LOGDIR/plan-released.txt")" 0
+rm -f "$CONF/60-guard.yaml"
+kill -HUP "$RDMAD"
+guard_stop() { write /sys/bus/netdevsim/del_device 2 && ip netns del pod; }
+check "netdevsim device 2 removed, the pod's namespace deleted" guard_stop
+# ---- end of the reload guard ------------------------------------------------------------------------
 
 check "rdmad is still running" kill -0 "$RDMAD"
 kill "$RDMAD"
