@@ -98,13 +98,17 @@ int probe_paths_parse(const char *text, ProbePath **ret, size_t *ret_n) {
 		l[i].error = dup_or_null(json_get_string(o, "error"));
 		if (json_object_object_get_ex(o, "errors", &v) &&
 		    json_object_is_type(v, json_type_object)) {
-			json_object_object_foreach(v, step, count) {
+			/* the iterator, not json_object_object_foreach: a GNU statement
+			 * expression, which clang's -Wpedantic refuses (the fuzz build) */
+			struct json_object_iterator it = json_object_iter_begin(v),
+						    end = json_object_iter_end(v);
+
+			for (; !json_object_iter_equal(&it, &end) && l[i].n_errors < PROBE_STEPS_MAX;
+			     json_object_iter_next(&it)) {
 				ProbeStepErrors *e = &l[i].errors[l[i].n_errors];
 
-				if (l[i].n_errors >= PROBE_STEPS_MAX)
-					break;
-				snprintf(e->step, sizeof(e->step), "%s", step);
-				e->n = (uint64_t) json_object_get_int64(count);
+				snprintf(e->step, sizeof(e->step), "%s", json_object_iter_peek_name(&it));
+				e->n = (uint64_t) json_object_get_int64(json_object_iter_peek_value(&it));
 				l[i].n_errors++;
 			}
 		}
