@@ -2,6 +2,7 @@
 # build-module.sh - build a test module for the VM kernel, out of the source tree:
 #   dcbsim     tests/vm/dcbsim (ours: DCB without DCB hardware)
 #   sriovsim   tests/vm/sriovsim (ours: qemu's NVMe SR-IOV functions as an Ethernet PF and VFs)
+#   devlinksim tests/vm/devlinksim (ours: a devlink instance with a runtime parameter)
 #   netdevsim  the kernel's own drivers/net/netdevsim (SR-IOV VFs, devlink eswitch), which
 #              Debian does not build (CONFIG_NETDEVSIM is not set), from linux-source of the VM
 #              kernel's exact version (fetch-kernel.sh --source)
@@ -30,7 +31,7 @@ for tool in make gcc-12; do
 done
 
 case "$NAME" in
-dcbsim|sriovsim)
+dcbsim|sriovsim|devlinksim)
 	kdir=$("$HERE/fetch-kernel.sh" --headers) || die "could not fetch the kernel headers"
 	SRC=$HERE/$NAME
 	make_vars=() ;;
@@ -40,7 +41,7 @@ netdevsim)
 	SRC=$kdir/source/drivers/net/netdevsim
 	make_vars=(CONFIG_NETDEVSIM=m) ;;
 *)
-	die "usage: build-module.sh dcbsim|sriovsim|netdevsim" ;;
+	die "usage: build-module.sh dcbsim|sriovsim|devlinksim|netdevsim" ;;
 esac
 key=$( { cat "$SRC"/*.[ch] "$SRC"/Kbuild "$SRC"/Makefile "$0" "$kdir/package" 2> /dev/null || :; } |
 	sha256sum | cut -c1-16)

@@ -15,6 +15,10 @@
 #                     kernel by build-dcbsim.sh (cached), at /lib/modules/$(uname -r)/extra/
 #                     dcbsim.ko for the scenario to insmod, and tc's sch_ingress, cls_matchall
 #                     and act_mirred (`depmod; modprobe -a ...`), which cable dcbsim0 to a wire
+#   --devlinksim      the devlinksim test module (tests/vm/devlinksim: a devlink instance with a
+#                     runtime parameter, and its netdev devlinksim0; light VM only), built for
+#                     the VM kernel by build-module.sh (cached), at /lib/modules/$(uname -r)/
+#                     extra/devlinksim.ko for the scenario to insmod
 #   --netdevsim       the kernel's netdevsim (SR-IOV VFs, devlink eswitch; Debian does not build
 #                     it), built for the VM kernel from its linux-source by build-module.sh
 #                     (cached), at /lib/modules/$(uname -r)/extra/netdevsim.ko (light VM only;
@@ -59,7 +63,7 @@
 #   --shell           interactive: the console on this terminal and a root shell after the
 #                     scenario (SCENARIO may be left out); `exit` powers off, Ctrl-A x kills qemu
 #   --prepare         only fetch the kernel (and its headers) and build the cached initramfs
-#                     images, dcbsim.ko, sriovsim.ko and netdevsim.ko
+#                     images, dcbsim.ko, sriovsim.ko, devlinksim.ko and netdevsim.ko
 #   --smp N, --mem MB guest CPUs (default $RDMAD_VM_SMP or 1) and memory (default 1024,
 #                     full VM 2048)
 #   --append ARGS     more kernel command line (e.g. loglevel=7 to see the boot)
@@ -92,7 +96,7 @@ CACHE=${RDMAD_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/rdmad-vm}
 MAX_PARALLEL=${RDMAD_VM_MAX_PARALLEL:-2}
 
 variant=light scenario="" timeout=300 log="" keep_log=0 verbose=0 shell=0 prepare=0
-smp=${RDMAD_VM_SMP:-1} mem="" append_extra="" dcbsim=0 netdevsim=0 pcie=0 sriov_pci=0 wire=""
+smp=${RDMAD_VM_SMP:-1} mem="" append_extra="" dcbsim=0 devlinksim=0 netdevsim=0 pcie=0 sriov_pci=0 wire=""
 bins=() files=() envs=()
 usage() { sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"; }
 while [ $# -gt 0 ]; do
@@ -102,6 +106,7 @@ while [ $# -gt 0 ]; do
 	--file) files+=("$(realpath "$2")"); shift ;;
 	--env) envs+=("$2"); shift ;;
 	--dcbsim) dcbsim=1 ;;
+	--devlinksim) devlinksim=1 ;;
 	--netdevsim) netdevsim=1 ;;
 	--pcie) pcie=1 ;;
 	--sriov-pci) sriov_pci=1 ;;
@@ -125,6 +130,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$mem" ] || { [ "$variant" = full ] && mem=2048 || mem=1024; }
 [ "$dcbsim" = 0 ] || [ "$variant" = light ] || { echo "run-vm: --dcbsim needs the light VM" >&2; exit 2; }
+[ "$devlinksim" = 0 ] || [ "$variant" = light ] || { echo "run-vm: --devlinksim needs the light VM" >&2; exit 2; }
 [ "$netdevsim" = 0 ] || [ "$variant" = light ] || { echo "run-vm: --netdevsim needs the light VM" >&2; exit 2; }
 wire_side=${wire##*:} wire_dir=${wire%:*}
 [ -z "$wire" ] || { [ "$variant" = light ] && [ -d "$wire_dir" ] &&
@@ -191,6 +197,8 @@ if [ "$prepare" = 1 ]; then
 	"$HERE/build-dcbsim.sh" > /dev/null || bail "could not build dcbsim.ko (build-dcbsim.sh)"
 	"$HERE/build-module.sh" sriovsim > /dev/null ||
 		bail "could not build sriovsim.ko (build-module.sh)"
+	"$HERE/build-module.sh" devlinksim > /dev/null ||
+		bail "could not build devlinksim.ko (build-module.sh)"
 	"$HERE/build-module.sh" netdevsim > /dev/null ||
 		bail "could not build netdevsim.ko (build-module.sh)"
 	diag "kernel $kver in $kdir"
@@ -267,6 +275,10 @@ if [ "$variant" = light ]; then
 		extra+=(--add "$ko:/usr/lib/modules/$kver/extra/dcbsim.ko")
 		# tc's clsact, matchall and mirred: what cables dcbsim0 to a wire (dcb.sh's switch)
 		extra+=(--kernel-dir "$kdir" --module sch_ingress --module cls_matchall --module act_mirred)
+	fi
+	if [ "$devlinksim" = 1 ]; then
+		ko=$("$HERE/build-module.sh" devlinksim) || bail "could not build devlinksim.ko (build-module.sh)"
+		extra+=(--add "$ko:/usr/lib/modules/$kver/extra/devlinksim.ko")
 	fi
 	if [ "$netdevsim" = 1 ]; then
 		ko=$("$HERE/build-module.sh" netdevsim) || bail "could not build netdevsim.ko (build-module.sh)"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# devlink-params.sh (light VM, --netdevsim) - issue 46's devlink.params and devlink.reload through
+# devlink-params.sh (light VM, --netdevsim --devlinksim) - issue 46's devlink.params and devlink.reload through
 # rdmad, on the kernel's netdevsim, whose only parameters are driverinit ones (max_macs u32,
 # test1 bool) and whose debugfs shows the values in effect (devlink shows the driverinit ones):
 #   - rdmactl check refuses an unknown name and a wrong type with file:line:col;
@@ -17,6 +17,9 @@
 #   - what shares the device: with port 1's netdev of a 2-port device in a namespace "pod",
 #     the reload is refused naming it (plan, status), not tried after two reconciles (debugfs
 #     unchanged, the pod's netdev still there); moved back, the next reconcile reloads.
+#   - a runtime parameter (--devlinksim's test_runtime, devlink platform/devlinksim): planned,
+#     written once, read back; changed by hand, put back (timed); no set more after (the
+#     module's count of set calls).
 # No `set -e`: a failed check is reported and the scenario goes on.
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
@@ -263,6 +266,46 @@ kill -HUP "$RDMAD"
 guard_stop() { write /sys/bus/netdevsim/del_device 2 && ip netns del pod; }
 check "netdevsim device 2 removed, the pod's namespace deleted" guard_stop
 # ---- end of the reload guard ------------------------------------------------------------------------
+
+# ---- a runtime parameter (devlinksim): written once, put back when changed by hand --------------
+# netdevsim has only driverinit parameters; devlinksim (--devlinksim) has test_runtime, a u32 of
+# cmode runtime whose set op stores the value and counts its calls (calls_set).
+DLS=platform/devlinksim
+CALLS=/sys/module/devlinksim/parameters/calls_set
+check "insmod devlinksim.ko" insmod "/lib/modules/$(uname -r)/extra/devlinksim.ko"
+wait_until 20 test -e /sys/class/net/devlinksim0 || bail "devlinksim has no netdev"
+rt() { devlink -j dev param show "$DLS" name test_runtime |
+	jq -r ".param[\"$DLS\"][0].values[] | select(.cmode == \"runtime\") | .value"; }
+is "devlink: test_runtime 0 (devlinksim's default)" "$(rt)" 0
+cat > "$CONF/60-devlinksim.yaml" << 'YAML'
+match: {netdev: devlinksim0}
+devlink:
+  params:
+    - {name: test_runtime, value: 7, cmode: runtime}
+YAML
+# --config-dir: the plan from the host itself, before rdmad is told (rdmad's would lack it)
+rdmactl --config-dir "$CONF" plan > "$VM_LOGDIR/plan-runtime.txt" 2>&1
+diag "$(grep -E "^$DLS" "$VM_LOGDIR/plan-runtime.txt")"
+check "plan: devlink.params test_runtime=0 -> 7 (runtime)" \
+	grep -Eq "^$DLS +devlink\.params +test_runtime=0 +test_runtime=7" "$VM_LOGDIR/plan-runtime.txt"
+kill -HUP "$RDMAD"
+rt_is() { [ "$(rt)" = "$1" ]; }
+check "rdmad wrote test_runtime 7 (devlink reads it back)" within 30 rt_is 7
+rdmactl reconcile > /dev/null 2>&1
+is "... with one set (devlinksim's calls_set, after a reconcile)" "$(cat "$CALLS")" 1
+t0=$(uptime_ms)
+check "devlink dev param set test_runtime 9 cmode runtime (by hand)" \
+	devlink dev param set "$DLS" name test_runtime value 9 cmode runtime
+check "... put back to 7 by rdmad (PARAM_NEW on devlink's config group)" within 30 rt_is 7
+t1=$(uptime_ms)
+diag "runtime drift: from the hand write to 7 read back: $((t1 - t0)) ms"
+rdmactl reconcile > /dev/null 2>&1
+rdmactl reconcile > /dev/null 2>&1
+is "... one set by hand, one by rdmad: none more (calls_set 3, two reconciles later)" \
+	"$(cat "$CALLS")" 3
+rdmactl plan > "$VM_LOGDIR/plan-runtime-after.txt" 2>&1
+is "... nothing left to do for $DLS (plan)" "$(grep -Ec "^$DLS" "$VM_LOGDIR/plan-runtime-after.txt")" 0
+rm "$CONF/60-devlinksim.yaml"
 
 check "rdmad is still running" kill -0 "$RDMAD"
 kill "$RDMAD"
