@@ -232,7 +232,11 @@ kill -HUP "$RDMAD"
 dl2_is() { [ "$(devlink -j dev param show "$DL2" name max_macs | jq -r ".param[\"$DL2\"][0].values[0].value")" = "$1" ]; }
 check "max_macs 48 written (devlink reads back 48)" within 30 dl2_is 48
 HELD="port 1's netdev is in another network namespace \(a pod's\); a reload re-creates it in this one: move it back, then rdmactl reconcile"
-status1_has() { rdmactl status --no-pager rxe1/1 2> /dev/null | grep -Eq "$1"; }
+status1_has() { # the whole status first: grep -q stops early, and pipefail would see the SIGPIPE
+	local out
+	out=$(rdmactl status --no-pager rxe1/1 2> /dev/null)
+	grep -Eq "$1" <<< "$out"
+}
 check "rdmactl status: the reload refused, naming port 1's netdev in the pod" \
 	within 30 status1_has "^devlink\.reload .*$HELD"
 diag "$(rdmactl status --no-pager rxe1/1 2>&1 | grep -E 'devlink')"
