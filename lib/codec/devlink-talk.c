@@ -121,35 +121,77 @@ int devlink_eswitch_write(struct nl_sock *sk, uint16_t family, const char *bus, 
 	return netlink_transact(sk, m, NULL, NULL);
 }
 
-typedef struct ParamLookup {
-	const char *bus, *dev;
-	DevlinkParamInfo *params;
-	size_t n, n_alloc;
-} ParamLookup;
+/* A dump's replies collected into a growing array (devlink_dump_read()). */
+typedef struct DumpCollect {
+	uint8_t *items;
+	size_t n, n_alloc, size, skipped;
+	bool skip_bad;
+	devlink_dump_parse_t parse;
+	void *userdata;
+} DumpCollect;
 
-static int param_reply(const struct nlmsghdr *nlh, void *userdata) {
-	ParamLookup *l = userdata;
-	DevlinkParamInfo info;
+static int dump_collect_reply(const struct nlmsghdr *nlh, void *userdata) {
+	DumpCollect *c = userdata;
 	int r;
 
-	r = devlink_param_parse(nlh, nlh->nlmsg_len, &info);
-	if (r == -EAGAIN) /* a port's */
-		return 0;
-	if (r < 0)
-		return r;
-	if (!streq(info.bus, l->bus) || !streq(info.dev, l->dev))
-		return 0;
-	if (l->n == l->n_alloc) {
-		size_t n = l->n_alloc ? l->n_alloc * 2 : 8;
-		DevlinkParamInfo *p = reallocarray(l->params, n, sizeof(DevlinkParamInfo));
+	if (c->n == c->n_alloc) {
+		size_t n = c->n_alloc ? c->n_alloc * 2 : 8;
+		uint8_t *p = reallocarray(c->items, n, c->size);
 
 		if (!p)
 			return -ENOMEM;
-		l->params = p;
-		l->n_alloc = n;
+		c->items = p;
+		c->n_alloc = n;
 	}
-	l->params[l->n++] = info;
+	r = c->parse(nlh, c->items + c->n * c->size, c->userdata);
+	if (r < 0 && c->skip_bad) {
+		c->skipped++; /* one device's odd reply does not hide the others' */
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	if (r == 0)
+		c->n++;
 	return 0;
+}
+
+int devlink_dump_read(struct nl_sock *sk, struct nl_msg *m, size_t size, devlink_dump_parse_t parse,
+		      void *userdata, bool skip_bad, void **ret, size_t *ret_n, size_t *ret_skipped) {
+	DumpCollect c = {
+		.size = size, .skip_bad = skip_bad, .parse = parse, .userdata = userdata
+	};
+	int r;
+
+	r = netlink_transact(sk, m, dump_collect_reply, &c);
+	if (r < 0 || c.n == 0) {
+		free(c.items);
+		c.items = NULL;
+	}
+	if (r < 0)
+		return r;
+	*ret = c.items;
+	*ret_n = c.n;
+	if (ret_skipped)
+		*ret_skipped = c.skipped;
+	return 0;
+}
+
+typedef struct DeviceFilter {
+	const char *bus, *dev;
+} DeviceFilter;
+
+/* a parameter of the asked device: 0; a port's parameter or another device's: 1 */
+static int param_keep(const struct nlmsghdr *nlh, void *elem, void *userdata) {
+	const DeviceFilter *f = userdata;
+	DevlinkParamInfo *info = elem;
+	int r;
+
+	r = devlink_param_parse(nlh, nlh->nlmsg_len, info);
+	if (r == -EAGAIN) /* a port's */
+		return 1;
+	if (r < 0)
+		return r;
+	return streq(info->bus, f->bus) && streq(info->dev, f->dev) ? 0 : 1;
 }
 
 static int param_info_compare(const void *a, const void *b) {
@@ -159,51 +201,29 @@ static int param_info_compare(const void *a, const void *b) {
 int devlink_params_read(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
 			DevlinkParamInfo **ret, size_t *ret_n) {
 	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
-	ParamLookup l = { .bus = bus, .dev = dev };
+	DeviceFilter f = { .bus = bus, .dev = dev };
 	int r;
 
 	r = devlink_param_dump_new(family, bus, dev, &m);
 	if (r < 0)
 		return r;
-	r = netlink_transact(sk, m, param_reply, &l);
-	if (r < 0) {
-		free(l.params);
-		return r;
-	}
-	if (l.n > 1)
-		qsort(l.params, l.n, sizeof(DevlinkParamInfo), param_info_compare);
-	*ret = l.params;
-	*ret_n = l.n;
-	return 0;
+	r = devlink_dump_read(sk, m, sizeof(DevlinkParamInfo), param_keep, &f, false, (void **) ret,
+			      ret_n, NULL);
+	if (r >= 0 && *ret_n > 1)
+		qsort(*ret, *ret_n, sizeof(DevlinkParamInfo), param_info_compare);
+	return r;
 }
 
-typedef struct PortLookup {
-	const char *bus, *dev;
-	DevlinkPortInfo *ports;
-	size_t n, n_alloc;
-} PortLookup;
-
-static int port_reply(const struct nlmsghdr *nlh, void *userdata) {
-	PortLookup *l = userdata;
-	DevlinkPortInfo info;
+/* a port of the asked device: 0; another device's: 1 */
+static int port_keep(const struct nlmsghdr *nlh, void *elem, void *userdata) {
+	const DeviceFilter *f = userdata;
+	DevlinkPortInfo *info = elem;
 	int r;
 
-	r = devlink_port_parse(nlh, nlh->nlmsg_len, &info);
+	r = devlink_port_parse(nlh, nlh->nlmsg_len, info);
 	if (r < 0)
 		return r;
-	if (!streq(info.bus, l->bus) || !streq(info.dev, l->dev))
-		return 0;
-	if (l->n == l->n_alloc) {
-		size_t n = l->n_alloc ? l->n_alloc * 2 : 4;
-		DevlinkPortInfo *p = reallocarray(l->ports, n, sizeof(DevlinkPortInfo));
-
-		if (!p)
-			return -ENOMEM;
-		l->ports = p;
-		l->n_alloc = n;
-	}
-	l->ports[l->n++] = info;
-	return 0;
+	return streq(info->bus, f->bus) && streq(info->dev, f->dev) ? 0 : 1;
 }
 
 static int port_info_compare(const void *a, const void *b) {
@@ -215,22 +235,17 @@ static int port_info_compare(const void *a, const void *b) {
 int devlink_ports_read(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
 		       DevlinkPortInfo **ret, size_t *ret_n) {
 	_cleanup_(nlmsg_freep) struct nl_msg *m = NULL;
-	PortLookup l = { .bus = bus, .dev = dev };
+	DeviceFilter f = { .bus = bus, .dev = dev };
 	int r;
 
 	r = devlink_port_dump_new(family, bus, dev, &m);
 	if (r < 0)
 		return r;
-	r = netlink_transact(sk, m, port_reply, &l);
-	if (r < 0) {
-		free(l.ports);
-		return r;
-	}
-	if (l.n > 1)
-		qsort(l.ports, l.n, sizeof(DevlinkPortInfo), port_info_compare);
-	*ret = l.ports;
-	*ret_n = l.n;
-	return 0;
+	r = devlink_dump_read(sk, m, sizeof(DevlinkPortInfo), port_keep, &f, false, (void **) ret,
+			      ret_n, NULL);
+	if (r >= 0 && *ret_n > 1)
+		qsort(*ret, *ret_n, sizeof(DevlinkPortInfo), port_info_compare);
+	return r;
 }
 
 int devlink_param_write(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,

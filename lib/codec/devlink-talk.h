@@ -11,6 +11,7 @@
  * -EINVAL) or of permission; a driver refusing a SET often says why in it. */
 
 #include <netlink/netlink.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "devlink.h"
@@ -38,6 +39,15 @@ int devlink_eswitch_read(struct nl_sock *sk, uint16_t family, const char *bus, c
  * Read back. -EINVAL, without sending, for what devlink_eswitch_set_new() refuses. */
 int devlink_eswitch_write(struct nl_sock *sk, uint16_t family, const char *bus, const char *dev,
 			  EswitchMode mode);
+
+/* A dump (m, built by the caller) collected into an array of elements of size bytes: parse reads
+ * one reply into elem and returns 0 to keep it, 1 to pass it over (another device's, a port's
+ * parameter), negative when it does not parse: the dump fails then, or, with skip_bad, the reply
+ * is counted in *ret_skipped (may be NULL) and the dump goes on (one device's odd reply does not
+ * hide the others'). None is no error: *ret NULL, *ret_n 0. */
+typedef int (*devlink_dump_parse_t)(const struct nlmsghdr *nlh, void *elem, void *userdata);
+int devlink_dump_read(struct nl_sock *sk, struct nl_msg *m, size_t size, devlink_dump_parse_t parse,
+		      void *userdata, bool skip_bad, void **ret, size_t *ret_n, size_t *ret_skipped);
 
 /* Every parameter of bus/dev (a PARAM_GET dump; port parameters left out), sorted by name, in
  * *ret (free()) and *ret_n. -ENODEV, -EPERM, -ETIMEDOUT, -EIO, -EBADMSG as above; -EPROTO for a
